@@ -1,0 +1,290 @@
+package io.nodeatlas.discovery.host;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Every read of host state goes through here, rooted at a configurable host root so that a DaemonSet
+ * can read {@code /host-sys} and tests can read fixture trees. The roots follow NFD's and OSHI's
+ * convention: one host root, with separate overrides for sysfs, procfs and {@code /dev}.
+ *
+ * <p>Reads are defensive, because sysfs is full of surprises: a missing file or a dangling symlink is
+ * an absent fact ({@link Optional#empty()}); a file that exists but is not a regular file, cannot be
+ * read, or is larger than {@link #MAX_FILE_BYTES} raises {@link HostFileException}; values are
+ * trimmed of whitespace and the NUL bytes some kernels append ({@code 0-1\n\0}).
+ */
+public final class HostFs {
+
+  /** sysfs attributes are at most a page; {@code /proc/mounts} on a busy host is the largest input we read. */
+  public static final int MAX_FILE_BYTES = 4 << 20;
+
+  private final Path hostRoot;
+  private final Path sysfsRoot;
+  private final Path procfsRoot;
+  private final Path devRoot;
+
+  private HostFs(Path hostRoot, Path sysfsRoot, Path procfsRoot, Path devRoot) {
+    this.hostRoot = hostRoot;
+    this.sysfsRoot = sysfsRoot;
+    this.procfsRoot = procfsRoot;
+    this.devRoot = devRoot;
+  }
+
+  /** A host rooted at {@code hostRoot}: sysfs at {@code <root>/sys}, procfs at {@code <root>/proc}, dev at {@code <root>/dev}. */
+  public static HostFs of(Path hostRoot) {
+    return builder(hostRoot).build();
+  }
+
+  public static Builder builder(Path hostRoot) {
+    return new Builder(hostRoot);
+  }
+
+  public Path hostRoot() {
+    return hostRoot;
+  }
+
+  public Path sysfsRoot() {
+    return sysfsRoot;
+  }
+
+  public Path procfsRoot() {
+    return procfsRoot;
+  }
+
+  public Path devRoot() {
+    return devRoot;
+  }
+
+  /** A path under sysfs, e.g. {@code sys("devices/system/cpu/online")}. */
+  public Path sys(String relative) {
+    return resolve(sysfsRoot, relative);
+  }
+
+  public Path proc(String relative) {
+    return resolve(procfsRoot, relative);
+  }
+
+  public Path dev(String relative) {
+    return resolve(devRoot, relative);
+  }
+
+  /** Any other host path, e.g. {@code host("etc/hostname")}. */
+  public Path host(String relative) {
+    return resolve(hostRoot, relative);
+  }
+
+  /**
+   * Maps a path as the host sees it ({@code /dev/infiniband/uverbs0}) to where we can read it. Device
+   * nodes under {@code /dev} go through the dev root; everything else through the host root.
+   */
+  public Path fromHostPath(String absoluteHostPath) {
+    String rel = absoluteHostPath.startsWith("/") ? absoluteHostPath.substring(1) : absoluteHostPath;
+    if (rel.equals("dev") || rel.startsWith("dev/")) {
+      return rel.length() <= 4 ? devRoot : dev(rel.substring(4));
+    }
+    return host(rel);
+  }
+
+  private static Path resolve(Path root, String relative) {
+    Objects.requireNonNull(relative, "relative");
+    while (relative.startsWith("/")) {
+      relative = relative.substring(1);
+    }
+    return relative.isEmpty() ? root : root.resolve(relative);
+  }
+
+  /** The whole file as text; empty when it does not exist. */
+  public Optional<String> readString(Path file) {
+    byte[] bytes = readBytes(file);
+    return bytes == null ? Optional.empty() : Optional.of(new String(bytes, StandardCharsets.UTF_8));
+  }
+
+  /** A single-value attribute: the file's text trimmed of whitespace and NUL bytes. */
+  public Optional<String> readValue(Path file) {
+    return readString(file).map(HostFs::trimValue);
+  }
+
+  /** The file's lines (NUL bytes removed); empty list when it does not exist. */
+  public List<String> readLines(Path file) {
+    return readString(file).map(text -> text.replace("\0", "").lines().toList()).orElse(List.of());
+  }
+
+  /** Whether a path exists, following symlinks (a dangling link does not exist). */
+  public boolean exists(Path path) {
+    return Files.exists(path);
+  }
+
+  public boolean isDirectory(Path path) {
+    return Files.isDirectory(path);
+  }
+
+  /**
+   * The entries of a directory sorted by name; empty when it does not exist. Entries are returned
+   * whether or not they are dangling symlinks, so callers can report those.
+   */
+  public List<Path> list(Path dir) {
+    if (!Files.isDirectory(dir)) {
+      if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS) && !Files.exists(dir)) {
+        return List.of();
+      }
+      if (Files.exists(dir)) {
+        throw new HostFileException(dir, "not a directory", null);
+      }
+      return List.of();
+    }
+    List<Path> entries = new ArrayList<>();
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
+      for (Path p : stream) {
+        entries.add(p);
+      }
+    } catch (NoSuchFileException | NotDirectoryException e) {
+      return List.of();
+    } catch (AccessDeniedException e) {
+      throw new HostFileException(dir, "permission denied", e);
+    } catch (IOException e) {
+      throw new HostFileException(dir, e.toString(), e);
+    }
+    entries.sort((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()));
+    return entries;
+  }
+
+  /** The target of a symlink as written (e.g. {@code ../../node/node0}); empty when not a symlink. */
+  public Optional<Path> readLink(Path link) {
+    if (!Files.isSymbolicLink(link)) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Files.readSymbolicLink(link));
+    } catch (IOException e) {
+      throw new HostFileException(link, e.toString(), e);
+    }
+  }
+
+  /**
+   * The link's target resolved against the link's directory and normalised, without requiring it to
+   * exist and without leaving the host tree: a fixture tree resolves the same way as {@code /sys}.
+   */
+  public Optional<Path> resolveLink(Path link) {
+    return readLink(link).map(target -> {
+      if (target.isAbsolute()) {
+        // Absolute links inside sysfs point at /sys/...: re-root them under our sysfs root.
+        Path rel = target.getRoot().relativize(target);
+        if (rel.getNameCount() > 0 && rel.getName(0).toString().equals("sys")) {
+          return rel.getNameCount() == 1 ? sysfsRoot : sysfsRoot.resolve(rel.subpath(1, rel.getNameCount()).toString());
+        }
+        return hostRoot.resolve(rel.toString());
+      }
+      return link.getParent().resolve(target).normalize();
+    });
+  }
+
+  /** The canonical path of an existing file, symlinks resolved; empty when it does not exist. */
+  public Optional<Path> realPath(Path path) {
+    try {
+      return Optional.of(path.toRealPath());
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      throw new HostFileException(path, e.toString(), e);
+    }
+  }
+
+  private static byte[] readBytes(Path file) {
+    if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+      return null;
+    }
+    if (!Files.exists(file)) {
+      return null; // dangling symlink: the fact is absent
+    }
+    if (!Files.isRegularFile(file)) {
+      // Never open a FIFO or socket (it could block) and never treat a directory as a value.
+      throw new HostFileException(file, Files.isDirectory(file) ? "is a directory" : "not a regular file", null);
+    }
+    try (InputStream in = Files.newInputStream(file)) {
+      byte[] bytes = in.readNBytes(MAX_FILE_BYTES + 1);
+      if (bytes.length > MAX_FILE_BYTES) {
+        throw new HostFileException(file, "larger than " + (MAX_FILE_BYTES >> 20) + " MiB", null);
+      }
+      return bytes;
+    } catch (NoSuchFileException e) {
+      return null;
+    } catch (AccessDeniedException e) {
+      throw new HostFileException(file, "permission denied", e);
+    } catch (IOException e) {
+      throw new HostFileException(file, e.getMessage() == null ? e.toString() : e.getMessage(), e);
+    }
+  }
+
+  /** Strips leading and trailing whitespace and NUL bytes. */
+  public static String trimValue(String text) {
+    int start = 0;
+    int end = text.length();
+    while (start < end && isTrim(text.charAt(start))) {
+      start++;
+    }
+    while (end > start && isTrim(text.charAt(end - 1))) {
+      end--;
+    }
+    return text.substring(start, end);
+  }
+
+  private static boolean isTrim(char c) {
+    return c == '\0' || Character.isWhitespace(c);
+  }
+
+  @Override
+  public String toString() {
+    return "HostFs[root=" + hostRoot + ", sysfs=" + sysfsRoot + ", procfs=" + procfsRoot + ", dev=" + devRoot + "]";
+  }
+
+  /** Builds a {@link HostFs}; unset roots default to {@code sys}, {@code proc} and {@code dev} under the host root. */
+  public static final class Builder {
+    private final Path hostRoot;
+    private Path sysfsRoot;
+    private Path procfsRoot;
+    private Path devRoot;
+
+    private Builder(Path hostRoot) {
+      this.hostRoot = Objects.requireNonNull(hostRoot, "hostRoot").toAbsolutePath().normalize();
+    }
+
+    public Builder sysfsRoot(Path path) {
+      this.sysfsRoot = path;
+      return this;
+    }
+
+    public Builder procfsRoot(Path path) {
+      this.procfsRoot = path;
+      return this;
+    }
+
+    public Builder devRoot(Path path) {
+      this.devRoot = path;
+      return this;
+    }
+
+    public HostFs build() {
+      return new HostFs(
+          hostRoot,
+          normalise(sysfsRoot, hostRoot.resolve("sys")),
+          normalise(procfsRoot, hostRoot.resolve("proc")),
+          normalise(devRoot, hostRoot.resolve("dev")));
+    }
+
+    private static Path normalise(Path given, Path fallback) {
+      return (given == null ? fallback : given).toAbsolutePath().normalize();
+    }
+  }
+}

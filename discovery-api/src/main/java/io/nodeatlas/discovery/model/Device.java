@@ -1,0 +1,122 @@
+package io.nodeatlas.discovery.model;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * One allocatable device of this node, the unit every output is derived from: a {@code discover}
+ * entry, a CDI device, a ResourceSlice {@code Device}.
+ *
+ * <p>The name is a DNS label that stays the same across runs for the same hardware; attribute and
+ * capacity names are fully qualified ({@code nodeatlas.io/type}, {@code resource.kubernetes.io/numaNode})
+ * and together number at most 32, as the ResourceSlice API allows (dra-api.md §3.2).
+ */
+public record Device(
+    String name,
+    String source,
+    SortedMap<String, AttributeValue> attributes,
+    SortedMap<String, Quantity> capacity,
+    ContainerEdits containerEdits) {
+
+  /** ResourceSliceMaxAttributesAndCapacitiesPerDevice. */
+  public static final int MAX_ATTRIBUTES_AND_CAPACITIES = 32;
+
+  /** The device type attribute every source sets ({@code gpu}, {@code rdma}, {@code cpu}, ...). */
+  public static final String TYPE = Names.ours("type");
+
+  public Device {
+    Names.requireDeviceName(name);
+    if (source == null || source.isEmpty()) {
+      throw new IllegalArgumentException("device " + name + " has no source");
+    }
+    attributes = Collections.unmodifiableSortedMap(new TreeMap<>(attributes));
+    capacity = Collections.unmodifiableSortedMap(new TreeMap<>(capacity));
+    attributes.keySet().forEach(Names::requireQualifiedName);
+    capacity.keySet().forEach(Names::requireQualifiedName);
+    int total = attributes.size() + capacity.size();
+    if (total > MAX_ATTRIBUTES_AND_CAPACITIES) {
+      throw new IllegalArgumentException(
+          "device " + name + " has " + total + " attributes and capacities, the API allows at most "
+              + MAX_ATTRIBUTES_AND_CAPACITIES);
+    }
+    for (String key : attributes.keySet()) {
+      if (capacity.containsKey(key)) {
+        throw new IllegalArgumentException("device " + name + ": \"" + key + "\" is both an attribute and a capacity");
+      }
+    }
+    if (containerEdits == null) {
+      containerEdits = ContainerEdits.EMPTY;
+    }
+  }
+
+  public static Builder builder(String name, String source) {
+    return new Builder(name, source);
+  }
+
+  /** The {@code nodeatlas.io/type} attribute, when set. */
+  public Optional<String> type() {
+    return Optional.ofNullable(attributes.get(TYPE))
+        .filter(AttributeValue.StringValue.class::isInstance)
+        .map(v -> ((AttributeValue.StringValue) v).value());
+  }
+
+  public Optional<AttributeValue> attribute(String qualifiedName) {
+    return Optional.ofNullable(attributes.get(qualifiedName));
+  }
+
+  /** Collects a device's facts; attributes given a null value are skipped, which keeps sources terse. */
+  public static final class Builder {
+    private final String name;
+    private final String source;
+    private final Map<String, AttributeValue> attributes = new TreeMap<>();
+    private final Map<String, Quantity> capacity = new TreeMap<>();
+    private ContainerEdits edits = ContainerEdits.EMPTY;
+
+    private Builder(String name, String source) {
+      this.name = name;
+      this.source = source;
+    }
+
+    public Builder attribute(String qualifiedName, AttributeValue value) {
+      if (value != null) {
+        attributes.put(qualifiedName, value);
+      }
+      return this;
+    }
+
+    public Builder attribute(String qualifiedName, String value) {
+      return value == null ? this : attribute(qualifiedName, AttributeValue.string(value));
+    }
+
+    public Builder attribute(String qualifiedName, long value) {
+      return attribute(qualifiedName, AttributeValue.of(value));
+    }
+
+    public Builder attribute(String qualifiedName, boolean value) {
+      return attribute(qualifiedName, AttributeValue.of(value));
+    }
+
+    public Builder capacity(String qualifiedName, Quantity value) {
+      if (value != null) {
+        capacity.put(qualifiedName, value);
+      }
+      return this;
+    }
+
+    public Builder capacity(String qualifiedName, long value) {
+      return capacity(qualifiedName, Quantity.of(value));
+    }
+
+    public Builder containerEdits(ContainerEdits containerEdits) {
+      this.edits = containerEdits;
+      return this;
+    }
+
+    public Device build() {
+      return new Device(name, source, new TreeMap<>(attributes), new TreeMap<>(capacity), edits);
+    }
+  }
+}

@@ -1,0 +1,392 @@
+package io.nodeatlas.discovery.report;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.nodeatlas.discovery.model.AttributeValue;
+import io.nodeatlas.discovery.model.ContainerEdits;
+import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.model.Quantity;
+import io.nodeatlas.discovery.parse.CpuListParser;
+import io.nodeatlas.discovery.spi.DiscoveryWarning;
+import io.nodeatlas.discovery.topology.CpuSet;
+import io.nodeatlas.discovery.topology.Topology;
+import io.nodeatlas.discovery.topology.Topology.CacheInfo;
+import io.nodeatlas.discovery.topology.Topology.CacheType;
+import io.nodeatlas.discovery.topology.Topology.ClusterInfo;
+import io.nodeatlas.discovery.topology.Topology.CoreInfo;
+import io.nodeatlas.discovery.topology.Topology.CpuSummary;
+import io.nodeatlas.discovery.topology.Topology.DieInfo;
+import io.nodeatlas.discovery.topology.Topology.HugepagePool;
+import io.nodeatlas.discovery.topology.Topology.HugepageSize;
+import io.nodeatlas.discovery.topology.Topology.NumaNodeInfo;
+import io.nodeatlas.discovery.topology.Topology.PackageInfo;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The {@code discover} document (schema {@code v1}, documented in the README) to and from JSON and
+ * YAML. The mapping is written out by hand against a Jackson tree rather than by reflection, so the
+ * document's shape is visible in one place and does not change when a record gains a component.
+ * Properties are written sorted and null values are left out, so output is byte-stable.
+ */
+public final class NodeReportCodec {
+
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private final ObjectMapper json;
+  private final ObjectMapper yaml;
+
+  public NodeReportCodec() {
+    this.json = JsonMapper.builder()
+        .enable(SerializationFeature.INDENT_OUTPUT)
+        .enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED)
+        .build();
+    this.yaml = YAMLMapper.builder(YAMLFactory.builder()
+            .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+            .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+            .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+            .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR)
+            .build())
+        .enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED)
+        .build();
+  }
+
+  public String toJson(NodeReport report) {
+    return write(json, toTree(report)) + "\n";
+  }
+
+  public String toYaml(NodeReport report) {
+    return write(yaml, toTree(report));
+  }
+
+  /** Any tree as sorted, indented JSON (used for devices and sub-documents). */
+  public String toJson(JsonNode node) {
+    return write(json, node) + "\n";
+  }
+
+  private static String write(ObjectMapper mapper, JsonNode node) {
+    try {
+      return mapper.writeValueAsString(node);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialise report", e);
+    }
+  }
+
+  /** Reads a document written by {@link #toJson(NodeReport)} or {@link #toYaml(NodeReport)}. */
+  public NodeReport fromJson(String text) {
+    try {
+      return fromTree(json.readTree(text));
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("not a nodeatlas discover document: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  public ObjectNode toTree(NodeReport report) {
+    ObjectNode root = NODES.objectNode();
+    root.put("schemaVersion", report.schemaVersion());
+    ObjectNode host = root.putObject("host");
+    putIfNotNull(host, "hostname", report.host().hostname());
+    putIfNotNull(host, "kernel", report.host().kernel());
+    putIfNotNull(host, "hostRoot", report.host().hostRoot());
+    root.set("topology", topology(report.topology()));
+    ArrayNode devices = root.putArray("devices");
+    report.devices().forEach(d -> devices.add(device(d)));
+    ArrayNode warnings = root.putArray("warnings");
+    for (DiscoveryWarning w : report.warnings()) {
+      warnings.addObject().put("source", w.source()).put("message", w.message());
+    }
+    ObjectNode sources = root.putObject("sources");
+    report.sources().forEach((name, status) -> sources.put(name, status.jsonName()));
+    return root;
+  }
+
+  private static ObjectNode topology(Topology t) {
+    ObjectNode out = NODES.objectNode();
+    out.putObject("cpus")
+        .put("online", t.cpus().online().toString())
+        .put("offline", t.cpus().offline().toString())
+        .put("possible", t.cpus().possible().toString());
+    ArrayNode packages = out.putArray("packages");
+    t.packages().forEach(p -> packages.addObject().put("id", p.id()).put("cpus", p.cpus().toString()));
+    ArrayNode dies = out.putArray("dies");
+    t.dies().forEach(d -> dies.addObject().put("package", d.packageId()).put("id", d.id()).put("cpus", d.cpus().toString()));
+    ArrayNode clusters = out.putArray("clusters");
+    t.clusters().forEach(c -> clusters.addObject().put("package", c.packageId()).put("id", c.id()).put("cpus", c.cpus().toString()));
+    ArrayNode cores = out.putArray("cores");
+    for (CoreInfo c : t.cores()) {
+      ObjectNode core = cores.addObject().put("package", c.packageId()).put("die", c.dieId()).put("id", c.id())
+          .put("cpus", c.cpus().toString());
+      putIfNotNull(core, "type", c.type());
+    }
+    ArrayNode caches = out.putArray("caches");
+    t.caches().forEach(c -> caches.addObject().put("level", c.level()).put("type", c.type().jsonName())
+        .put("sizeBytes", c.sizeBytes()).put("cpus", c.cpus().toString()));
+    ArrayNode numa = out.putArray("numaNodes");
+    for (NumaNodeInfo n : t.numaNodes()) {
+      ObjectNode node = numa.addObject().put("id", n.id()).put("cpus", n.cpus().toString());
+      putIfNotNull(node, "memoryTotalBytes", n.memoryTotalBytes());
+      putIfNotNull(node, "memoryFreeBytes", n.memoryFreeBytes());
+      ObjectNode distances = node.putObject("distances");
+      n.distances().forEach((id, d) -> distances.put(Integer.toString(id), d));
+      ArrayNode pools = node.putArray("hugepages");
+      n.hugepages().forEach(p -> pool(pools.addObject(), p.pageSizeBytes(), p.total(), p.free(), p.reserved(), p.surplus()));
+    }
+    ArrayNode hugepages = out.putArray("hugepages");
+    for (HugepageSize h : t.hugepages()) {
+      ObjectNode size = hugepages.addObject();
+      pool(size, h.pageSizeBytes(), h.total(), h.free(), h.reserved(), h.surplus());
+      ArrayNode mounts = size.putArray("mounts");
+      h.mounts().forEach(mounts::add);
+    }
+    return out;
+  }
+
+  private static void pool(ObjectNode node, long pageSize, long total, long free, Long reserved, long surplus) {
+    node.put("pageSizeBytes", pageSize).put("total", total).put("free", free);
+    putIfNotNull(node, "reserved", reserved);
+    node.put("surplus", surplus);
+  }
+
+  /** One device as the {@code discover} document shows it. */
+  public static ObjectNode device(Device d) {
+    ObjectNode out = NODES.objectNode();
+    out.put("name", d.name()).put("source", d.source());
+    ObjectNode attributes = out.putObject("attributes");
+    d.attributes().forEach((k, v) -> {
+      ObjectNode value = attributes.putObject(k);
+      if (v instanceof AttributeValue.IntValue i) {
+        value.put("int", i.value());
+      } else if (v instanceof AttributeValue.BoolValue b) {
+        value.put("bool", b.value());
+      } else if (v instanceof AttributeValue.StringValue s) {
+        value.put("string", s.value());
+      } else if (v instanceof AttributeValue.VersionValue ver) {
+        value.put("version", ver.value());
+      }
+    });
+    ObjectNode capacity = out.putObject("capacity");
+    d.capacity().forEach((k, q) -> capacity.put(k, q.value()));
+    out.set("containerEdits", containerEdits(d.containerEdits()));
+    return out;
+  }
+
+  /** Container edits with CDI's field names; empty lists are left out. */
+  public static ObjectNode containerEdits(ContainerEdits e) {
+    ObjectNode out = NODES.objectNode();
+    if (!e.env().isEmpty()) {
+      ArrayNode env = out.putArray("env");
+      e.env().forEach(env::add);
+    }
+    if (!e.deviceNodes().isEmpty()) {
+      ArrayNode nodes = out.putArray("deviceNodes");
+      for (ContainerEdits.DeviceNode n : e.deviceNodes()) {
+        ObjectNode node = nodes.addObject().put("path", n.path());
+        putIfNotNull(node, "hostPath", n.hostPath());
+        putIfNotNull(node, "type", n.type());
+        putIfNotNull(node, "major", n.major());
+        putIfNotNull(node, "minor", n.minor());
+        putIfNotNull(node, "fileMode", n.fileMode());
+        putIfNotNull(node, "permissions", n.permissions());
+        putIfNotNull(node, "uid", n.uid());
+        putIfNotNull(node, "gid", n.gid());
+      }
+    }
+    if (!e.mounts().isEmpty()) {
+      ArrayNode mounts = out.putArray("mounts");
+      for (ContainerEdits.Mount m : e.mounts()) {
+        ObjectNode mount = mounts.addObject().put("hostPath", m.hostPath()).put("containerPath", m.containerPath());
+        putIfNotNull(mount, "type", m.type());
+        if (!m.options().isEmpty()) {
+          ArrayNode options = mount.putArray("options");
+          m.options().forEach(options::add);
+        }
+      }
+    }
+    if (!e.hooks().isEmpty()) {
+      ArrayNode hooks = out.putArray("hooks");
+      for (ContainerEdits.Hook h : e.hooks()) {
+        ObjectNode hook = hooks.addObject().put("hookName", h.hookName()).put("path", h.path());
+        if (!h.args().isEmpty()) {
+          ArrayNode args = hook.putArray("args");
+          h.args().forEach(args::add);
+        }
+        if (!h.env().isEmpty()) {
+          ArrayNode env = hook.putArray("env");
+          h.env().forEach(env::add);
+        }
+        putIfNotNull(hook, "timeout", h.timeout());
+      }
+    }
+    if (!e.netDevices().isEmpty()) {
+      ArrayNode nets = out.putArray("netDevices");
+      e.netDevices().forEach(n -> nets.addObject().put("hostInterfaceName", n.hostInterfaceName()).put("name", n.name()));
+    }
+    return out;
+  }
+
+  private static void putIfNotNull(ObjectNode node, String key, Object value) {
+    if (value instanceof String s) {
+      node.put(key, s);
+    } else if (value instanceof Long l) {
+      node.put(key, l);
+    } else if (value instanceof Integer i) {
+      node.put(key, i);
+    }
+  }
+
+  // ---- reading -------------------------------------------------------------------------------
+
+  public NodeReport fromTree(JsonNode root) {
+    if (root == null || !root.isObject()) {
+      throw new IllegalArgumentException("not a nodeatlas discover document: expected a JSON object");
+    }
+    String schema = text(root, "schemaVersion");
+    if (!NodeReport.SCHEMA_VERSION.equals(schema)) {
+      throw new IllegalArgumentException("unsupported schemaVersion \"" + schema + "\"; this build reads " + NodeReport.SCHEMA_VERSION);
+    }
+    JsonNode host = root.path("host");
+    HostInfo hostInfo = new HostInfo(optText(host, "hostname"), optText(host, "kernel"), optText(host, "hostRoot"));
+    List<Device> devices = new ArrayList<>();
+    for (JsonNode d : root.path("devices")) {
+      devices.add(readDevice(d));
+    }
+    List<DiscoveryWarning> warnings = new ArrayList<>();
+    for (JsonNode w : root.path("warnings")) {
+      warnings.add(new DiscoveryWarning(text(w, "source"), text(w, "message")));
+    }
+    Map<String, SourceStatus> sources = new TreeMap<>();
+    root.path("sources").fields().forEachRemaining(e ->
+        sources.put(e.getKey(), SourceStatus.valueOf(e.getValue().asText().toUpperCase(java.util.Locale.ROOT))));
+    Topology topology = root.has("topology") ? readTopology(root.get("topology")) : Topology.EMPTY;
+    return new NodeReport(schema, hostInfo, topology, devices, warnings, sources);
+  }
+
+  public static Device readDevice(JsonNode d) {
+    Device.Builder b = Device.builder(text(d, "name"), text(d, "source"));
+    Iterator<Map.Entry<String, JsonNode>> attrs = d.path("attributes").fields();
+    while (attrs.hasNext()) {
+      Map.Entry<String, JsonNode> e = attrs.next();
+      JsonNode v = e.getValue();
+      if (v.size() != 1) {
+        throw new IllegalArgumentException("attribute " + e.getKey() + " must have exactly one of int, bool, string, version");
+      }
+      AttributeValue value;
+      if (v.has("int") && v.get("int").canConvertToLong() && v.get("int").isIntegralNumber()) {
+        value = AttributeValue.of(v.get("int").asLong());
+      } else if (v.has("bool") && v.get("bool").isBoolean()) {
+        value = AttributeValue.of(v.get("bool").asBoolean());
+      } else if (v.has("string") && v.get("string").isTextual()) {
+        value = AttributeValue.string(v.get("string").asText());
+      } else if (v.has("version") && v.get("version").isTextual()) {
+        value = AttributeValue.version(v.get("version").asText());
+      } else {
+        throw new IllegalArgumentException("attribute " + e.getKey() + " has no valid int, bool, string or version value");
+      }
+      b.attribute(e.getKey(), value);
+    }
+    d.path("capacity").fields().forEachRemaining(e -> b.capacity(e.getKey(), Quantity.parse(e.getValue().asText())));
+    b.containerEdits(readEdits(d.path("containerEdits")));
+    return b.build();
+  }
+
+  private static ContainerEdits readEdits(JsonNode e) {
+    ContainerEdits.Builder b = ContainerEdits.builder();
+    e.path("env").forEach(v -> b.env(v.asText()));
+    for (JsonNode n : e.path("deviceNodes")) {
+      b.deviceNode(new ContainerEdits.DeviceNode(text(n, "path"), optText(n, "hostPath"), optText(n, "type"),
+          optLong(n, "major"), optLong(n, "minor"), optInt(n, "fileMode"), optText(n, "permissions"),
+          optInt(n, "uid"), optInt(n, "gid")));
+    }
+    for (JsonNode m : e.path("mounts")) {
+      List<String> options = new ArrayList<>();
+      m.path("options").forEach(o -> options.add(o.asText()));
+      b.mount(new ContainerEdits.Mount(text(m, "hostPath"), text(m, "containerPath"), optText(m, "type"), options));
+    }
+    for (JsonNode h : e.path("hooks")) {
+      List<String> args = new ArrayList<>();
+      h.path("args").forEach(o -> args.add(o.asText()));
+      List<String> env = new ArrayList<>();
+      h.path("env").forEach(o -> env.add(o.asText()));
+      b.hook(new ContainerEdits.Hook(text(h, "hookName"), text(h, "path"), args, env, optInt(h, "timeout")));
+    }
+    for (JsonNode n : e.path("netDevices")) {
+      b.netDevice(new ContainerEdits.NetDevice(text(n, "hostInterfaceName"), text(n, "name")));
+    }
+    return b.build();
+  }
+
+  private static Topology readTopology(JsonNode t) {
+    JsonNode cpus = t.path("cpus");
+    CpuSummary summary = new CpuSummary(cpuSet(cpus, "online"), cpuSet(cpus, "offline"), cpuSet(cpus, "possible"));
+    List<PackageInfo> packages = new ArrayList<>();
+    t.path("packages").forEach(p -> packages.add(new PackageInfo(p.path("id").asInt(), cpuSet(p, "cpus"))));
+    List<DieInfo> dies = new ArrayList<>();
+    t.path("dies").forEach(d -> dies.add(new DieInfo(d.path("package").asInt(), d.path("id").asInt(), cpuSet(d, "cpus"))));
+    List<ClusterInfo> clusters = new ArrayList<>();
+    t.path("clusters").forEach(c -> clusters.add(new ClusterInfo(c.path("package").asInt(), c.path("id").asInt(), cpuSet(c, "cpus"))));
+    List<CoreInfo> cores = new ArrayList<>();
+    t.path("cores").forEach(c -> cores.add(new CoreInfo(c.path("package").asInt(), c.path("die").asInt(),
+        c.path("id").asInt(), cpuSet(c, "cpus"), optText(c, "type"))));
+    List<CacheInfo> caches = new ArrayList<>();
+    t.path("caches").forEach(c -> caches.add(new CacheInfo(c.path("level").asInt(), CacheType.fromJson(text(c, "type")),
+        c.path("sizeBytes").asLong(), cpuSet(c, "cpus"))));
+    List<NumaNodeInfo> numa = new ArrayList<>();
+    for (JsonNode n : t.path("numaNodes")) {
+      Map<Integer, Integer> distances = new TreeMap<>();
+      n.path("distances").fields().forEachRemaining(e -> distances.put(Integer.parseInt(e.getKey()), e.getValue().asInt()));
+      List<HugepagePool> pools = new ArrayList<>();
+      n.path("hugepages").forEach(p -> pools.add(new HugepagePool(p.path("pageSizeBytes").asLong(), p.path("total").asLong(),
+          p.path("free").asLong(), optLong(p, "reserved"), p.path("surplus").asLong())));
+      numa.add(new NumaNodeInfo(n.path("id").asInt(), cpuSet(n, "cpus"), optLong(n, "memoryTotalBytes"),
+          optLong(n, "memoryFreeBytes"), new TreeMap<>(distances), pools));
+    }
+    List<HugepageSize> sizes = new ArrayList<>();
+    for (JsonNode h : t.path("hugepages")) {
+      List<String> mounts = new ArrayList<>();
+      h.path("mounts").forEach(m -> mounts.add(m.asText()));
+      sizes.add(new HugepageSize(h.path("pageSizeBytes").asLong(), h.path("total").asLong(), h.path("free").asLong(),
+          optLong(h, "reserved"), h.path("surplus").asLong(), mounts));
+    }
+    return new Topology(summary, packages, dies, clusters, cores, caches, numa, sizes);
+  }
+
+  private static CpuSet cpuSet(JsonNode node, String field) {
+    return node.has(field) ? CpuListParser.parse(node.get(field).asText()) : CpuSet.EMPTY;
+  }
+
+  private static String text(JsonNode node, String field) {
+    JsonNode v = node.get(field);
+    if (v == null || !v.isValueNode()) {
+      throw new IllegalArgumentException("missing field \"" + field + "\"");
+    }
+    return v.asText();
+  }
+
+  private static String optText(JsonNode node, String field) {
+    JsonNode v = node.get(field);
+    return v == null || v.isNull() ? null : v.asText();
+  }
+
+  private static Long optLong(JsonNode node, String field) {
+    JsonNode v = node.get(field);
+    return v == null || v.isNull() ? null : v.asLong();
+  }
+
+  private static Integer optInt(JsonNode node, String field) {
+    JsonNode v = node.get(field);
+    return v == null || v.isNull() ? null : v.asInt();
+  }
+}

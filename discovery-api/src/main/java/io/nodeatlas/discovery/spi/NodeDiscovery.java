@@ -1,0 +1,97 @@
+package io.nodeatlas.discovery.spi;
+
+import io.nodeatlas.discovery.host.HostContext;
+import io.nodeatlas.discovery.host.HostFs;
+import io.nodeatlas.discovery.host.HostFileException;
+import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.report.HostInfo;
+import io.nodeatlas.discovery.report.NodeReport;
+import io.nodeatlas.discovery.report.SourceStatus;
+import io.nodeatlas.discovery.topology.Topology;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Runs the selected sources one after another behind a guard: a source that throws is recorded as
+ * failed with its reason and the others still run. The merged result is a {@link NodeReport}.
+ */
+public final class NodeDiscovery {
+
+  private NodeDiscovery() {}
+
+  public static NodeReport run(List<DiscoverySource> sources, HostContext host) {
+    List<Device> devices = new ArrayList<>();
+    List<DiscoveryWarning> warnings = new ArrayList<>();
+    Map<String, SourceStatus> statuses = new TreeMap<>();
+    Map<String, String> deviceOwners = new HashMap<>();
+    Topology topology = null;
+
+    for (DiscoverySource source : sources) {
+      String name = source.name();
+      try {
+        Availability availability = source.availability(host);
+        if (!availability.available()) {
+          statuses.put(name, SourceStatus.UNAVAILABLE);
+          warnings.add(new DiscoveryWarning(name, "source unavailable: " + availability.reason()));
+          continue;
+        }
+        DiscoveryResult result = source.discover(host);
+        statuses.put(name, SourceStatus.OK);
+        warnings.addAll(result.warnings());
+        for (Device d : result.devices()) {
+          String owner = deviceOwners.putIfAbsent(d.name(), name);
+          if (owner != null) {
+            warnings.add(new DiscoveryWarning(name,
+                "device " + d.name() + " left out: source " + owner + " already published a device of that name"));
+          } else {
+            devices.add(d);
+          }
+        }
+        if (result.topology().isPresent()) {
+          if (topology == null) {
+            topology = result.topology().get();
+          } else {
+            warnings.add(new DiscoveryWarning(name, "topology ignored: another source already described it"));
+          }
+        }
+      } catch (DiscoveryException e) {
+        statuses.put(name, SourceStatus.FAILED);
+        warnings.add(new DiscoveryWarning(name, "source failed: " + e.getMessage()));
+      } catch (RuntimeException | LinkageError e) {
+        // A bug or a broken native library in one source must not take the other sources down.
+        statuses.put(name, SourceStatus.FAILED);
+        warnings.add(new DiscoveryWarning(name, "source failed: " + e));
+      }
+    }
+    return new NodeReport(
+        NodeReport.SCHEMA_VERSION,
+        hostInfo(host.fs(), warnings),
+        topology == null ? Topology.EMPTY : topology,
+        devices,
+        warnings,
+        statuses);
+  }
+
+  /** Hostname and kernel release from procfs ({@code /proc/sys/kernel/{hostname,osrelease}}), never from the JVM. */
+  static HostInfo hostInfo(HostFs fs, List<DiscoveryWarning> warnings) {
+    return new HostInfo(
+        readQuietly(fs, fs.proc("sys/kernel/hostname"), warnings)
+            .or(() -> readQuietly(fs, fs.host("etc/hostname"), warnings))
+            .orElse(null),
+        readQuietly(fs, fs.proc("sys/kernel/osrelease"), warnings).orElse(null),
+        fs.hostRoot().toString());
+  }
+
+  private static Optional<String> readQuietly(HostFs fs, java.nio.file.Path p, List<DiscoveryWarning> warnings) {
+    try {
+      return fs.readValue(p).filter(s -> !s.isEmpty());
+    } catch (HostFileException e) {
+      warnings.add(new DiscoveryWarning("host", e.getMessage()));
+      return Optional.empty();
+    }
+  }
+}

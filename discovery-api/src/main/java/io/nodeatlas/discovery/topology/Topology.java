@@ -1,0 +1,118 @@
+package io.nodeatlas.discovery.topology;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.Collections;
+
+/**
+ * The node's CPU, cache, NUMA and hugepage layout as sysfs shows it. Every list is sorted by its
+ * natural key so that the {@code discover} output is byte-stable. Values a host does not expose are
+ * null and left out of the output rather than invented.
+ */
+public record Topology(
+    CpuSummary cpus,
+    List<PackageInfo> packages,
+    List<DieInfo> dies,
+    List<ClusterInfo> clusters,
+    List<CoreInfo> cores,
+    List<CacheInfo> caches,
+    List<NumaNodeInfo> numaNodes,
+    List<HugepageSize> hugepages) {
+
+  public static final Topology EMPTY =
+      new Topology(new CpuSummary(CpuSet.EMPTY, CpuSet.EMPTY, CpuSet.EMPTY), List.of(), List.of(), List.of(),
+          List.of(), List.of(), List.of(), List.of());
+
+  public Topology {
+    packages = sorted(packages, Comparator.comparingInt(PackageInfo::id));
+    dies = sorted(dies, Comparator.comparingInt(DieInfo::packageId).thenComparingInt(DieInfo::id));
+    clusters = sorted(clusters, Comparator.comparingInt(ClusterInfo::packageId).thenComparingInt(ClusterInfo::id));
+    cores = sorted(cores, Comparator.comparingInt(CoreInfo::packageId).thenComparingInt(CoreInfo::dieId)
+        .thenComparingInt(CoreInfo::id).thenComparing(CoreInfo::cpus));
+    caches = sorted(caches, Comparator.comparingInt(CacheInfo::level).thenComparing(CacheInfo::type)
+        .thenComparing(CacheInfo::cpus));
+    numaNodes = sorted(numaNodes, Comparator.comparingInt(NumaNodeInfo::id));
+    hugepages = sorted(hugepages, Comparator.comparingLong(HugepageSize::pageSizeBytes));
+  }
+
+  private static <T> List<T> sorted(List<T> list, Comparator<? super T> order) {
+    return list.stream().sorted(order).toList();
+  }
+
+  /** {@code /sys/devices/system/cpu/{online,offline,possible}}. */
+  public record CpuSummary(CpuSet online, CpuSet offline, CpuSet possible) {}
+
+  /** A physical package (socket) and its online CPUs. */
+  public record PackageInfo(int id, CpuSet cpus) {}
+
+  /** A die; ids are unique only within a package. */
+  public record DieInfo(int packageId, int id, CpuSet cpus) {}
+
+  /** A cluster (kernel 5.16+ {@code cluster_id}); ids are unique only within a package. */
+  public record ClusterInfo(int packageId, int id, CpuSet cpus) {}
+
+  /**
+   * A physical core and its hardware threads. {@code type} is {@code performance} or {@code efficiency}
+   * on hybrid CPUs and null elsewhere.
+   */
+  public record CoreInfo(int packageId, int dieId, int id, CpuSet cpus, String type) {}
+
+  /** Cache types as sysfs {@code cache/indexN/type} names them. */
+  public enum CacheType {
+    DATA("data"),
+    INSTRUCTION("instruction"),
+    UNIFIED("unified");
+
+    private final String jsonName;
+
+    CacheType(String jsonName) {
+      this.jsonName = jsonName;
+    }
+
+    public String jsonName() {
+      return jsonName;
+    }
+
+    public static CacheType fromJson(String name) {
+      for (CacheType t : values()) {
+        if (t.jsonName.equals(name)) {
+          return t;
+        }
+      }
+      throw new IllegalArgumentException("unknown cache type \"" + name + "\"");
+    }
+  }
+
+  /** One cache instance: the CPUs that share it. */
+  public record CacheInfo(int level, CacheType type, long sizeBytes, CpuSet cpus) {}
+
+  /**
+   * A NUMA node. {@code cpus} is empty for memory-only nodes (HBM, CXL); {@code distances} maps node id
+   * to the SLIT distance; memory figures are null when the node has no readable meminfo.
+   */
+  public record NumaNodeInfo(
+      int id,
+      CpuSet cpus,
+      Long memoryTotalBytes,
+      Long memoryFreeBytes,
+      SortedMap<Integer, Integer> distances,
+      List<HugepagePool> hugepages) {
+    public NumaNodeInfo {
+      distances = Collections.unmodifiableSortedMap(new TreeMap<>(distances));
+      hugepages = hugepages.stream().sorted(Comparator.comparingLong(HugepagePool::pageSizeBytes)).toList();
+    }
+  }
+
+  /** A hugepage pool of one page size: {@code nr_hugepages}, {@code free_}, {@code resv_}, {@code surplus_hugepages}. */
+  public record HugepagePool(long pageSizeBytes, long total, long free, Long reserved, long surplus) {}
+
+  /** A page size, its global pool and the hugetlbfs mounts that serve it. */
+  public record HugepageSize(
+      long pageSizeBytes, long total, long free, Long reserved, long surplus, List<String> mounts) {
+    public HugepageSize {
+      mounts = mounts.stream().sorted().distinct().toList();
+    }
+  }
+}

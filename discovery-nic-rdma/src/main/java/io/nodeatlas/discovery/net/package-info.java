@@ -1,0 +1,2 @@
+/** Filled by its own issue. */
+package io.nodeatlas.discovery.net;
