@@ -1,0 +1,102 @@
+package io.nodeatlas.discovery.host;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nodeatlas.discovery.testing.FixtureTree;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class HostFsTest {
+
+  @TempDir Path root;
+
+  @Test
+  void rootsDefaultUnderTheHostRootAndCanBeOverridden() {
+    HostFs fs = HostFs.of(root);
+    assertThat(fs.sys("devices/system/cpu/online")).isEqualTo(root.resolve("sys/devices/system/cpu/online"));
+    assertThat(fs.proc("/meminfo")).isEqualTo(root.resolve("proc/meminfo"));
+    HostFs daemonSet = HostFs.builder(root).sysfsRoot(root.resolve("host-sys")).build();
+    assertThat(daemonSet.sys("class/net")).isEqualTo(root.resolve("host-sys/class/net"));
+    assertThat(daemonSet.fromHostPath("/dev/infiniband/uverbs0")).isEqualTo(root.resolve("dev/infiniband/uverbs0"));
+    assertThat(daemonSet.fromHostPath("/usr/lib/libcuda.so.1")).isEqualTo(root.resolve("usr/lib/libcuda.so.1"));
+  }
+
+  @Test
+  void missingFileIsAnAbsentFact() {
+    assertThat(HostFs.of(root).readValue(root.resolve("sys/nothing"))).isEmpty();
+    assertThat(HostFs.of(root).readLines(root.resolve("sys/nothing"))).isEmpty();
+  }
+
+  @Test
+  void valuesAreTrimmedOfWhitespaceAndNul() {
+    FixtureTree.at(root).file("sys/devices/system/node/online", "0-1\n\0").file("empty", "");
+    HostFs fs = HostFs.of(root);
+    assertThat(fs.readValue(root.resolve("sys/devices/system/node/online"))).contains("0-1");
+    assertThat(fs.readValue(root.resolve("empty"))).contains("");
+  }
+
+  @Test
+  void danglingSymlinkIsAbsentNotAnError() {
+    FixtureTree.at(root).symlink("sys/class/net/br0/device", "../../../devices/virtual/gone");
+    HostFs fs = HostFs.of(root);
+    assertThat(fs.readValue(root.resolve("sys/class/net/br0/device"))).isEmpty();
+    assertThat(fs.exists(root.resolve("sys/class/net/br0/device"))).isFalse();
+    assertThat(fs.list(root.resolve("sys/class/net/br0/device"))).isEmpty();
+  }
+
+  @Test
+  void directoryWhereAFileIsExpectedIsReported() {
+    FixtureTree.at(root).dir("sys/bus/pci/devices/0000:03:00.0/numa_node");
+    assertThatThrownBy(() -> HostFs.of(root).readValue(root.resolve("sys/bus/pci/devices/0000:03:00.0/numa_node")))
+        .isInstanceOf(HostFileException.class).hasMessageContaining("is a directory").hasMessageContaining("numa_node");
+  }
+
+  @Test
+  void fifoIsNeverOpened() throws Exception {
+    Path fifo = root.resolve("fifo");
+    Process p = new ProcessBuilder("mkfifo", fifo.toString()).start();
+    assertThat(p.waitFor()).isZero();
+    assertThatThrownBy(() -> HostFs.of(root).readValue(fifo))
+        .isInstanceOf(HostFileException.class).hasMessageContaining("not a regular file");
+  }
+
+  @Test
+  void hugeFileIsRefused() throws Exception {
+    Path big = root.resolve("big");
+    Files.write(big, new byte[HostFs.MAX_FILE_BYTES + 1]);
+    assertThatThrownBy(() -> HostFs.of(root).readString(big)).isInstanceOf(HostFileException.class)
+        .hasMessageContaining("larger than 4 MiB");
+  }
+
+  @Test
+  void listIsSortedByNameAndEmptyWhenMissing() {
+    FixtureTree.at(root).value("d/node10/x", 1).value("d/node2/x", 1).value("d/node1/x", 1);
+    HostFs fs = HostFs.of(root);
+    assertThat(fs.list(root.resolve("d")).stream().map(p -> p.getFileName().toString()))
+        .containsExactly("node1", "node10", "node2");
+    assertThat(fs.list(root.resolve("missing"))).isEmpty();
+  }
+
+  @Test
+  void listOfAFileIsAnError() {
+    FixtureTree.at(root).value("f", 1);
+    assertThatThrownBy(() -> HostFs.of(root).list(root.resolve("f"))).hasMessageContaining("not a directory");
+  }
+
+  @Test
+  void linksResolveInsideTheHostTree() {
+    FixtureTree.at(root)
+        .dir("sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0")
+        .symlink("sys/bus/pci/devices/0000:16:00.0", "../../../devices/pci0000:15/0000:15:01.0/0000:16:00.0")
+        .symlink("sys/class/abs", "/sys/devices/pci0000:15");
+    HostFs fs = HostFs.of(root);
+    assertThat(fs.resolveLink(root.resolve("sys/bus/pci/devices/0000:16:00.0")))
+        .contains(root.resolve("sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0"));
+    // An absolute /sys link in a captured tree is re-rooted under our sysfs root, never the real /sys.
+    assertThat(fs.resolveLink(root.resolve("sys/class/abs"))).contains(root.resolve("sys/devices/pci0000:15"));
+    assertThat(fs.resolveLink(root.resolve("sys/devices"))).isEmpty();
+  }
+}

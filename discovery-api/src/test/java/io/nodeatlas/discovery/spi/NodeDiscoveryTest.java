@@ -1,0 +1,112 @@
+package io.nodeatlas.discovery.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nodeatlas.discovery.host.HostContext;
+import io.nodeatlas.discovery.host.HostFs;
+import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.report.NodeReport;
+import io.nodeatlas.discovery.report.SourceStatus;
+import io.nodeatlas.discovery.testing.FixtureTree;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NodeDiscoveryTest {
+
+  @TempDir Path root;
+
+  record FixedSource(String name, Availability availability, List<Device> devices, RuntimeException crash)
+      implements DiscoverySource {
+    @Override
+    public Availability availability(HostContext host) {
+      return availability;
+    }
+
+    @Override
+    public DiscoveryResult discover(HostContext host) {
+      if (crash != null) {
+        throw crash;
+      }
+      return DiscoveryResult.of(devices, List.of(new DiscoveryWarning(name, "one fact missing")));
+    }
+  }
+
+  private static Device device(String name, String source) {
+    return Device.builder(name, source).attribute(Device.TYPE, "x").build();
+  }
+
+  @Test
+  void aCrashingSourceFailsAloneAndTheOthersStillReport() {
+    List<DiscoverySource> sources = List.of(
+        new FixedSource("cpu-numa", Availability.ok(), List.of(device("cpu-numa0", "cpu-numa")), null),
+        new FixedSource("gpu", Availability.ok(), List.of(), new IllegalStateException("boom")),
+        new FixedSource("nic-rdma", Availability.ok(), List.of(device("nic-a", "nic-rdma")), null));
+    NodeReport report = NodeDiscovery.run(sources, HostContext.of(HostFs.of(root)));
+    assertThat(report.devices()).extracting(Device::name).containsExactly("cpu-numa0", "nic-a");
+    assertThat(report.sources()).containsEntry("gpu", SourceStatus.FAILED).containsEntry("cpu-numa", SourceStatus.OK);
+    assertThat(report.anySourceFailed()).isTrue();
+    assertThat(report.warnings()).extracting(DiscoveryWarning::message)
+        .contains("source failed: java.lang.IllegalStateException: boom", "one fact missing");
+  }
+
+  @Test
+  void anUnavailableSourceIsAWarningNotAFailure() {
+    NodeReport report = NodeDiscovery.run(
+        List.of(new FixedSource("gpu", Availability.unavailable("libnvidia-ml.so.1 not found"), List.of(), null)),
+        HostContext.of(HostFs.of(root)));
+    assertThat(report.anySourceFailed()).isFalse();
+    assertThat(report.sources()).containsEntry("gpu", SourceStatus.UNAVAILABLE);
+    assertThat(report.warnings()).containsExactly(
+        new DiscoveryWarning("gpu", "source unavailable: libnvidia-ml.so.1 not found"));
+  }
+
+  @Test
+  void duplicateDeviceNamesKeepTheFirstAndWarn() {
+    NodeReport report = NodeDiscovery.run(List.of(
+        new FixedSource("a", Availability.ok(), List.of(device("same", "a")), null),
+        new FixedSource("b", Availability.ok(), List.of(device("same", "b")), null)), HostContext.of(HostFs.of(root)));
+    assertThat(report.devices()).extracting(Device::source).containsExactly("a");
+    assertThat(report.warnings()).extracting(DiscoveryWarning::message)
+        .contains("device same left out: source a already published a device of that name");
+  }
+
+  @Test
+  void hostIdentityComesFromTheHostRoot() {
+    FixtureTree.at(root).value("proc/sys/kernel/hostname", "node-17").value("proc/sys/kernel/osrelease", "6.8.0-45");
+    NodeReport report = NodeDiscovery.run(List.of(), HostContext.of(HostFs.of(root)));
+    assertThat(report.host().hostname()).isEqualTo("node-17");
+    assertThat(report.host().kernel()).isEqualTo("6.8.0-45");
+    assertThat(report.host().hostRoot()).isEqualTo(root.toString());
+  }
+
+  @Test
+  void registrySelectsWithNfdSyntax() {
+    DiscoverySources registry = DiscoverySources.of(List.of(
+        new FixedSource("cpu-numa", Availability.ok(), List.of(), null),
+        new FixedSource("gpu", Availability.ok(), List.of(), null),
+        new FixedSource("nic-rdma", Availability.ok(), List.of(), null)));
+    assertThat(registry.select("all,-gpu")).extracting(DiscoverySource::name).containsExactly("cpu-numa", "nic-rdma");
+    assertThat(registry.select("nic-rdma,cpu-numa")).extracting(DiscoverySource::name)
+        .containsExactly("cpu-numa", "nic-rdma");
+    assertThatThrownBy(() -> registry.select("all,tpu")).hasMessageContaining("unknown source 'tpu'")
+        .hasMessageContaining("cpu-numa, gpu, nic-rdma");
+    assertThatThrownBy(() -> registry.select("")).hasMessageContaining("--sources is empty");
+  }
+
+  @Test
+  void knownButMissingSourceSaysSo() {
+    DiscoverySources registry = DiscoverySources.of(List.of(new FixedSource("cpu-numa", Availability.ok(), List.of(), null)));
+    assertThatThrownBy(() -> registry.select("gpu")).hasMessageContaining("not installed in this build");
+  }
+
+  @Test
+  void duplicateSourceNamesFailFast() {
+    assertThatThrownBy(() -> DiscoverySources.of(List.of(
+        new FixedSource("gpu", Availability.ok(), List.of(), null),
+        new FixedSource("gpu", Availability.ok(), List.of(), null))))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("two discovery sources are named \"gpu\"");
+  }
+}
