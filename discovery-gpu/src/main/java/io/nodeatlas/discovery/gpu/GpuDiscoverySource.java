@@ -1,0 +1,175 @@
+package io.nodeatlas.discovery.gpu;
+
+import io.nodeatlas.discovery.gpu.GpuDevices.SystemFacts;
+import io.nodeatlas.discovery.gpu.nvml.NvmlDevice;
+import io.nodeatlas.discovery.gpu.nvml.NvmlException;
+import io.nodeatlas.discovery.gpu.nvml.NvmlLibrary;
+import io.nodeatlas.discovery.gpu.nvml.NvmlSession;
+import io.nodeatlas.discovery.host.HostContext;
+import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.spi.Availability;
+import io.nodeatlas.discovery.spi.DiscoveryException;
+import io.nodeatlas.discovery.spi.DiscoveryResult;
+import io.nodeatlas.discovery.spi.DiscoverySource;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The {@code gpu} source: NVIDIA GPUs and MIG devices through NVML, plus the host files that make
+ * them usable in a container. Without NVML, or when {@code nvmlInit_v2} fails (no driver loaded),
+ * the source is unavailable with that reason rather than failed: a node without NVIDIA GPUs is
+ * normal. Each discovery is one {@code nvmlInit_v2}/{@code nvmlShutdown} pair; nothing is cached
+ * between runs because NVML handles die with the session.
+ */
+public final class GpuDiscoverySource implements DiscoverySource {
+
+  public static final String NAME = "gpu";
+
+  private final NvmlLoader loader;
+
+  /** For {@link java.util.ServiceLoader}: NVML located from the host's {@code gpu.*} options. */
+  public GpuDiscoverySource() {
+    this(NvmlLibraryLocator::load);
+  }
+
+  public GpuDiscoverySource(NvmlLoader loader) {
+    this.loader = loader;
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public Availability availability(HostContext host) {
+    NvmlLibrary library;
+    try {
+      library = loader.load(host);
+    } catch (NvmlException e) {
+      return Availability.unavailable("NVML not loaded: " + e.getMessage());
+    }
+    try (NvmlSession session = library.init()) {
+      return Availability.ok();
+    } catch (NvmlException e) {
+      return Availability.unavailable("NVML (" + library.description() + ") did not initialise: " + e.getMessage());
+    }
+  }
+
+  @Override
+  public DiscoveryResult discover(HostContext host) throws DiscoveryException {
+    NvmlLibrary library;
+    try {
+      library = loader.load(host);
+    } catch (NvmlException e) {
+      throw new DiscoveryException("NVML not loaded: " + e.getMessage(), e);
+    }
+    DiscoveryResult.Builder result = new DiscoveryResult.Builder(NAME);
+    try (NvmlSession nvml = library.init()) {
+      discover(nvml, host, result);
+    } catch (NvmlException e) {
+      throw new DiscoveryException("NVML (" + library.description() + "): " + e.getMessage(), e);
+    }
+    return result.build();
+  }
+
+  private static void discover(NvmlSession nvml, HostContext host, DiscoveryResult.Builder result)
+      throws NvmlException {
+    SystemFacts system = systemFacts(nvml, result);
+    int count = nvml.deviceCount();
+    NvidiaHostFiles files = new NvidiaHostFiles(host.fs(), NvmlLibraryLocator.driverRoot(host), result::warn);
+    GpuDevices devices = new GpuDevices(system, files, result::warn);
+    NvmlGpuReader reader = new NvmlGpuReader(nvml, result::warn);
+
+    List<Device> found = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    for (int index = 0; index < count; index++) {
+      NvmlDevice handle;
+      try {
+        handle = nvml.deviceByIndex(index);
+      } catch (NvmlException e) {
+        // nvmlDeviceGetCount_v2 counts GPUs we may not open (NO_PERMISSION) or that fell off the bus.
+        result.warn("GPU at NVML index " + index + " not published: " + e.getMessage());
+        continue;
+      }
+      GpuInfo gpu = reader.read(index, handle);
+      if (gpu.lost()) {
+        result.warn(gpu.label() + gpu.uuid().map(u -> " (" + u + ")").orElse("")
+            + gpu.minor().map(m -> " minor " + m).orElse("")
+            + " is lost (NVML_ERROR_GPU_IS_LOST) and not published; the GPU needs a reset or the node a reboot");
+        continue;
+      }
+      for (Device d : devices.devices(gpu)) {
+        if (names.add(d.name())) {
+          found.add(d);
+        } else {
+          result.warn(gpu.label() + ": a second device named " + d.name() + " left out (duplicate minor number)");
+        }
+      }
+    }
+    found.sort(Comparator.comparing(Device::name, GpuDiscoverySource::naturalOrder));
+    found.forEach(result::device);
+  }
+
+  private static SystemFacts systemFacts(NvmlSession nvml, DiscoveryResult.Builder result) {
+    Optional<String> driver = Optional.empty();
+    Optional<String> driverSemver = Optional.empty();
+    Optional<String> cudaSemver = Optional.empty();
+    try {
+      driver = Optional.of(nvml.driverVersion());
+      driverSemver = DriverVersions.semver(driver.get());
+      if (driverSemver.isEmpty()) {
+        result.warn("driver version \"" + driver.get() + "\" is not a version number; driverVersion left out");
+      }
+    } catch (NvmlException e) {
+      result.warn("driver version not read: " + e.getMessage());
+    }
+    try {
+      int cuda = nvml.cudaDriverVersion();
+      cudaSemver = DriverVersions.cudaSemver(cuda);
+      if (cudaSemver.isEmpty()) {
+        result.warn("CUDA driver version " + cuda + " is not valid; cudaDriverVersion left out");
+      }
+    } catch (NvmlException e) {
+      result.warn("CUDA driver version not read: " + e.getMessage());
+    }
+    return new SystemFacts(driver, driverSemver, cudaSemver);
+  }
+
+  /** {@code gpu-2} before {@code gpu-10}: runs of digits compare as numbers. */
+  static int naturalOrder(String a, String b) {
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      char ca = a.charAt(i);
+      char cb = b.charAt(j);
+      if (Character.isDigit(ca) && Character.isDigit(cb)) {
+        int si = i;
+        int sj = j;
+        while (i < a.length() && Character.isDigit(a.charAt(i))) {
+          i++;
+        }
+        while (j < b.length() && Character.isDigit(b.charAt(j))) {
+          j++;
+        }
+        String na = a.substring(si, i).replaceFirst("^0+(?=.)", "");
+        String nb = b.substring(sj, j).replaceFirst("^0+(?=.)", "");
+        int c = na.length() != nb.length() ? Integer.compare(na.length(), nb.length()) : na.compareTo(nb);
+        if (c != 0) {
+          return c;
+        }
+      } else {
+        if (ca != cb) {
+          return Character.compare(ca, cb);
+        }
+        i++;
+        j++;
+      }
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
+  }
+}

@@ -1,0 +1,73 @@
+package io.nodeatlas.discovery.gpu.nvml;
+
+import com.sun.jna.Library;
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.IntByReference;
+import com.sun.jna.ptr.PointerByReference;
+
+/**
+ * The raw JNA mapping of the NVML functions we call. JNA binds by literal symbol name, so the
+ * versioned names the C header's macros would pick are spelled out ({@code nvmlInit_v2},
+ * {@code nvmlDeviceGetCount_v2}, {@code nvmlDeviceGetPciInfo_v3}, …); the unversioned v1 symbols
+ * have older semantics and layouts and are only used where stated (nvml.md §1.1).
+ * {@code nvmlDevice_t} is a struct holding one pointer, passed by value, so a {@link Pointer} is
+ * ABI-identical on LP64 Linux. {@code unsigned int} out-parameters are read as Java ints.
+ */
+interface NvmlNative extends Library {
+
+  int nvmlInit_v2();
+
+  int nvmlShutdown();
+
+  String nvmlErrorString(int result);
+
+  int nvmlSystemGetDriverVersion(byte[] version, int length);
+
+  int nvmlSystemGetNVMLVersion(byte[] version, int length);
+
+  int nvmlSystemGetCudaDriverVersion_v2(IntByReference version);
+
+  /** v1 on purpose: it answers from the driver when libcuda is absent, where {@code _v2} fails (nvml.md §1.8). */
+  int nvmlSystemGetCudaDriverVersion(IntByReference version);
+
+  int nvmlDeviceGetCount_v2(IntByReference count);
+
+  int nvmlDeviceGetHandleByIndex_v2(int index, PointerByReference device);
+
+  int nvmlDeviceGetMinorNumber(Pointer device, IntByReference minor);
+
+  int nvmlDeviceGetUUID(Pointer device, byte[] uuid, int length);
+
+  int nvmlDeviceGetName(Pointer device, byte[] name, int length);
+
+  int nvmlDeviceGetBrand(Pointer device, IntByReference brand);
+
+  int nvmlDeviceGetArchitecture(Pointer device, IntByReference architecture);
+
+  int nvmlDeviceGetCudaComputeCapability(Pointer device, IntByReference major, IntByReference minor);
+
+  int nvmlDeviceGetSerial(Pointer device, byte[] serial, int length);
+
+  int nvmlDeviceGetBoardPartNumber(Pointer device, byte[] partNumber, int length);
+
+  int nvmlDeviceGetVbiosVersion(Pointer device, byte[] version, int length);
+
+  int nvmlDeviceGetMemoryInfo_v2(Pointer device, Pointer memoryV2);
+
+  /** v1 layout ({@code total, free, used}); only a fallback for drivers without {@code _v2}. */
+  int nvmlDeviceGetMemoryInfo(Pointer device, Pointer memoryV1);
+
+  int nvmlDeviceGetPciInfo_v3(Pointer device, Pointer pciInfo);
+
+  int nvmlDeviceGetMigMode(Pointer device, IntByReference currentMode, IntByReference pendingMode);
+
+  int nvmlDeviceGetMaxMigDeviceCount(Pointer device, IntByReference count);
+
+  int nvmlDeviceGetMigDeviceHandleByIndex(Pointer device, int index, PointerByReference migDevice);
+
+  int nvmlDeviceGetGpuInstanceId(Pointer device, IntByReference id);
+
+  int nvmlDeviceGetComputeInstanceId(Pointer device, IntByReference id);
+
+  int nvmlDeviceGetAttributes_v2(Pointer device, Pointer attributes);
+}

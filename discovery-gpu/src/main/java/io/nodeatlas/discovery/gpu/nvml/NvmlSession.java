@@ -1,0 +1,113 @@
+package io.nodeatlas.discovery.gpu.nvml;
+
+/**
+ * The NVML calls between one {@code nvmlInit_v2} and its {@code nvmlShutdown}. Every getter maps to
+ * exactly one NVML function (named in its Javadoc) and throws {@link NvmlException} with that
+ * function's return code, so a caller can keep going after one failed fact. Not thread-safe.
+ */
+public interface NvmlSession extends AutoCloseable {
+
+  /** {@code nvmlSystemGetDriverVersion}, e.g. {@code 550.54.15}. */
+  String driverVersion() throws NvmlException;
+
+  /** {@code nvmlSystemGetNVMLVersion}, e.g. {@code 12.550.54.15}. */
+  String nvmlVersion() throws NvmlException;
+
+  /**
+   * The CUDA version the driver supports, {@code major*1000 + minor*10}: {@code
+   * nvmlSystemGetCudaDriverVersion_v2}, falling back to the unversioned call, which answers from the
+   * driver when {@code libcuda.so.1} is not installed (nvml.md §1.8).
+   */
+  int cudaDriverVersion() throws NvmlException;
+
+  /** {@code nvmlDeviceGetCount_v2}: every GPU, including ones we may not be allowed to open. */
+  int deviceCount() throws NvmlException;
+
+  /** {@code nvmlDeviceGetHandleByIndex_v2}. */
+  NvmlDevice deviceByIndex(int index) throws NvmlException;
+
+  /** {@code nvmlDeviceGetMinorNumber}: N of {@code /dev/nvidiaN}. */
+  int minorNumber(NvmlDevice device) throws NvmlException;
+
+  /** {@code nvmlDeviceGetUUID}: {@code GPU-…} or, for a MIG handle, {@code MIG-…}. */
+  String uuid(NvmlDevice device) throws NvmlException;
+
+  /** {@code nvmlDeviceGetName}; for a MIG handle {@code "<product> MIG <profile>"}. */
+  String name(NvmlDevice device) throws NvmlException;
+
+  /** {@code nvmlDeviceGetBrand}: an {@code nvmlBrandType_t} value. */
+  int brand(NvmlDevice device) throws NvmlException;
+
+  /** {@code nvmlDeviceGetArchitecture}: an {@code nvmlDeviceArchitecture_t} value. */
+  int architecture(NvmlDevice device) throws NvmlException;
+
+  /** {@code nvmlDeviceGetCudaComputeCapability}. */
+  ComputeCapability cudaComputeCapability(NvmlDevice device) throws NvmlException;
+
+  /** {@code nvmlDeviceGetSerial}. */
+  String serial(NvmlDevice device) throws NvmlException;
+
+  /** {@code nvmlDeviceGetBoardPartNumber}. */
+  String boardPartNumber(NvmlDevice device) throws NvmlException;
+
+  /** {@code nvmlDeviceGetVbiosVersion}. */
+  String vbiosVersion(NvmlDevice device) throws NvmlException;
+
+  /**
+   * {@code nvmlDeviceGetMemoryInfo_v2} (reserved memory accounted separately), falling back to the
+   * v1 call on drivers without the symbol. For a MIG handle: that instance's memory.
+   */
+  MemoryInfo memoryInfo(NvmlDevice device) throws NvmlException;
+
+  /** {@code nvmlDeviceGetPciInfo_v3}. */
+  PciInfo pciInfo(NvmlDevice device) throws NvmlException;
+
+  /** {@code nvmlDeviceGetMigMode}; {@code NOT_SUPPORTED} means the GPU is not MIG-capable. */
+  MigMode migMode(NvmlDevice device) throws NvmlException;
+
+  /** {@code nvmlDeviceGetMaxMigDeviceCount}: a loop bound, 0 when MIG is off. */
+  int maxMigDeviceCount(NvmlDevice device) throws NvmlException;
+
+  /** {@code nvmlDeviceGetMigDeviceHandleByIndex}; {@code NOT_FOUND} for an empty slot. */
+  NvmlDevice migDeviceByIndex(NvmlDevice gpu, int index) throws NvmlException;
+
+  /** {@code nvmlDeviceGetGpuInstanceId} of a MIG handle. */
+  int gpuInstanceId(NvmlDevice mig) throws NvmlException;
+
+  /** {@code nvmlDeviceGetComputeInstanceId} of a MIG handle. */
+  int computeInstanceId(NvmlDevice mig) throws NvmlException;
+
+  /** {@code nvmlDeviceGetAttributes_v2} of a MIG handle. */
+  MigAttributes migAttributes(NvmlDevice mig) throws NvmlException;
+
+  /** {@code nvmlShutdown}; never throws, since there is nothing a caller could do about it. */
+  @Override
+  void close();
+
+  /** {@code nvmlDeviceGetCudaComputeCapability}'s two out-parameters. */
+  record ComputeCapability(int major, int minor) {}
+
+  /** {@code nvmlMemory_v2_t} in bytes; {@code reserved} is 0 when only the v1 call exists. */
+  record MemoryInfo(long total, long reserved, long free, long used) {}
+
+  /**
+   * {@code nvmlPciInfo_t}: {@code busId} as NVML prints it ({@code 00000000:3B:00.0}); the ids are
+   * packed {@code device << 16 | vendor}.
+   */
+  record PciInfo(long domain, int bus, int device, int pciDeviceId, int pciSubSystemId, String busId) {}
+
+  /** {@code nvmlDeviceGetMigMode}'s current and pending mode. */
+  record MigMode(boolean current, boolean pending) {}
+
+  /** {@code nvmlDeviceAttributes_t}: a MIG device's share of engines and its memory in MiB. */
+  record MigAttributes(
+      int multiprocessorCount,
+      int sharedCopyEngineCount,
+      int sharedDecoderCount,
+      int sharedEncoderCount,
+      int sharedJpegCount,
+      int sharedOfaCount,
+      int gpuInstanceSliceCount,
+      int computeInstanceSliceCount,
+      long memorySizeMiB) {}
+}

@@ -1,0 +1,551 @@
+/*
+ * A fake libnvidia-ml.so.1 for nodeatlas tests: the NVML entry points the GPU source binds,
+ * with the same versioned symbol names, prototypes, struct layouts and return codes as the
+ * real library (shared/reference/nvml.md §1), answering from a key=value file instead of a
+ * driver. The file is named by the environment variable FAKE_NVML_CONFIG and is read when the
+ * first nvmlInit_v2/nvmlInitWithFlags call takes the reference count from 0 to 1, so a test can
+ * point the variable elsewhere (setenv) between init/shutdown pairs. Keys: see README.md here.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef int nvmlReturn_t;
+enum {
+  NVML_SUCCESS = 0,
+  NVML_ERROR_UNINITIALIZED = 1,
+  NVML_ERROR_INVALID_ARGUMENT = 2,
+  NVML_ERROR_NOT_SUPPORTED = 3,
+  NVML_ERROR_NOT_FOUND = 6,
+  NVML_ERROR_INSUFFICIENT_SIZE = 7,
+  NVML_ERROR_DRIVER_NOT_LOADED = 9,
+  NVML_ERROR_GPU_IS_LOST = 15,
+  NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
+  NVML_ERROR_UNKNOWN = 999
+};
+
+#define MAX_GPUS 64
+#define MAX_MIGS 8
+#define MAX_ENTRIES 8192
+#define MEMORY_V2_VERSION 0x02000028u /* sizeof(nvmlMemory_v2_t)=40 | 2<<24 (nvml.md §1.6) */
+
+/* ------------------------------------------------------------------ configuration */
+
+struct entry {
+  char *key;
+  char *value;
+};
+
+static struct entry entries[MAX_ENTRIES];
+static int entry_count;
+static int init_count;
+
+static void free_config(void) {
+  for (int i = 0; i < entry_count; i++) {
+    free(entries[i].key);
+    free(entries[i].value);
+  }
+  entry_count = 0;
+}
+
+static char *trim(char *s) {
+  while (*s == ' ' || *s == '\t') s++;
+  size_t n = strlen(s);
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n')) s[--n] = '\0';
+  return s;
+}
+
+/* Returns 0, or an NVML code saying why the configuration cannot be used. */
+static nvmlReturn_t load_config(void) {
+  free_config();
+  const char *path = getenv("FAKE_NVML_CONFIG");
+  if (path == NULL || *path == '\0') {
+    fprintf(stderr, "fake-nvml: FAKE_NVML_CONFIG is not set; behaving as if no driver were loaded\n");
+    return NVML_ERROR_DRIVER_NOT_LOADED;
+  }
+  FILE *f = fopen(path, "r");
+  if (f == NULL) {
+    fprintf(stderr, "fake-nvml: cannot open %s: %s\n", path, strerror(errno));
+    return NVML_ERROR_DRIVER_NOT_LOADED;
+  }
+  char line[4096];
+  int lineno = 0;
+  nvmlReturn_t rc = NVML_SUCCESS;
+  while (fgets(line, sizeof line, f) != NULL) {
+    lineno++;
+    char *s = trim(line);
+    if (*s == '\0' || *s == '#') continue;
+    char *eq = strchr(s, '=');
+    if (eq == NULL || entry_count == MAX_ENTRIES) {
+      fprintf(stderr, "fake-nvml: %s:%d: expected key=value\n", path, lineno);
+      rc = NVML_ERROR_UNKNOWN;
+      break;
+    }
+    *eq = '\0';
+    entries[entry_count].key = strdup(trim(s));
+    entries[entry_count].value = strdup(trim(eq + 1));
+    entry_count++;
+  }
+  fclose(f);
+  if (rc != NVML_SUCCESS) free_config();
+  return rc;
+}
+
+/* The last value given for the formatted key, or NULL. */
+static const char *cfg(const char *fmt, ...) {
+  char key[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(key, sizeof key, fmt, ap);
+  va_end(ap);
+  for (int i = entry_count - 1; i >= 0; i--) {
+    if (strcmp(entries[i].key, key) == 0) return entries[i].value;
+  }
+  return NULL;
+}
+
+static int parse_ull(const char *v, unsigned long long *out) {
+  if (v == NULL || *v == '\0') return 0;
+  char *end;
+  errno = 0;
+  unsigned long long x = strtoull(v, &end, 0);
+  if (errno != 0 || *end != '\0') return 0;
+  *out = x;
+  return 1;
+}
+
+static unsigned long long cfg_ull(unsigned long long dflt, const char *fmt, unsigned a, unsigned b, int two) {
+  char key[256];
+  if (two) snprintf(key, sizeof key, fmt, a, b); else snprintf(key, sizeof key, fmt, a);
+  unsigned long long x;
+  return parse_ull(cfg("%s", key), &x) ? x : dflt;
+}
+
+/* ------------------------------------------------------------------ handles */
+
+struct fake_handle {
+  int is_mig;
+  unsigned gpu;
+  unsigned mig; /* position in device.<gpu>.mig.<mig>.* */
+};
+
+static struct fake_handle gpu_handles[MAX_GPUS];
+static struct fake_handle mig_handles[MAX_GPUS][MAX_MIGS];
+
+typedef struct fake_handle *nvmlDevice_t;
+
+static unsigned gpu_count(void) {
+  unsigned long long n = cfg_ull(0, "device.count", 0, 0, 0);
+  return n > MAX_GPUS ? MAX_GPUS : (unsigned)n;
+}
+
+static unsigned mig_count(unsigned gpu) {
+  unsigned long long n = cfg_ull(0, "device.%u.mig.count", gpu, 0, 0);
+  return n > MAX_MIGS ? MAX_MIGS : (unsigned)n;
+}
+
+static int valid_handle(nvmlDevice_t d) {
+  if (d == NULL) return 0;
+  for (unsigned g = 0; g < MAX_GPUS; g++) {
+    if (d == &gpu_handles[g]) return g < gpu_count();
+    for (unsigned m = 0; m < MAX_MIGS; m++) {
+      if (d == &mig_handles[g][m]) return g < gpu_count() && m < mig_count(g);
+    }
+  }
+  return 0;
+}
+
+/* An injected return code for fn, per MIG device, per GPU or for the whole library (first found wins). */
+static nvmlReturn_t injected(nvmlDevice_t d, const char *fn) {
+  unsigned long long code;
+  if (d != NULL && d->is_mig && parse_ull(cfg("device.%u.mig.%u.error.%s", d->gpu, d->mig, fn), &code)) return (nvmlReturn_t)code;
+  if (d != NULL && parse_ull(cfg("device.%u.error.%s", d->gpu, fn), &code)) return (nvmlReturn_t)code;
+  if (parse_ull(cfg("error.%s", fn), &code)) return (nvmlReturn_t)code;
+  return NVML_SUCCESS;
+}
+
+/* Common checks of every device call: initialised, known handle, GPU not lost, no injected error. */
+static nvmlReturn_t enter(nvmlDevice_t d, const char *fn) {
+  if (init_count == 0) return NVML_ERROR_UNINITIALIZED;
+  if (!valid_handle(d)) return NVML_ERROR_INVALID_ARGUMENT;
+  nvmlReturn_t rc = injected(d, fn);
+  if (rc != NVML_SUCCESS) return rc;
+  if (cfg_ull(0, "device.%u.lost", d->gpu, 0, 0) != 0) return NVML_ERROR_GPU_IS_LOST;
+  return NVML_SUCCESS;
+}
+
+static nvmlReturn_t enter_system(const char *fn) {
+  if (init_count == 0) return NVML_ERROR_UNINITIALIZED;
+  return injected(NULL, fn);
+}
+
+static nvmlReturn_t copy_string(char *buf, unsigned int length, const char *value) {
+  if (value == NULL) return NVML_ERROR_NOT_SUPPORTED;
+  if (buf == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  if (strlen(value) + 1 > length) return NVML_ERROR_INSUFFICIENT_SIZE;
+  memcpy(buf, value, strlen(value) + 1);
+  return NVML_SUCCESS;
+}
+
+/* A per-device value: device.<g>.mig.<m>.<name> for MIG handles, device.<g>.<name> otherwise. */
+static const char *device_value(nvmlDevice_t d, const char *name) {
+  return d->is_mig ? cfg("device.%u.mig.%u.%s", d->gpu, d->mig, name) : cfg("device.%u.%s", d->gpu, name);
+}
+
+static nvmlReturn_t device_uint(nvmlDevice_t d, const char *fn, const char *name, unsigned int *out) {
+  nvmlReturn_t rc = enter(d, fn);
+  if (rc != NVML_SUCCESS) return rc;
+  if (out == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  unsigned long long v;
+  if (!parse_ull(device_value(d, name), &v)) return NVML_ERROR_NOT_SUPPORTED;
+  *out = (unsigned int)v;
+  return NVML_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ init and system */
+
+static nvmlReturn_t do_init(void) {
+  if (init_count > 0) {
+    init_count++;
+    return NVML_SUCCESS;
+  }
+  nvmlReturn_t rc = load_config();
+  if (rc != NVML_SUCCESS) return rc;
+  unsigned long long forced;
+  if (parse_ull(cfg("init.error"), &forced) && forced != 0) {
+    free_config();
+    return (nvmlReturn_t)forced;
+  }
+  for (unsigned g = 0; g < MAX_GPUS; g++) {
+    gpu_handles[g] = (struct fake_handle){0, g, 0};
+    for (unsigned m = 0; m < MAX_MIGS; m++) mig_handles[g][m] = (struct fake_handle){1, g, m};
+  }
+  init_count = 1;
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlInit_v2(void) { return do_init(); }
+
+EXPORT nvmlReturn_t nvmlInitWithFlags(unsigned int flags) {
+  (void)flags;
+  return do_init();
+}
+
+EXPORT nvmlReturn_t nvmlShutdown(void) {
+  if (init_count == 0) return NVML_ERROR_UNINITIALIZED;
+  if (--init_count == 0) free_config();
+  return NVML_SUCCESS;
+}
+
+/* Test hook, not an NVML symbol: how many nvmlInit calls are not yet matched by nvmlShutdown. */
+EXPORT int fakeNvmlInitCount(void) { return init_count; }
+
+EXPORT const char *nvmlErrorString(nvmlReturn_t result) {
+  switch (result) {
+    case 0: return "Success";
+    case 1: return "Uninitialized";
+    case 2: return "Invalid Argument";
+    case 3: return "Not Supported";
+    case 4: return "Insufficient Permissions";
+    case 5: return "Already Initialized";
+    case 6: return "Not Found";
+    case 7: return "Insufficient Size";
+    case 8: return "Insufficient External Power";
+    case 9: return "Driver Not Loaded";
+    case 10: return "Timeout";
+    case 11: return "Interrupt request issue";
+    case 12: return "NVML Shared Library Not Found";
+    case 13: return "Function Not Found";
+    case 14: return "Corrupted infoROM";
+    case 15: return "GPU is lost";
+    case 16: return "GPU requires restart";
+    case 17: return "The operating system has blocked the request.";
+    case 18: return "RM has detected an NVML/RM version mismatch.";
+    case 19: return "In use by another client";
+    case 20: return "Insufficient Memory";
+    case 21: return "No data";
+    case 25: return "Argument version mismatch";
+    case 28: return "GPU not found";
+    default: return "Unknown Error";
+  }
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length) {
+  nvmlReturn_t rc = enter_system("nvmlSystemGetDriverVersion");
+  return rc != NVML_SUCCESS ? rc : copy_string(version, length, cfg("driver.version"));
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length) {
+  nvmlReturn_t rc = enter_system("nvmlSystemGetNVMLVersion");
+  return rc != NVML_SUCCESS ? rc : copy_string(version, length, cfg("nvml.version"));
+}
+
+static nvmlReturn_t cuda_version(const char *fn, int *out) {
+  nvmlReturn_t rc = enter_system(fn);
+  if (rc != NVML_SUCCESS) return rc;
+  if (out == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  unsigned long long v;
+  if (!parse_ull(cfg("cuda.driver.version"), &v)) return NVML_ERROR_NOT_SUPPORTED;
+  *out = (int)v;
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *v) { return cuda_version("nvmlSystemGetCudaDriverVersion", v); }
+EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v) { return cuda_version("nvmlSystemGetCudaDriverVersion_v2", v); }
+
+/* ------------------------------------------------------------------ enumeration and identity */
+
+EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count) {
+  nvmlReturn_t rc = enter_system("nvmlDeviceGetCount_v2");
+  if (rc != NVML_SUCCESS) return rc;
+  if (count == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  *count = gpu_count();
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device) {
+  if (init_count == 0) return NVML_ERROR_UNINITIALIZED;
+  if (device == NULL || index >= gpu_count()) return NVML_ERROR_INVALID_ARGUMENT;
+  nvmlReturn_t rc = injected(&gpu_handles[index], "nvmlDeviceGetHandleByIndex_v2");
+  if (rc != NVML_SUCCESS) return rc;
+  *device = &gpu_handles[index];
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t d, unsigned int *index) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceGetIndex");
+  if (rc != NVML_SUCCESS) return rc;
+  if (index == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  *index = d->is_mig ? (unsigned)cfg_ull(d->mig, "device.%u.mig.%u.index", d->gpu, d->mig, 1) : d->gpu;
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t d, unsigned int *minor) {
+  if (valid_handle(d) && d->is_mig) return NVML_ERROR_NOT_SUPPORTED;
+  return device_uint(d, "nvmlDeviceGetMinorNumber", "minor", minor);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *uuid, unsigned int length) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceGetUUID");
+  return rc != NVML_SUCCESS ? rc : copy_string(uuid, length, device_value(d, "uuid"));
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *name, unsigned int length) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceGetName");
+  if (rc != NVML_SUCCESS) return rc;
+  const char *gpu_name = cfg("device.%u.name", d->gpu);
+  if (!d->is_mig || gpu_name == NULL) return copy_string(name, length, gpu_name);
+  /* A MIG handle is named after its parent and profile, e.g. "NVIDIA H100 80GB HBM3 MIG 1g.10gb". */
+  const char *profile = device_value(d, "profile");
+  char mig_name[256];
+  snprintf(mig_name, sizeof mig_name, profile == NULL ? "%s" : "%s MIG %s", gpu_name, profile);
+  return copy_string(name, length, mig_name);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t d, unsigned int *type) {
+  return device_uint(d, "nvmlDeviceGetBrand", "brand", type);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t d, unsigned int *arch) {
+  return device_uint(d, "nvmlDeviceGetArchitecture", "architecture", arch);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int *major, int *minor) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceGetCudaComputeCapability");
+  if (rc != NVML_SUCCESS) return rc;
+  if (major == NULL || minor == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  const char *cc = cfg("device.%u.cuda.cc", d->gpu);
+  int a, b;
+  if (cc == NULL || sscanf(cc, "%d.%d", &a, &b) != 2) return NVML_ERROR_NOT_SUPPORTED;
+  *major = a;
+  *minor = b;
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t d, char *serial, unsigned int length) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceGetSerial");
+  return rc != NVML_SUCCESS ? rc : copy_string(serial, length, cfg("device.%u.serial", d->gpu));
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t d, char *part, unsigned int length) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceGetBoardPartNumber");
+  return rc != NVML_SUCCESS ? rc : copy_string(part, length, cfg("device.%u.board_part_number", d->gpu));
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t d, char *version, unsigned int length) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceGetVbiosVersion");
+  return rc != NVML_SUCCESS ? rc : copy_string(version, length, cfg("device.%u.vbios", d->gpu));
+}
+
+/* ------------------------------------------------------------------ memory and PCI */
+
+typedef struct {
+  unsigned long long total, free, used;
+} nvmlMemory_t;
+
+typedef struct {
+  unsigned int version;
+  unsigned long long total, reserved, free, used;
+} nvmlMemory_v2_t;
+
+_Static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t layout");
+_Static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t layout");
+
+static nvmlReturn_t memory_values(nvmlDevice_t d, unsigned long long *total, unsigned long long *reserved,
+                                  unsigned long long *used) {
+  if (!parse_ull(device_value(d, "memory.total"), total)) return NVML_ERROR_NOT_SUPPORTED;
+  if (!parse_ull(device_value(d, "memory.reserved"), reserved)) *reserved = 0;
+  if (!parse_ull(device_value(d, "memory.used"), used)) *used = 0;
+  if (*reserved + *used > *total) return NVML_ERROR_UNKNOWN;
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *memory) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceGetMemoryInfo");
+  if (rc != NVML_SUCCESS) return rc;
+  if (memory == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  unsigned long long total, reserved, used;
+  if ((rc = memory_values(d, &total, &reserved, &used)) != NVML_SUCCESS) return rc;
+  memory->total = total;
+  memory->used = used + reserved; /* v1 has no reserved field: reserved memory counts as used */
+  memory->free = total - used - reserved;
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *memory) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceGetMemoryInfo_v2");
+  if (rc != NVML_SUCCESS) return rc;
+  if (memory == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  if (memory->version != MEMORY_V2_VERSION) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+  unsigned long long total, reserved, used;
+  if ((rc = memory_values(d, &total, &reserved, &used)) != NVML_SUCCESS) return rc;
+  memory->total = total;
+  memory->reserved = reserved;
+  memory->used = used;
+  memory->free = total - used - reserved;
+  return NVML_SUCCESS;
+}
+
+typedef struct {
+  char busIdLegacy[16];
+  unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
+  char busId[32];
+} nvmlPciInfo_t;
+
+_Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t layout");
+
+EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *pci) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceGetPciInfo_v3");
+  if (rc != NVML_SUCCESS) return rc;
+  if (pci == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  const char *bus_id = cfg("device.%u.pci.busid", d->gpu);
+  unsigned domain, bus, dev, fn;
+  if (bus_id == NULL) return NVML_ERROR_NOT_SUPPORTED;
+  if (sscanf(bus_id, "%x:%x:%x.%x", &domain, &bus, &dev, &fn) != 4) return NVML_ERROR_UNKNOWN;
+  memset(pci, 0, sizeof *pci);
+  pci->domain = domain;
+  pci->bus = bus;
+  pci->device = dev;
+  pci->pciDeviceId = (unsigned)cfg_ull(0, "device.%u.pci.device_id", d->gpu, 0, 0);
+  pci->pciSubSystemId = (unsigned)cfg_ull(0, "device.%u.pci.subsystem_id", d->gpu, 0, 0);
+  /* The real library prints upper-case hex and always function 0 (nvml.md §1.4). */
+  snprintf(pci->busId, sizeof pci->busId, "%08X:%02X:%02X.0", domain, bus, dev);
+  snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%04X:%02X:%02X.0", domain & 0xffff, bus, dev);
+  return NVML_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ MIG */
+
+EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned int *current, unsigned int *pending) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceGetMigMode");
+  if (rc != NVML_SUCCESS) return rc;
+  if (current == NULL || pending == NULL || d->is_mig) return NVML_ERROR_INVALID_ARGUMENT;
+  unsigned long long mode;
+  if (!parse_ull(cfg("device.%u.mig.mode", d->gpu), &mode)) return NVML_ERROR_NOT_SUPPORTED;
+  *current = (unsigned)mode;
+  *pending = (unsigned)cfg_ull(mode, "device.%u.mig.pending", d->gpu, 0, 0);
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned int *count) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceGetMaxMigDeviceCount");
+  if (rc != NVML_SUCCESS) return rc;
+  if (count == NULL || d->is_mig) return NVML_ERROR_INVALID_ARGUMENT;
+  int enabled = cfg_ull(0, "device.%u.mig.mode", d->gpu, 0, 0) == 1;
+  *count = enabled ? (unsigned)cfg_ull(7, "device.%u.mig.max", d->gpu, 0, 0) : 0;
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t d, unsigned int index, nvmlDevice_t *mig) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceGetMigDeviceHandleByIndex");
+  if (rc != NVML_SUCCESS) return rc;
+  if (mig == NULL || d->is_mig) return NVML_ERROR_INVALID_ARGUMENT;
+  if (cfg_ull(0, "device.%u.mig.mode", d->gpu, 0, 0) != 1) return NVML_ERROR_INVALID_ARGUMENT;
+  for (unsigned m = 0; m < mig_count(d->gpu); m++) {
+    /* Slot indexes may have holes (device.<g>.mig.<m>.index); an empty slot is NOT_FOUND, as on hardware. */
+    if (cfg_ull(m, "device.%u.mig.%u.index", d->gpu, m, 1) == index) {
+      rc = injected(&mig_handles[d->gpu][m], "nvmlDeviceGetMigDeviceHandleByIndex");
+      if (rc != NVML_SUCCESS) return rc;
+      *mig = &mig_handles[d->gpu][m];
+      return NVML_SUCCESS;
+    }
+  }
+  return NVML_ERROR_NOT_FOUND;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t d, unsigned int *is_mig) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceIsMigDeviceHandle");
+  if (rc != NVML_SUCCESS) return rc;
+  if (is_mig == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  *is_mig = (unsigned)d->is_mig;
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t mig, nvmlDevice_t *device) {
+  nvmlReturn_t rc = enter(mig, "nvmlDeviceGetDeviceHandleFromMigDeviceHandle");
+  if (rc != NVML_SUCCESS) return rc;
+  if (device == NULL || !mig->is_mig) return NVML_ERROR_INVALID_ARGUMENT;
+  *device = &gpu_handles[mig->gpu];
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t d, unsigned int *id) {
+  if (valid_handle(d) && !d->is_mig) return NVML_ERROR_INVALID_ARGUMENT;
+  return device_uint(d, "nvmlDeviceGetGpuInstanceId", "gi", id);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t d, unsigned int *id) {
+  if (valid_handle(d) && !d->is_mig) return NVML_ERROR_INVALID_ARGUMENT;
+  return device_uint(d, "nvmlDeviceGetComputeInstanceId", "ci", id);
+}
+
+typedef struct {
+  unsigned int multiprocessorCount, sharedCopyEngineCount, sharedDecoderCount, sharedEncoderCount,
+      sharedJpegCount, sharedOfaCount, gpuInstanceSliceCount, computeInstanceSliceCount;
+  unsigned long long memorySizeMB;
+} nvmlDeviceAttributes_t;
+
+_Static_assert(sizeof(nvmlDeviceAttributes_t) == 40, "nvmlDeviceAttributes_t layout");
+
+EXPORT nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t d, nvmlDeviceAttributes_t *a) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceGetAttributes_v2");
+  if (rc != NVML_SUCCESS) return rc;
+  if (a == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  if (!d->is_mig) return NVML_ERROR_NOT_SUPPORTED; /* real NVML fills it for MIG handles only */
+  unsigned g = d->gpu, m = d->mig;
+  a->multiprocessorCount = (unsigned)cfg_ull(0, "device.%u.mig.%u.sm_count", g, m, 1);
+  a->sharedCopyEngineCount = (unsigned)cfg_ull(0, "device.%u.mig.%u.ce_count", g, m, 1);
+  a->sharedDecoderCount = (unsigned)cfg_ull(0, "device.%u.mig.%u.dec_count", g, m, 1);
+  a->sharedEncoderCount = (unsigned)cfg_ull(0, "device.%u.mig.%u.enc_count", g, m, 1);
+  a->sharedJpegCount = (unsigned)cfg_ull(0, "device.%u.mig.%u.jpg_count", g, m, 1);
+  a->sharedOfaCount = (unsigned)cfg_ull(0, "device.%u.mig.%u.ofa_count", g, m, 1);
+  a->gpuInstanceSliceCount = (unsigned)cfg_ull(0, "device.%u.mig.%u.gi_slices", g, m, 1);
+  a->computeInstanceSliceCount = (unsigned)cfg_ull(0, "device.%u.mig.%u.ci_slices", g, m, 1);
+  a->memorySizeMB = cfg_ull(0, "device.%u.mig.%u.memory.total", g, m, 1) >> 20;
+  return NVML_SUCCESS;
+}

@@ -1,0 +1,402 @@
+package io.nodeatlas.discovery.gpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nodeatlas.discovery.host.HostContext;
+import io.nodeatlas.discovery.host.HostFs;
+import io.nodeatlas.discovery.host.SourceOptions;
+import io.nodeatlas.discovery.model.AttributeValue;
+import io.nodeatlas.discovery.model.ContainerEdits.DeviceNode;
+import io.nodeatlas.discovery.model.ContainerEdits.Mount;
+import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.model.Quantity;
+import io.nodeatlas.discovery.spi.Availability;
+import io.nodeatlas.discovery.spi.DiscoveryException;
+import io.nodeatlas.discovery.spi.DiscoveryResult;
+import io.nodeatlas.discovery.spi.DiscoverySources;
+import io.nodeatlas.discovery.spi.DiscoveryWarning;
+import io.nodeatlas.discovery.testing.FixtureTree;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code gpu} source end to end: real JNA into the fake {@code libnvidia-ml.so.1}, host files
+ * from a fixture tree. Every scenario checks that nvmlInit and nvmlShutdown were paired.
+ */
+class GpuDiscoverySourceTest {
+
+  @TempDir Path host;
+  @TempDir Path confDir;
+
+  private final GpuDiscoverySource source = new GpuDiscoverySource();
+
+  @BeforeEach
+  void hostTree() {
+    FixtureTree.at(host)
+        .symlink("sys/bus/pci/devices/0000:18:00.0", "../../../devices/pci0000:17/0000:17:01.0/0000:18:00.0")
+        .value("sys/devices/pci0000:17/0000:17:01.0/0000:18:00.0/numa_node", 0)
+        .symlink("sys/bus/pci/devices/0000:68:00.0", "../../../devices/pci0000:64/0000:64:02.0/0000:68:00.0")
+        .value("sys/devices/pci0000:64/0000:64:02.0/0000:68:00.0/numa_node", -1)
+        .file("proc/devices", "Character devices:\n  1 mem\n195 nvidia-frontend\n235 nvidia-caps\n510 nvidia-uvm\n\n"
+            + "Block devices:\n  8 sd\n")
+        .file("proc/driver/nvidia-caps/mig-minors", "config 1\nmonitor 2\ngpu0/gi9/access 84\ngpu0/gi9/ci0/access 85\n"
+            + "gpu3/gi1/access 417\n")
+        .file("dev/nvidia0", "")
+        .file("dev/nvidia3", "")
+        .file("dev/nvidiactl", "")
+        .file("dev/nvidia-uvm", "")
+        .file("dev/nvidia-uvm-tools", "")
+        .file("usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", "")
+        .symlink("usr/lib/x86_64-linux-gnu/libcuda.so.1", "libcuda.so.550.54.15")
+        .file("usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15", "")
+        .file("usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15", "")
+        .file("usr/bin/nvidia-smi", "");
+  }
+
+  @AfterEach
+  void everyInitWasShutDown() {
+    assertThat(FakeNvml.initCount()).as("nvmlInit/nvmlShutdown pairs").isZero();
+  }
+
+  private HostContext context(Map<String, String> options) {
+    return new HostContext(HostFs.of(host), new SourceOptions(options), Clock.systemUTC());
+  }
+
+  private HostContext withFake() {
+    return context(Map.of("gpu.nvmlLibrary", FakeNvml.library().toString()));
+  }
+
+  private DiscoveryResult discover(FakeNvml.Config config) throws DiscoveryException {
+    config.install(confDir);
+    HostContext ctx = withFake();
+    assertThat(source.availability(ctx)).isEqualTo(Availability.ok());
+    return source.discover(ctx);
+  }
+
+  private static Map<String, Object> attributes(Device d) {
+    Map<String, Object> out = new TreeMap<>();
+    d.attributes().forEach((k, v) -> out.put(k, v.asObject()));
+    return out;
+  }
+
+  private static Device device(DiscoveryResult r, String name) {
+    return r.devices().stream().filter(d -> d.name().equals(name)).findFirst()
+        .orElseThrow(() -> new AssertionError("no device " + name + " in " + r.devices()));
+  }
+
+  private static List<String> messages(DiscoveryResult r) {
+    return r.warnings().stream().map(DiscoveryWarning::message).toList();
+  }
+
+  @Test
+  void publishesEveryGpuAndMigDeviceWithDraAttributes() throws Exception {
+    DiscoveryResult r = discover(FakeNvml.twoGpus());
+
+    assertThat(r.warnings()).isEmpty();
+    assertThat(r.devices()).extracting(Device::name).containsExactly("gpu-0", "gpu-0-mig-9-0", "gpu-3");
+
+    Device h100 = device(r, "gpu-0");
+    assertThat(h100.source()).isEqualTo("gpu");
+    assertThat(attributes(h100)).isEqualTo(new TreeMap<>(Map.ofEntries(
+        Map.entry("nodeatlas.io/type", "gpu"),
+        Map.entry("nodeatlas.io/uuid", "GPU-6c6f1d3e-1b6e-4b5f-9c1e-5b8a4f0e2a11"),
+        Map.entry("nodeatlas.io/productName", "NVIDIA H100 80GB HBM3"),
+        Map.entry("nodeatlas.io/brand", "Nvidia"),
+        Map.entry("nodeatlas.io/architecture", "Hopper"),
+        Map.entry("nodeatlas.io/cudaComputeCapability", "9.0.0"),
+        Map.entry("nodeatlas.io/driverVersion", "550.54.15"),
+        Map.entry("nodeatlas.io/cudaDriverVersion", "12.4.0"),
+        Map.entry("nodeatlas.io/minor", 0L),
+        Map.entry("nodeatlas.io/serial", "1654922004211"),
+        Map.entry("nodeatlas.io/boardPartNumber", "692-2G520-0200-000"),
+        Map.entry("nodeatlas.io/vbiosVersion", "96.00.74.00.01"),
+        Map.entry("nodeatlas.io/pciDeviceID", "0x2330"),
+        Map.entry("nodeatlas.io/migEnabled", true),
+        Map.entry("resource.kubernetes.io/pciBusID", "0000:18:00.0"),
+        Map.entry("resource.kubernetes.io/pcieRoot", "pci0000:17"),
+        Map.entry("resource.kubernetes.io/numaNode", 0L))));
+    assertThat(h100.attribute("nodeatlas.io/driverVersion")).contains(AttributeValue.version("550.54.15"));
+    assertThat(h100.capacity()).containsExactly(Map.entry("nodeatlas.io/memory", Quantity.of(85520809984L)));
+    assertThat(h100.containerEdits().deviceNodes()).containsExactly(
+        DeviceNode.charDevice("/dev/nvidia0", 195, 0),
+        DeviceNode.charDevice("/dev/nvidiactl", 195, 255),
+        DeviceNode.charDevice("/dev/nvidia-uvm", 510, 0),
+        DeviceNode.charDevice("/dev/nvidia-uvm-tools", 510, 1));
+    assertThat(h100.containerEdits().mounts()).containsExactly(
+        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"),
+        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"),
+        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15",
+            "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15"),
+        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15",
+            "/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15"),
+        Mount.readOnlyBind("/usr/bin/nvidia-smi", "/usr/bin/nvidia-smi"));
+
+    Device mig = device(r, "gpu-0-mig-9-0");
+    assertThat(attributes(mig)).containsAllEntriesOf(Map.of(
+        "nodeatlas.io/type", "mig",
+        "nodeatlas.io/uuid", "MIG-1f3c5a7e-0d2b-5c4a-8e6f-0a1b2c3d4e5f",
+        "nodeatlas.io/parentUUID", "GPU-6c6f1d3e-1b6e-4b5f-9c1e-5b8a4f0e2a11",
+        "nodeatlas.io/profile", "1g.10gb",
+        "nodeatlas.io/gpuInstanceID", 9L,
+        "nodeatlas.io/computeInstanceID", 0L,
+        "nodeatlas.io/parentMinor", 0L,
+        "nodeatlas.io/productName", "NVIDIA H100 80GB HBM3",
+        "resource.kubernetes.io/pciBusID", "0000:18:00.0",
+        "nodeatlas.io/cudaDriverVersion", "12.4.0"));
+    assertThat(attributes(mig)).doesNotContainKeys("nodeatlas.io/serial", "nodeatlas.io/migEnabled");
+    assertThat(mig.capacity()).isEqualTo(new TreeMap<>(Map.of(
+        "nodeatlas.io/memory", Quantity.of(10468982784L),
+        "nodeatlas.io/multiprocessors", Quantity.of(16),
+        "nodeatlas.io/copyEngines", Quantity.of(1),
+        "nodeatlas.io/decoders", Quantity.of(1),
+        "nodeatlas.io/encoders", Quantity.of(0),
+        "nodeatlas.io/jpegEngines", Quantity.of(1),
+        "nodeatlas.io/ofaEngines", Quantity.of(0))));
+    assertThat(mig.containerEdits().deviceNodes()).containsExactly(
+        DeviceNode.charDevice("/dev/nvidia0", 195, 0),
+        DeviceNode.charDevice("/dev/nvidia-caps/nvidia-cap84", 235, 84),
+        DeviceNode.charDevice("/dev/nvidia-caps/nvidia-cap85", 235, 85),
+        DeviceNode.charDevice("/dev/nvidiactl", 195, 255),
+        DeviceNode.charDevice("/dev/nvidia-uvm", 510, 0),
+        DeviceNode.charDevice("/dev/nvidia-uvm-tools", 510, 1));
+
+    Device a100 = device(r, "gpu-3");
+    assertThat(attributes(a100)).containsEntry("nodeatlas.io/migEnabled", false)
+        .containsEntry("nodeatlas.io/architecture", "Ampere")
+        .containsEntry("resource.kubernetes.io/pcieRoot", "pci0000:64")
+        .doesNotContainKey("resource.kubernetes.io/numaNode"); // numa_node -1 means no affinity
+    assertThat(a100.containerEdits().deviceNodes()).first().isEqualTo(DeviceNode.charDevice("/dev/nvidia3", 195, 3));
+  }
+
+  @Test
+  void outputIsTheSameOnEveryRun() throws Exception {
+    assertThat(discover(FakeNvml.twoGpus())).isEqualTo(discover(FakeNvml.twoGpus()));
+  }
+
+  @Test
+  void aFailingCallCostsOneFactAndOneWarning() throws Exception {
+    DiscoveryResult r = discover(FakeNvml.twoGpus().set("device.0.error.nvmlDeviceGetSerial", "3"));
+
+    assertThat(messages(r)).containsExactly(
+        "GPU 0000:18:00.0: serial number not read: nvmlDeviceGetSerial: Not Supported (NVML_ERROR_NOT_SUPPORTED)");
+    assertThat(device(r, "gpu-0").attributes()).doesNotContainKey("nodeatlas.io/serial")
+        .containsKey("nodeatlas.io/uuid").containsKey("nodeatlas.io/vbiosVersion");
+    assertThat(device(r, "gpu-3").attributes()).containsKey("nodeatlas.io/serial");
+    assertThat(r.warnings()).allSatisfy(w -> assertThat(w.source()).isEqualTo("gpu"));
+  }
+
+  @Test
+  void everyPerDeviceCallMayFailWithoutLosingTheGpu() throws Exception {
+    String[] calls = {"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetUUID", "nvmlDeviceGetName", "nvmlDeviceGetBrand",
+        "nvmlDeviceGetArchitecture", "nvmlDeviceGetCudaComputeCapability", "nvmlDeviceGetBoardPartNumber",
+        "nvmlDeviceGetVbiosVersion", "nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetMigMode"};
+    for (String call : calls) {
+      DiscoveryResult r = discover(FakeNvml.twoGpus().set("device.1.error." + call, "999"));
+      assertThat(r.devices()).as(call).extracting(Device::name).containsExactly("gpu-0", "gpu-0-mig-9-0", "gpu-3");
+      assertThat(messages(r)).as(call).singleElement().asString().contains(call + ": Unknown Error (NVML_ERROR_UNKNOWN)");
+    }
+  }
+
+  @Test
+  void aGpuWeMayNotOpenDoesNotHideTheOthers() throws Exception {
+    DiscoveryResult r = discover(FakeNvml.twoGpus().set("device.0.error.nvmlDeviceGetHandleByIndex_v2", "4"));
+
+    assertThat(r.devices()).extracting(Device::name).containsExactly("gpu-3");
+    assertThat(messages(r)).containsExactly("GPU at NVML index 0 not published: "
+        + "nvmlDeviceGetHandleByIndex_v2: Insufficient Permissions (NVML_ERROR_NO_PERMISSION)");
+  }
+
+  @Test
+  void aLostGpuIsReportedAndTheOthersArePublished() throws Exception {
+    DiscoveryResult r = discover(FakeNvml.twoGpus().set("device.0.lost", "1"));
+
+    assertThat(r.devices()).extracting(Device::name).containsExactly("gpu-3");
+    assertThat(messages(r)).containsExactly("GPU at NVML index 0 is lost (NVML_ERROR_GPU_IS_LOST) and not published; "
+        + "the GPU needs a reset or the node a reboot");
+  }
+
+  @Test
+  void aGpuLostHalfwayIsReportedWithWhatWasRead() throws Exception {
+    DiscoveryResult r = discover(FakeNvml.twoGpus().set("device.1.error.nvmlDeviceGetSerial", "15"));
+
+    assertThat(r.devices()).extracting(Device::name).containsExactly("gpu-0", "gpu-0-mig-9-0");
+    assertThat(messages(r)).containsExactly("GPU 0000:68:00.0 (GPU-31515c3d-1414-7c2c-004a-f86a898946ac) minor 3 "
+        + "is lost (NVML_ERROR_GPU_IS_LOST) and not published; the GPU needs a reset or the node a reboot");
+  }
+
+  @Test
+  void aGpuWithoutMinorNumberCannotBeNamedAndIsReported() throws Exception {
+    DiscoveryResult r = discover(FakeNvml.twoGpus().remove("device.1.minor"));
+
+    assertThat(r.devices()).extracting(Device::name).containsExactly("gpu-0", "gpu-0-mig-9-0");
+    assertThat(messages(r)).containsExactly(
+        "GPU 0000:68:00.0: minor number not read: nvmlDeviceGetMinorNumber: Not Supported (NVML_ERROR_NOT_SUPPORTED)",
+        "GPU 0000:68:00.0 (GPU-31515c3d-1414-7c2c-004a-f86a898946ac) not published: its minor number (/dev/nvidiaN) is unknown");
+  }
+
+  @Test
+  void migOffPublishesOnlyTheGpu() throws Exception {
+    DiscoveryResult r = discover(FakeNvml.twoGpus().set("device.0.mig.mode", "0"));
+
+    assertThat(r.warnings()).isEmpty();
+    assertThat(r.devices()).extracting(Device::name).containsExactly("gpu-0", "gpu-3");
+    assertThat(device(r, "gpu-0").attributes()).containsEntry("nodeatlas.io/migEnabled", AttributeValue.of(false));
+  }
+
+  @Test
+  void aGpuThatIsNotMigCapableHasNoMigAttributeAndNoWarning() throws Exception {
+    DiscoveryResult r = discover(FakeNvml.twoGpus().remove("device.1.mig.mode"));
+
+    assertThat(r.warnings()).isEmpty();
+    assertThat(device(r, "gpu-3").attributes()).doesNotContainKey("nodeatlas.io/migEnabled");
+  }
+
+  @Test
+  void migSlotsWithHolesAreWalkedAndFailingMigDevicesAreReported() throws Exception {
+    DiscoveryResult r = discover(FakeNvml.twoGpus()
+        .set("device.0.mig.count", "3")
+        .set("device.0.mig.0.index", "2")
+        .set("device.0.mig.1.index", "5")
+        .set("device.0.mig.1.uuid", "MIG-00000001-0000-0000-0000-000000000001")
+        .set("device.0.mig.1.gi", "3")
+        .set("device.0.mig.1.ci", "0")
+        .set("device.0.mig.1.profile", "2g.20gb")
+        .set("device.0.mig.1.memory.total", "21072183296")
+        .set("device.0.mig.2.index", "6")
+        .set("device.0.mig.2.error.nvmlDeviceGetMigDeviceHandleByIndex", "4"));
+
+    assertThat(r.devices()).extracting(Device::name)
+        .containsExactly("gpu-0", "gpu-0-mig-3-0", "gpu-0-mig-9-0", "gpu-3");
+    assertThat(messages(r)).containsExactly(
+        "GPU 0000:18:00.0 MIG device 6 not read: nvmlDeviceGetMigDeviceHandleByIndex: Insufficient Permissions "
+            + "(NVML_ERROR_NO_PERMISSION)",
+        "gpu-0-mig-3-0: no gpu0/gi3/access in mig-minors, capability device node left out",
+        "gpu-0-mig-3-0: no gpu0/gi3/ci0/access in mig-minors, capability device node left out");
+    assertThat(device(r, "gpu-0-mig-3-0").attributes())
+        .containsEntry("nodeatlas.io/profile", AttributeValue.string("2g.20gb"));
+  }
+
+  @Test
+  void aMigDeviceWithoutInstanceIdsIsReported() throws Exception {
+    DiscoveryResult r = discover(FakeNvml.twoGpus().set("device.0.mig.0.error.nvmlDeviceGetGpuInstanceId", "3"));
+
+    assertThat(r.devices()).extracting(Device::name).containsExactly("gpu-0", "gpu-3");
+    assertThat(messages(r)).containsExactly(
+        "GPU 0000:18:00.0 MIG device 0: GPU instance id not read: nvmlDeviceGetGpuInstanceId: Not Supported "
+            + "(NVML_ERROR_NOT_SUPPORTED)",
+        "GPU 0000:18:00.0 MIG device 0 not published: its GPU/compute instance ids are unknown");
+  }
+
+  @Test
+  void missingHostFilesCostTheirFactsOnly() throws Exception {
+    FixtureTree.at(host).delete("proc/devices").delete("proc/driver/nvidia-caps/mig-minors").delete("dev/nvidia3");
+    DiscoveryResult r = discover(FakeNvml.twoGpus());
+
+    assertThat(r.devices()).extracting(Device::name).containsExactly("gpu-0", "gpu-0-mig-9-0", "gpu-3");
+    assertThat(messages(r)).containsExactly(
+        host.resolve("proc/driver/nvidia-caps/mig-minors") + " is missing or empty: MIG devices get no capability device nodes",
+        "/dev/nvidia3 does not exist on the host: containers of gpu-3 get no GPU device node");
+    // Without /proc/devices the runtime is left to stat the host nodes.
+    assertThat(device(r, "gpu-0").containerEdits().deviceNodes()).first()
+        .isEqualTo(new DeviceNode("/dev/nvidia0", null, null, null, null, null, null, null, null));
+    assertThat(device(r, "gpu-3").containerEdits().deviceNodes()).extracting(DeviceNode::path)
+        .containsExactly("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
+  }
+
+  @Test
+  void aVersionNvmlPrintsOddlyIsLeftOutWithAWarning() throws Exception {
+    DiscoveryResult r = discover(FakeNvml.twoGpus().set("driver.version", "550.54.15-custom")
+        .set("device.0.name", "N".repeat(65)));
+
+    assertThat(messages(r)).contains(
+        "driver version \"550.54.15-custom\" is not a version number; driverVersion left out");
+    assertThat(messages(r)).anySatisfy(m -> assertThat(m).startsWith("gpu-0: attribute nodeatlas.io/productName left out"));
+    assertThat(device(r, "gpu-0").attributes()).doesNotContainKeys("nodeatlas.io/driverVersion", "nodeatlas.io/productName");
+  }
+
+  @Test
+  void nvmlInitFailureMakesTheSourceUnavailableNotFailed() {
+    FakeNvml.twoGpus().set("init.error", "9").install(confDir);
+
+    Availability a = source.availability(withFake());
+    assertThat(a.available()).isFalse();
+    assertThat(a.reason()).isEqualTo("NVML (" + FakeNvml.library() + ") did not initialise: "
+        + "nvmlInit_v2: Driver Not Loaded (NVML_ERROR_DRIVER_NOT_LOADED)");
+    assertThatThrownBy(() -> source.discover(withFake())).isInstanceOf(DiscoveryException.class);
+  }
+
+  @Test
+  void aMissingLibraryMakesTheSourceUnavailable() {
+    Availability explicit = source.availability(context(Map.of("gpu.nvmlLibrary", host.resolve("nope.so").toString())));
+    assertThat(explicit.available()).isFalse();
+    assertThat(explicit.reason()).isEqualTo("NVML not loaded: load NVML: gpu.nvmlLibrary=" + host.resolve("nope.so")
+        + ": no such file (NVML_ERROR_LIBRARY_NOT_FOUND)");
+
+    Availability noDriver = source.availability(context(Map.of("gpu.driverRoot", "/run/nvidia/driver")));
+    assertThat(noDriver.available()).isFalse();
+    assertThat(noDriver.reason()).startsWith("NVML not loaded: load NVML: no libnvidia-ml.so.1 under driver root "
+        + "/run/nvidia/driver (searched /run/nvidia/driver/libnvidia-ml.so.1, /run/nvidia/driver/usr/lib64/libnvidia-ml.so.1");
+  }
+
+  @Test
+  void nvmlIsFoundUnderTheDriverRoot() throws Exception {
+    // A relative link, as driver installs have; an absolute one would be re-rooted under the host root.
+    Path linkDir = host.resolve("run/nvidia/driver/usr/lib64");
+    FixtureTree.at(host).symlink("run/nvidia/driver/usr/lib64/libnvidia-ml.so.1", linkDir.relativize(FakeNvml.library()).toString())
+        .file("run/nvidia/driver/usr/lib64/libcuda.so.550.54.15", "")
+        .file("run/nvidia/driver/usr/bin/nvidia-smi", "");
+    FakeNvml.twoGpus().install(confDir);
+    HostContext ctx = context(Map.of("gpu.driverRoot", "/run/nvidia/driver"));
+
+    assertThat(source.availability(ctx)).isEqualTo(Availability.ok());
+    DiscoveryResult r = source.discover(ctx);
+    assertThat(r.devices()).hasSize(3);
+    // Mounts name the host path under the driver root and the path inside the driver root in the container.
+    assertThat(device(r, "gpu-3").containerEdits().mounts()).containsExactly(
+        Mount.readOnlyBind("/run/nvidia/driver/usr/lib64/libcuda.so.550.54.15", "/usr/lib64/libcuda.so.550.54.15"),
+        Mount.readOnlyBind("/run/nvidia/driver/usr/lib64/libnvidia-ml.so.1", "/usr/lib64/libnvidia-ml.so.1"),
+        Mount.readOnlyBind("/run/nvidia/driver/usr/bin/nvidia-smi", "/usr/bin/nvidia-smi"));
+  }
+
+  @Test
+  void withoutOptionsNvmlComesFromTheLibraryPath() throws Exception {
+    FakeNvml.twoGpus().install(confDir);
+    HostContext ctx = context(Map.of());
+
+    assertThat(source.availability(ctx)).isEqualTo(Availability.ok());
+    assertThat(source.discover(ctx).devices()).hasSize(3);
+  }
+
+  @Test
+  void aFailedDeviceCountFailsTheSource() {
+    FakeNvml.twoGpus().set("error.nvmlDeviceGetCount_v2", "999").install(confDir);
+
+    assertThatThrownBy(() -> source.discover(withFake()))
+        .isInstanceOf(DiscoveryException.class)
+        .hasMessageEndingWith("nvmlDeviceGetCount_v2: Unknown Error (NVML_ERROR_UNKNOWN)");
+  }
+
+  @Test
+  void isRegisteredAsTheGpuSource() {
+    DiscoverySources sources = DiscoverySources.load(getClass().getClassLoader());
+    assertThat(sources.names()).contains("gpu");
+    assertThat(sources.select("gpu")).singleElement().isInstanceOf(GpuDiscoverySource.class);
+  }
+
+  @Test
+  void devicesSortNumerically() {
+    assertThat(List.of("gpu-10", "gpu-2", "gpu-2-mig-9-0", "gpu-2-mig-10-0", "gpu-1").stream()
+        .sorted(GpuDiscoverySource::naturalOrder).toList())
+        .containsExactly("gpu-1", "gpu-2", "gpu-2-mig-9-0", "gpu-2-mig-10-0", "gpu-10");
+    assertThat(Optional.of(GpuDiscoverySource.naturalOrder("gpu-02", "gpu-2"))).contains(0);
+  }
+}
