@@ -1,0 +1,524 @@
+package io.nodeatlas.match;
+
+import io.nodeatlas.discovery.model.AttributeValue;
+import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.model.Quantity;
+import io.nodeatlas.match.MatchReport.AlternativeReport;
+import io.nodeatlas.match.MatchReport.ClaimReport;
+import io.nodeatlas.match.MatchReport.ClassReport;
+import io.nodeatlas.match.MatchReport.ConstraintReport;
+import io.nodeatlas.match.MatchReport.Rejection;
+import io.nodeatlas.match.MatchReport.RequestReport;
+import io.nodeatlas.match.MatchReport.SelectorReport;
+import io.nodeatlas.match.cel.CompiledSelector;
+import io.nodeatlas.match.cel.DeviceVariable;
+import io.nodeatlas.match.cel.DraCelEnvironment;
+import io.nodeatlas.match.cel.SelectorCompileException;
+import io.nodeatlas.match.cel.SelectorLint;
+import io.nodeatlas.match.cel.SelectorResult;
+import io.nodeatlas.match.claims.ClaimInputException;
+import io.nodeatlas.match.claims.ClaimModel.AllocationMode;
+import io.nodeatlas.match.claims.ClaimModel.Claim;
+import io.nodeatlas.match.claims.ClaimModel.Constraint;
+import io.nodeatlas.match.claims.ClaimModel.ConstraintKind;
+import io.nodeatlas.match.claims.ClaimModel.DeviceClass;
+import io.nodeatlas.match.claims.ClaimModel.DeviceSelection;
+import io.nodeatlas.match.claims.ClaimModel.Documents;
+import io.nodeatlas.match.claims.ClaimModel.Request;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * Decides, for this node alone, which devices satisfy each DeviceClass and claim request and whether each
+ * claim can be allocated as a whole. It follows the scheduler's structured allocator
+ * (DRALIB {@code structured/internal/stable}):
+ *
+ * <ul>
+ *   <li>a device is a candidate for a request when every selector of the request's DeviceClass and then
+ *       every selector of the request evaluates to true, in that order, and it has each requested capacity;
+ *   <li>a CEL run-time error does not select the device; the scheduler aborts the whole allocation attempt
+ *       with that error, so a request whose selectors error on any device of this node is reported as
+ *       failing with the error (the outcome would depend on which device the scheduler visits first);
+ *   <li>{@code ExactCount} needs {@code count} distinct devices, {@code All} needs every candidate and at
+ *       least one; {@code firstAvailable} subrequests are tried in order;
+ *   <li>a device serves one request of a claim unless it allows multiple allocations, and then only while
+ *       the requested capacities fit its capacity;
+ *   <li>{@code matchAttribute} needs one common value, {@code distinctAttribute} pairwise different values,
+ *       among the devices of the requests it names (all requests when none are named); a device without the
+ *       attribute cannot take part.
+ * </ul>
+ *
+ * <p>The search is first-fit in device-name order with backtracking, bounded by {@link #SEARCH_BUDGET}
+ * steps; a claim that needs more is reported as undecided rather than guessed.
+ */
+public final class ClaimMatcher {
+
+  /** Our devices all belong to one DRA driver, whose name is also our attribute domain. */
+  public static final String DRIVER = "nodeatlas.io";
+
+  /** Backtracking steps per claim before giving up. */
+  static final int SEARCH_BUDGET = 200_000;
+
+  private final DraCelEnvironment environment;
+  private final Predicate<Device> allowMultipleAllocations;
+
+  public ClaimMatcher(DraCelEnvironment environment, Predicate<Device> allowMultipleAllocations) {
+    this.environment = environment;
+    this.allowMultipleAllocations = allowMultipleAllocations;
+  }
+
+  /**
+   * Matches the documents against the node's devices. Invalid selectors and references to DeviceClasses
+   * that are not in the input are input errors (exit status 2).
+   */
+  public MatchReport match(String node, List<Device> nodeDevices, Documents documents) throws ClaimInputException {
+    List<Device> devices = nodeDevices.stream().sorted(Comparator.comparing(Device::name)).toList();
+    Map<String, Map<String, Object>> variables = new LinkedHashMap<>();
+    for (Device d : devices) {
+      variables.put(d.name(), DeviceVariable.of(d, DRIVER, allowMultipleAllocations.test(d)));
+    }
+    Evaluations evaluations = new Evaluations(variables);
+    Map<String, DeviceClass> classes = documents.classesByName();
+    Map<String, List<CompiledSelector>> classSelectors = new TreeMap<>();
+    for (DeviceClass c : documents.deviceClasses()) {
+      classSelectors.put(c.name(), compileAll(c.selectors(), c.origin() + " DeviceClass " + c.name()));
+    }
+
+    List<ClassReport> classReports = new ArrayList<>();
+    for (DeviceClass c : documents.deviceClasses()) {
+      List<CompiledSelector> selectors = classSelectors.get(c.name());
+      List<String> matching = new ArrayList<>();
+      for (Device d : devices) {
+        if (selectors.stream().allMatch(s -> evaluations.result(s, d.name()).matched())) {
+          matching.add(d.name());
+        }
+      }
+      classReports.add(new ClassReport(c.name(), c.origin().toString(), matching,
+          selectorReports("DeviceClass " + c.name(), selectors, devices, evaluations)));
+    }
+
+    List<ClaimReport> claimReports = new ArrayList<>();
+    for (Claim claim : documents.claims()) {
+      claimReports.add(matchClaim(claim, devices, classes, classSelectors, evaluations));
+    }
+    return new MatchReport(node, classReports, claimReports);
+  }
+
+  private ClaimReport matchClaim(Claim claim, List<Device> devices, Map<String, DeviceClass> classes,
+      Map<String, List<CompiledSelector>> classSelectors, Evaluations evaluations) throws ClaimInputException {
+    List<RequestReport> requestReports = new ArrayList<>();
+    List<List<Candidates>> options = new ArrayList<>();
+    for (Request request : claim.requests()) {
+      List<AlternativeReport> alternatives = new ArrayList<>();
+      List<Candidates> requestOptions = new ArrayList<>();
+      for (DeviceSelection alt : request.alternatives()) {
+        if (!classes.containsKey(alt.deviceClassName())) {
+          throw new ClaimInputException(claim.origin() + " " + claim.displayName() + ": request " + request.name()
+              + " uses DeviceClass \"" + alt.deviceClassName() + "\", which is not in the input files; add its "
+              + "definition with -f");
+        }
+        String owner = claim.displayName() + " request " + request.name()
+            + (request.firstAvailable() ? "/" + alt.name() : "");
+        List<CompiledSelector> own = compileAll(alt.selectors(), claim.origin() + " " + owner);
+        List<CompiledSelector> fromClass = classSelectors.get(alt.deviceClassName());
+        List<String> matching = new ArrayList<>();
+        List<Rejection> rejected = new ArrayList<>();
+        for (Device d : devices) {
+          Optional<Rejection> why = check(d, alt, fromClass, own, evaluations);
+          if (why.isPresent()) {
+            rejected.add(why.get());
+          } else {
+            matching.add(d.name());
+          }
+        }
+        SortedCapacity capacity = new SortedCapacity(alt.capacityRequests());
+        AlternativeReport report = new AlternativeReport(request.firstAvailable() ? alt.name() : request.name(),
+            alt.deviceClassName(), alt.allocationMode().apiName(), alt.count(), capacity.rendered(), matching, rejected,
+            selectorReports(owner, own, devices, evaluations));
+        alternatives.add(report);
+        requestOptions.add(new Candidates(request.name(), request.firstAvailable() ? alt.name() : null, alt,
+            devices.stream().filter(d -> matching.contains(d.name())).toList(), report.errors()));
+      }
+      requestReports.add(new RequestReport(request.name(), request.firstAvailable(), alternatives));
+      options.add(requestOptions);
+    }
+    List<ConstraintReport> constraintReports = claim.constraints().stream()
+        .map(c -> new ConstraintReport(c.kind().apiName(), c.attribute(), c.requests())).toList();
+
+    Search search = new Search(options, claim.constraints());
+    Map<String, List<String>> allocation = new LinkedHashMap<>();
+    String reason;
+    boolean satisfiable;
+    try {
+      satisfiable = search.run(0);
+      if (satisfiable) {
+        search.chosen.forEach((key, list) -> allocation.put(key, list.stream().map(Device::name).toList()));
+        reason = null;
+      } else {
+        reason = search.explainFailure(claim);
+      }
+    } catch (SelectorErrorAbort e) {
+      satisfiable = false;
+      reason = e.getMessage();
+    } catch (BudgetExhausted e) {
+      satisfiable = false;
+      reason = "undecided: no allocation found within " + SEARCH_BUDGET + " search steps";
+    }
+    return new ClaimReport(claim.kind(), claim.namespace(), claim.name(), claim.origin().toString(), satisfiable,
+        reason, allocation, requestReports, constraintReports);
+  }
+
+  /** The first selector or capacity check a device fails, as the scheduler checks them (class first). */
+  private Optional<Rejection> check(Device d, DeviceSelection alt, List<CompiledSelector> fromClass,
+      List<CompiledSelector> own, Evaluations evaluations) {
+    for (int i = 0; i < fromClass.size(); i++) {
+      SelectorResult r = evaluations.result(fromClass.get(i), d.name());
+      if (!r.matched()) {
+        return Optional.of(rejection(d, "DeviceClass " + alt.deviceClassName() + " selector #" + (i + 1), fromClass.get(i), r));
+      }
+    }
+    for (int i = 0; i < own.size(); i++) {
+      SelectorResult r = evaluations.result(own.get(i), d.name());
+      if (!r.matched()) {
+        return Optional.of(rejection(d, "request selector #" + (i + 1), own.get(i), r));
+      }
+    }
+    for (Map.Entry<String, BigDecimal> want : alt.capacityRequests().entrySet()) {
+      Optional<BigDecimal> have = capacity(d, want.getKey());
+      if (have.isEmpty()) {
+        return Optional.of(new Rejection(d.name(), "capacity request " + want.getKey(), null,
+            SelectorResult.Outcome.NO_MATCH, "device has no capacity " + want.getKey(), List.of()));
+      }
+      if (have.get().compareTo(want.getValue()) < 0) {
+        return Optional.of(new Rejection(d.name(), "capacity request " + want.getKey(), null,
+            SelectorResult.Outcome.NO_MATCH, "requested " + want.getValue().toPlainString() + " but the device has "
+                + have.get().toPlainString(), List.of()));
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static Rejection rejection(Device d, String where, CompiledSelector s, SelectorResult r) {
+    String detail = r.outcome() == SelectorResult.Outcome.ERROR ? r.error() : "evaluated to false";
+    return new Rejection(d.name(), where, s.expression(), r.outcome(), detail, r.observed());
+  }
+
+  /** A capacity by qualified name; a name without a domain is the driver's. */
+  static Optional<BigDecimal> capacity(Device d, String name) {
+    Quantity q = d.capacity().get(name);
+    if (q == null && !name.contains("/")) {
+      q = d.capacity().get(DRIVER + "/" + name);
+    }
+    if (q == null && name.startsWith(DRIVER + "/")) {
+      q = d.capacity().get(name.substring(DRIVER.length() + 1));
+    }
+    return Optional.ofNullable(q).map(Quantity::toBigDecimal);
+  }
+
+  /** An attribute by fully qualified name; our driver's unqualified names count as its domain. */
+  static Optional<AttributeValue> attribute(Device d, String qualifiedName) {
+    AttributeValue v = d.attributes().get(qualifiedName);
+    if (v == null && qualifiedName.startsWith(DRIVER + "/")) {
+      v = d.attributes().get(qualifiedName.substring(DRIVER.length() + 1));
+    }
+    return Optional.ofNullable(v);
+  }
+
+  private List<CompiledSelector> compileAll(List<String> expressions, String owner) throws ClaimInputException {
+    List<CompiledSelector> out = new ArrayList<>();
+    for (int i = 0; i < expressions.size(); i++) {
+      try {
+        out.add(environment.compile(expressions.get(i)));
+      } catch (SelectorCompileException e) {
+        throw new ClaimInputException(owner + ": selector #" + (i + 1) + " is invalid: " + e.getMessage()
+            + "\n  " + expressions.get(i).replace("\n", "\n  ") + caret(expressions.get(i), e.line(), e.column()));
+      }
+    }
+    return out;
+  }
+
+  private static String caret(String expression, int line, int column) {
+    if (line <= 0 || column <= 0) {
+      return "";
+    }
+    String[] lines = expression.split("\n", -1);
+    if (lines.length > 1) {
+      return "\n  (line " + line + ", column " + column + ")";
+    }
+    return "\n  " + " ".repeat(Math.max(0, column - 1)) + "^";
+  }
+
+  private static List<SelectorReport> selectorReports(String owner, List<CompiledSelector> selectors,
+      List<Device> devices, Evaluations evaluations) {
+    List<SelectorReport> out = new ArrayList<>();
+    for (int i = 0; i < selectors.size(); i++) {
+      CompiledSelector s = selectors.get(i);
+      int matching = 0;
+      int errors = 0;
+      for (Device d : devices) {
+        SelectorResult r = evaluations.result(s, d.name());
+        if (r.matched()) {
+          matching++;
+        } else if (r.outcome() == SelectorResult.Outcome.ERROR) {
+          errors++;
+        }
+      }
+      out.add(new SelectorReport(owner, i + 1, s.expression(), matching, errors, SelectorLint.warnings(s.expression())));
+    }
+    return out;
+  }
+
+  /** Each (selector, device) pair is evaluated once per run. */
+  private static final class Evaluations {
+    private final Map<String, Map<String, Object>> variables;
+    private final Map<CompiledSelector, Map<String, SelectorResult>> cache = new HashMap<>();
+
+    Evaluations(Map<String, Map<String, Object>> variables) {
+      this.variables = variables;
+    }
+
+    SelectorResult result(CompiledSelector s, String device) {
+      return cache.computeIfAbsent(s, k -> new HashMap<>())
+          .computeIfAbsent(device, d -> s.evaluate(variables.get(d)));
+    }
+  }
+
+  private record Candidates(String request, String subrequest, DeviceSelection selection, List<Device> devices,
+      List<Rejection> errors) {
+    String key() {
+      return subrequest == null ? request : request + "/" + subrequest;
+    }
+  }
+
+  private record SortedCapacity(Map<String, BigDecimal> requests) {
+    java.util.SortedMap<String, String> rendered() {
+      java.util.SortedMap<String, String> out = new TreeMap<>();
+      requests.forEach((k, v) -> out.put(k, v.toPlainString()));
+      return out;
+    }
+  }
+
+  private static final class SelectorErrorAbort extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    SelectorErrorAbort(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private static final class BudgetExhausted extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    BudgetExhausted() {
+      super(null, null, false, false);
+    }
+  }
+
+  /** First-fit backtracking over requests, their alternatives and device choices. */
+  private final class Search {
+    private final List<List<Candidates>> options;
+    private final List<Constraint> constraints;
+    final Map<String, List<Device>> chosen = new LinkedHashMap<>();
+    private final Map<String, Integer> exclusiveUse = new HashMap<>();
+    private final Map<String, Map<String, BigDecimal>> consumed = new HashMap<>();
+    /** Per constraint: value counts of the devices chosen under it so far. */
+    private final List<Map<AttributeValue, Integer>> constraintValues = new ArrayList<>();
+    private int steps;
+    private boolean anyCandidates = true;
+
+    Search(List<List<Candidates>> options, List<Constraint> constraints) {
+      this.options = options;
+      this.constraints = constraints;
+      constraints.forEach(c -> constraintValues.add(new HashMap<>()));
+    }
+
+    boolean run(int requestIndex) throws SelectorErrorAbort, BudgetExhausted {
+      if (requestIndex == options.size()) {
+        return true;
+      }
+      for (Candidates alt : options.get(requestIndex)) {
+        if (!alt.errors().isEmpty()) {
+          Rejection first = alt.errors().get(0);
+          throw new SelectorErrorAbort("request " + alt.key() + ": " + first.failedAt() + " fails with a CEL run-time "
+              + "error on device " + first.device() + " (" + first.detail() + "); the scheduler aborts the allocation "
+              + "attempt with this error");
+        }
+        List<Device> pool = alt.devices();
+        if (alt.selection().allocationMode() == AllocationMode.ALL) {
+          if (pool.isEmpty()) {
+            anyCandidates = false;
+            continue;
+          }
+          if (tryTake(alt, pool) && run(requestIndex + 1)) {
+            return true;
+          }
+          continue;
+        }
+        if (pool.size() < alt.selection().count()) {
+          anyCandidates = false;
+          continue;
+        }
+        if (choose(alt, pool, 0, new ArrayList<>(), requestIndex)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    private boolean choose(Candidates alt, List<Device> pool, int from, List<Device> picked, int requestIndex)
+        throws SelectorErrorAbort, BudgetExhausted {
+      if (picked.size() == alt.selection().count()) {
+        chosen.put(alt.key(), List.copyOf(picked));
+        if (run(requestIndex + 1)) {
+          return true;
+        }
+        chosen.remove(alt.key());
+        return false;
+      }
+      long missing = alt.selection().count() - picked.size();
+      for (int i = from; i < pool.size() && pool.size() - i >= missing; i++) {
+        if (++steps > SEARCH_BUDGET) {
+          throw new BudgetExhausted();
+        }
+        Device d = pool.get(i);
+        if (!acquire(alt, d)) {
+          continue;
+        }
+        picked.add(d);
+        if (choose(alt, pool, i + 1, picked, requestIndex)) {
+          return true;
+        }
+        picked.remove(picked.size() - 1);
+        release(alt, d);
+      }
+      return false;
+    }
+
+    private boolean tryTake(Candidates alt, List<Device> pool) {
+      List<Device> taken = new ArrayList<>();
+      for (Device d : pool) {
+        if (!acquire(alt, d)) {
+          taken.forEach(t -> release(alt, t));
+          return false;
+        }
+        taken.add(d);
+      }
+      chosen.put(alt.key(), List.copyOf(taken));
+      return true;
+    }
+
+    /** Takes a device for a request if it is free (or shareable with room) and fits every constraint. */
+    private boolean acquire(Candidates alt, Device d) {
+      boolean shared = allowMultipleAllocations.test(d);
+      if (!shared && exclusiveUse.getOrDefault(d.name(), 0) > 0) {
+        return false;
+      }
+      if (shared) {
+        Map<String, BigDecimal> used = consumed.getOrDefault(d.name(), Map.of());
+        boolean inUse = used.values().stream().anyMatch(v -> v.signum() > 0);
+        // Without capacity requests a request takes the whole device, so it cannot share with others.
+        if (exclusiveUse.getOrDefault(d.name(), 0) > 0 || (alt.selection().capacityRequests().isEmpty() && inUse)) {
+          return false;
+        }
+        for (Map.Entry<String, BigDecimal> want : alt.selection().capacityRequests().entrySet()) {
+          BigDecimal have = capacity(d, want.getKey()).orElse(BigDecimal.ZERO);
+          if (used.getOrDefault(want.getKey(), BigDecimal.ZERO).add(want.getValue()).compareTo(have) > 0) {
+            return false;
+          }
+        }
+      }
+      for (int c = 0; c < constraints.size(); c++) {
+        Constraint constraint = constraints.get(c);
+        if (!applies(constraint, alt)) {
+          continue;
+        }
+        Optional<AttributeValue> value = attribute(d, constraint.attribute());
+        if (value.isEmpty()) {
+          return false;
+        }
+        Map<AttributeValue, Integer> seen = constraintValues.get(c);
+        if (constraint.kind() == ConstraintKind.MATCH_ATTRIBUTE && !seen.isEmpty() && !seen.containsKey(value.get())) {
+          return false;
+        }
+        if (constraint.kind() == ConstraintKind.DISTINCT_ATTRIBUTE && seen.containsKey(value.get())) {
+          return false;
+        }
+      }
+      for (int c = 0; c < constraints.size(); c++) {
+        if (applies(constraints.get(c), alt)) {
+          constraintValues.get(c).merge(attribute(d, constraints.get(c).attribute()).orElseThrow(), 1, Integer::sum);
+        }
+      }
+      if (shared && !alt.selection().capacityRequests().isEmpty()) {
+        Map<String, BigDecimal> used = consumed.computeIfAbsent(d.name(), k -> new HashMap<>());
+        alt.selection().capacityRequests().forEach((k, v) -> used.merge(k, v, BigDecimal::add));
+      } else {
+        exclusiveUse.merge(d.name(), 1, Integer::sum);
+      }
+      return true;
+    }
+
+    private void release(Candidates alt, Device d) {
+      boolean shared = allowMultipleAllocations.test(d);
+      if (shared && !alt.selection().capacityRequests().isEmpty()) {
+        Map<String, BigDecimal> used = consumed.get(d.name());
+        alt.selection().capacityRequests().forEach((k, v) -> used.merge(k, v.negate(), BigDecimal::add));
+      } else {
+        exclusiveUse.merge(d.name(), -1, Integer::sum);
+      }
+      for (int c = 0; c < constraints.size(); c++) {
+        if (applies(constraints.get(c), alt)) {
+          AttributeValue v = attribute(d, constraints.get(c).attribute()).orElseThrow();
+          Map<AttributeValue, Integer> seen = constraintValues.get(c);
+          if (seen.merge(v, -1, Integer::sum) == 0) {
+            seen.remove(v);
+          }
+        }
+      }
+    }
+
+    private boolean applies(Constraint constraint, Candidates alt) {
+      return constraint.requests().isEmpty() || constraint.requests().contains(alt.request())
+          || constraint.requests().contains(alt.key());
+    }
+
+    String explainFailure(Claim claim) {
+      if (!anyCandidates || options.stream().anyMatch(o -> o.stream().noneMatch(this::enoughAlone))) {
+        List<String> short_ = new ArrayList<>();
+        for (List<Candidates> request : options) {
+          if (request.stream().noneMatch(this::enoughAlone)) {
+            Candidates c = request.get(request.size() - 1);
+            short_.add("request " + c.request() + " needs " + need(c.selection()) + ", this node has "
+                + c.devices().size() + " matching device" + (c.devices().size() == 1 ? "" : "s"));
+          }
+        }
+        if (!short_.isEmpty()) {
+          return String.join("; ", short_);
+        }
+      }
+      if (!claim.constraints().isEmpty()) {
+        return "every request has matching devices, but no choice of distinct devices satisfies "
+            + String.join(" and ", claim.constraints().stream().map(c -> c.kind().apiName() + " " + c.attribute()).toList());
+      }
+      return "every request has matching devices, but not enough distinct devices for all requests together";
+    }
+
+    private boolean enoughAlone(Candidates c) {
+      return c.selection().allocationMode() == AllocationMode.ALL ? !c.devices().isEmpty()
+          : c.devices().size() >= c.selection().count();
+    }
+
+    private String need(DeviceSelection s) {
+      return s.allocationMode() == AllocationMode.ALL ? "all matching devices (at least one)"
+          : s.count() + " device" + (s.count() == 1 ? "" : "s");
+    }
+  }
+}

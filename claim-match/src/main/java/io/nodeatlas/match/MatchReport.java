@@ -1,0 +1,105 @@
+package io.nodeatlas.match;
+
+import io.nodeatlas.match.cel.SelectorResult;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+
+/**
+ * The result of {@code nodeatlas match}: per DeviceClass the devices it selects, per claim request the
+ * devices that satisfy it and why the others do not, and whether the whole claim can be allocated on this
+ * node. Everything is ordered (input order for objects, device name order for devices), so the same input
+ * always gives the same report.
+ */
+public record MatchReport(String node, List<ClassReport> classes, List<ClaimReport> claims) {
+
+  public MatchReport {
+    classes = List.copyOf(classes);
+    claims = List.copyOf(claims);
+  }
+
+  /** Exit status 0 needs every request of every claim to be satisfiable here, together. */
+  public boolean allSatisfiable() {
+    return claims.stream().allMatch(ClaimReport::satisfiable);
+  }
+
+  /** One selector across all devices of the node. */
+  public record SelectorReport(String owner, int index, String expression, int matchingDevices, int errors,
+      List<String> warnings) {
+    public SelectorReport {
+      warnings = List.copyOf(warnings);
+    }
+
+    /** No device of this node satisfies the selector on its own. */
+    public boolean neverMatches() {
+      return matchingDevices == 0;
+    }
+  }
+
+  public record ClassReport(String name, String origin, List<String> devices, List<SelectorReport> selectors) {
+    public ClassReport {
+      devices = List.copyOf(devices);
+      selectors = List.copyOf(selectors);
+    }
+  }
+
+  /** Why one device is not a candidate: the first selector (or capacity check) that did not pass. */
+  public record Rejection(String device, String failedAt, String expression, SelectorResult.Outcome outcome,
+      String detail, List<SelectorResult.Observed> observed) {
+    public Rejection {
+      observed = List.copyOf(observed);
+    }
+  }
+
+  /** One way of satisfying a request ({@code exactly}, or one {@code firstAvailable} subrequest). */
+  public record AlternativeReport(String name, String deviceClassName, String allocationMode, long count,
+      SortedMap<String, String> capacityRequests, List<String> devices, List<Rejection> rejected,
+      List<SelectorReport> selectors) {
+    public AlternativeReport {
+      devices = List.copyOf(devices);
+      rejected = List.copyOf(rejected);
+      selectors = List.copyOf(selectors);
+    }
+
+    /** Run-time errors abort the scheduler's allocation attempt. */
+    public List<Rejection> errors() {
+      return rejected.stream().filter(r -> r.outcome() == SelectorResult.Outcome.ERROR).toList();
+    }
+
+    /** Enough devices for this alternative alone, ignoring other requests and constraints. */
+    public boolean enoughDevices() {
+      return errors().isEmpty() && (allocationMode.equals("All") ? !devices.isEmpty() : devices.size() >= count);
+    }
+  }
+
+  public record RequestReport(String name, boolean firstAvailable, List<AlternativeReport> alternatives) {
+    public RequestReport {
+      alternatives = List.copyOf(alternatives);
+    }
+  }
+
+  public record ConstraintReport(String kind, String attribute, List<String> requests) {
+    public ConstraintReport {
+      requests = List.copyOf(requests);
+    }
+  }
+
+  /**
+   * A claim's verdict. {@code allocation} is one allocation this node can give (request or
+   * {@code request/subrequest} to device names), found by the same first-fit order the scheduler uses;
+   * empty when {@code satisfiable} is false, and then {@code reason} says why.
+   */
+  public record ClaimReport(String kind, String namespace, String name, String origin, boolean satisfiable,
+      String reason, Map<String, List<String>> allocation, List<RequestReport> requests,
+      List<ConstraintReport> constraints) {
+    public ClaimReport {
+      allocation = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(allocation));
+      requests = List.copyOf(requests);
+      constraints = List.copyOf(constraints);
+    }
+
+    public String displayName() {
+      return kind + " " + (namespace == null ? "" : namespace + "/") + name;
+    }
+  }
+}

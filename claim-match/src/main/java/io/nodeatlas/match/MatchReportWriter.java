@@ -1,0 +1,163 @@
+package io.nodeatlas.match;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.nodeatlas.match.MatchReport.AlternativeReport;
+import io.nodeatlas.match.MatchReport.ClaimReport;
+import io.nodeatlas.match.MatchReport.ClassReport;
+import io.nodeatlas.match.MatchReport.Rejection;
+import io.nodeatlas.match.MatchReport.RequestReport;
+import io.nodeatlas.match.MatchReport.SelectorReport;
+import io.nodeatlas.match.cel.SelectorResult;
+import java.util.List;
+
+/** Renders a {@link MatchReport} as a text table or as JSON (fields in a fixed order, byte-stable). */
+public final class MatchReportWriter {
+
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private MatchReportWriter() {}
+
+  public static String table(MatchReport report, boolean explain) {
+    StringBuilder out = new StringBuilder();
+    for (ClassReport c : report.classes()) {
+      out.append("DeviceClass ").append(c.name()).append(": ").append(c.devices().size()).append(" device")
+          .append(c.devices().size() == 1 ? "" : "s").append(c.devices().isEmpty() ? "" : " " + String.join(", ", c.devices()))
+          .append('\n');
+      selectorNotes(out, c.selectors(), "  ");
+    }
+    if (!report.classes().isEmpty() && !report.claims().isEmpty()) {
+      out.append('\n');
+    }
+    for (ClaimReport claim : report.claims()) {
+      out.append(claim.displayName()).append(": ").append(claim.satisfiable() ? "satisfiable on this node" : "NOT satisfiable on this node")
+          .append('\n');
+      if (!claim.satisfiable()) {
+        out.append("  reason: ").append(claim.reason()).append('\n');
+      }
+      out.append(String.format("  %-24s %-28s %-10s %-8s %s%n", "REQUEST", "CLASS", "MODE", "MATCHES", "DEVICES"));
+      for (RequestReport r : claim.requests()) {
+        for (AlternativeReport a : r.alternatives()) {
+          String name = r.firstAvailable() ? r.name() + "/" + a.name() : r.name();
+          String mode = a.allocationMode().equals("All") ? "All" : "count=" + a.count();
+          String devices = a.devices().isEmpty() ? "-" : String.join(",", a.devices());
+          out.append(String.format("  %-24s %-28s %-10s %-8s %s%n", name, a.deviceClassName(), mode, a.devices().size(), devices));
+          if (!a.capacityRequests().isEmpty()) {
+            out.append("    capacity requests: ").append(a.capacityRequests()).append('\n');
+          }
+          for (Rejection e : a.errors()) {
+            out.append("    error on ").append(e.device()).append(": ").append(e.failedAt()).append(": ").append(e.detail()).append('\n');
+          }
+          selectorNotes(out, a.selectors(), "    ");
+          if (explain) {
+            for (Rejection x : a.rejected()) {
+              if (x.outcome() == SelectorResult.Outcome.ERROR) {
+                continue;
+              }
+              out.append("    ").append(x.device()).append(": ").append(x.failedAt()).append(' ').append(x.detail());
+              if (x.expression() != null) {
+                out.append(": ").append(x.expression().replace('\n', ' '));
+              }
+              out.append('\n');
+              for (SelectorResult.Observed o : x.observed()) {
+                out.append("      ").append(o.path()).append(" = ").append(o.value()).append('\n');
+              }
+            }
+          }
+        }
+      }
+      claim.constraints().forEach(c -> out.append("  constraint ").append(c.kind()).append(' ').append(c.attribute())
+          .append(c.requests().isEmpty() ? " (all requests)" : " (" + String.join(", ", c.requests()) + ")").append('\n'));
+      if (claim.satisfiable()) {
+        claim.allocation().forEach((req, devs) -> out.append("  allocation ").append(req).append(" -> ")
+            .append(String.join(", ", devs)).append('\n'));
+      }
+    }
+    return out.toString();
+  }
+
+  private static void selectorNotes(StringBuilder out, List<SelectorReport> selectors, String indent) {
+    for (SelectorReport s : selectors) {
+      if (s.neverMatches()) {
+        out.append(indent).append("selector #").append(s.index()).append(" can never match on this node (0 devices")
+            .append(s.errors() > 0 ? ", " + s.errors() + " errors" : "").append("): ").append(s.expression().replace('\n', ' '))
+            .append('\n');
+      }
+      s.warnings().forEach(w -> out.append(indent).append("hint: ").append(w).append('\n'));
+    }
+  }
+
+  public static String json(MatchReport report) {
+    ObjectNode root = NODES.objectNode();
+    root.put("node", report.node());
+    root.put("satisfiable", report.allSatisfiable());
+    ArrayNode classes = root.putArray("deviceClasses");
+    for (ClassReport c : report.classes()) {
+      ObjectNode n = classes.addObject().put("name", c.name()).put("origin", c.origin());
+      strings(n.putArray("devices"), c.devices());
+      selectors(n.putArray("selectors"), c.selectors());
+    }
+    ArrayNode claims = root.putArray("claims");
+    for (ClaimReport claim : report.claims()) {
+      ObjectNode n = claims.addObject().put("kind", claim.kind());
+      if (claim.namespace() != null) {
+        n.put("namespace", claim.namespace());
+      }
+      n.put("name", claim.name()).put("origin", claim.origin()).put("satisfiable", claim.satisfiable());
+      if (claim.reason() != null) {
+        n.put("reason", claim.reason());
+      }
+      ObjectNode allocation = n.putObject("allocation");
+      claim.allocation().forEach((k, v) -> strings(allocation.putArray(k), v));
+      ArrayNode requests = n.putArray("requests");
+      for (RequestReport r : claim.requests()) {
+        ObjectNode rn = requests.addObject().put("name", r.name()).put("firstAvailable", r.firstAvailable());
+        ArrayNode alts = rn.putArray("alternatives");
+        for (AlternativeReport a : r.alternatives()) {
+          ObjectNode an = alts.addObject().put("name", a.name()).put("deviceClassName", a.deviceClassName())
+              .put("allocationMode", a.allocationMode()).put("count", a.count());
+          ObjectNode cap = an.putObject("capacityRequests");
+          a.capacityRequests().forEach(cap::put);
+          strings(an.putArray("devices"), a.devices());
+          ArrayNode rejected = an.putArray("rejected");
+          for (Rejection x : a.rejected()) {
+            ObjectNode xn = rejected.addObject().put("device", x.device()).put("failedAt", x.failedAt())
+                .put("outcome", x.outcome().name().toLowerCase(java.util.Locale.ROOT)).put("detail", x.detail());
+            if (x.expression() != null) {
+              xn.put("expression", x.expression());
+            }
+            ObjectNode observed = xn.putObject("observed");
+            x.observed().forEach(o -> observed.put(o.path(), o.value()));
+          }
+          selectors(an.putArray("selectors"), a.selectors());
+        }
+      }
+      ArrayNode constraints = n.putArray("constraints");
+      claim.constraints().forEach(c -> {
+        ObjectNode cn = constraints.addObject().put(c.kind(), c.attribute());
+        strings(cn.putArray("requests"), c.requests());
+      });
+    }
+    try {
+      return JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build().writeValueAsString(root) + "\n";
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialise match report", e);
+    }
+  }
+
+  private static void selectors(ArrayNode out, List<SelectorReport> selectors) {
+    for (SelectorReport s : selectors) {
+      ObjectNode n = out.addObject().put("index", s.index()).put("expression", s.expression())
+          .put("matchingDevices", s.matchingDevices()).put("errors", s.errors()).put("neverMatches", s.neverMatches());
+      strings(n.putArray("hints"), s.warnings());
+    }
+  }
+
+  private static void strings(ArrayNode out, List<String> values) {
+    values.forEach(out::add);
+  }
+}

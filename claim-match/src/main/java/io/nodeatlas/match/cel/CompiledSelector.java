@@ -1,0 +1,177 @@
+package io.nodeatlas.match.cel;
+
+import dev.cel.common.CelAbstractSyntaxTree;
+import dev.cel.common.ast.CelExpr;
+import dev.cel.common.navigation.CelNavigableAst;
+import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelRuntime;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A compiled selector, evaluated against one device at a time. Evaluation is deterministic and charged
+ * against the cost limit: 1 per evaluated node plus a tenth of the size of each string, list or map it
+ * produces (cel-go charges strings by size too), so a loop or a growing string is stopped at the limit
+ * instead of running on.
+ */
+public final class CompiledSelector {
+
+  private final String expression;
+  private final CelRuntime.Program program;
+  private final long costLimit;
+  private final long estimatedCost;
+  /** Expression ids of {@code device...} paths (selects and constant-key indexes), rendered. */
+  private final Map<Long, String> devicePaths;
+
+  CompiledSelector(String expression, CelAbstractSyntaxTree ast, CelRuntime.Program program, long costLimit,
+      long estimatedCost) {
+    this.expression = expression;
+    this.program = program;
+    this.costLimit = costLimit;
+    this.estimatedCost = estimatedCost;
+    this.devicePaths = devicePaths(ast);
+  }
+
+  public String expression() {
+    return expression;
+  }
+
+  public long estimatedCost() {
+    return estimatedCost;
+  }
+
+  /** Evaluates against a {@link DeviceVariable}; never throws for a CEL error. */
+  public SelectorResult evaluate(Map<String, Object> device) {
+    Tracker tracker = new Tracker();
+    try {
+      Object result = program.trace(Map.of("device", device), tracker::onEvaluated);
+      if (result instanceof Boolean b) {
+        return new SelectorResult(b ? SelectorResult.Outcome.MATCH : SelectorResult.Outcome.NO_MATCH, null,
+            tracker.observed(), tracker.cost);
+      }
+      return new SelectorResult(SelectorResult.Outcome.ERROR, "CEL result of type "
+          + DraCelEnvironment.typeName(result) + " could not be converted to bool", tracker.observed(), tracker.cost);
+    } catch (CelEvaluationException e) {
+      String message = e.getCause() instanceof CostLimitExceeded ? e.getCause().getMessage() : runtimeMessage(e);
+      return new SelectorResult(SelectorResult.Outcome.ERROR, message, tracker.observed(), tracker.cost);
+    } catch (CostLimitExceeded e) {
+      return new SelectorResult(SelectorResult.Outcome.ERROR, e.getMessage(), tracker.observed(), tracker.cost);
+    } catch (RuntimeException | StackOverflowError e) {
+      // cel-java signals a few failures (deep recursion, internal type mismatches) without wrapping them.
+      return new SelectorResult(SelectorResult.Outcome.ERROR, "evaluation failed: " + e, tracker.observed(), tracker.cost);
+    }
+  }
+
+  /** cel-java says "evaluation error at <input>:OFFSET: msg"; show the position as line and column. */
+  private String runtimeMessage(CelEvaluationException e) {
+    String msg = String.valueOf(e.getMessage());
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("^evaluation error at <input>:(\\d+): (.*)$",
+        java.util.regex.Pattern.DOTALL).matcher(msg);
+    if (!m.matches()) {
+      return msg;
+    }
+    int offset = Integer.parseInt(m.group(1));
+    int line = 1;
+    int column = 1;
+    for (int i = 0; i < Math.min(offset, expression.length()); i++) {
+      if (expression.charAt(i) == '\n') {
+        line++;
+        column = 1;
+      } else {
+        column++;
+      }
+    }
+    return "line " + line + ", column " + column + ": " + m.group(2);
+  }
+
+  private final class Tracker {
+    long cost;
+    final Map<String, String> values = new LinkedHashMap<>();
+
+    void onEvaluated(CelExpr expr, Object result) {
+      cost += 1 + sizeCost(result);
+      if (cost > costLimit) {
+        throw new CostLimitExceeded("operation cancelled: actual cost limit exceeded (" + costLimit + ")");
+      }
+      String path = devicePaths.get(expr.id());
+      if (path != null && values.size() < 64) {
+        values.putIfAbsent(path, Values.render(result));
+      }
+    }
+
+    List<SelectorResult.Observed> observed() {
+      List<SelectorResult.Observed> out = new ArrayList<>();
+      values.forEach((p, v) -> out.add(new SelectorResult.Observed(p, v)));
+      return out;
+    }
+  }
+
+  private static long sizeCost(Object v) {
+    if (v instanceof String s) {
+      return s.length() / 10;
+    } else if (v instanceof Collection<?> c) {
+      return c.size() / 10;
+    } else if (v instanceof Map<?, ?> m && !(v instanceof DeviceVariable.DomainMap)) {
+      return m.size() / 10;
+    }
+    return 0;
+  }
+
+  /** Thrown from the evaluation listener to stop a selector at the cost limit. */
+  static final class CostLimitExceeded extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    CostLimitExceeded(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /** Only the outermost path of a chain is kept: {@code device.attributes["d"].x}, not {@code device.attributes}. */
+  private static Map<Long, String> devicePaths(CelAbstractSyntaxTree ast) {
+    Map<Long, String> all = new HashMap<>();
+    Map<Long, Long> parentOf = new HashMap<>();
+    CelNavigableAst.fromAst(ast).getRoot().allNodes().forEach(node -> {
+      CelExpr e = node.expr();
+      render(e).ifPresent(text -> all.put(e.id(), text));
+      node.parent().ifPresent(p -> parentOf.put(e.id(), p.expr().id()));
+    });
+    Map<Long, String> outermost = new HashMap<>();
+    all.forEach((id, text) -> {
+      Long parent = parentOf.get(id);
+      if (parent == null || !all.containsKey(parent)) {
+        if (!text.equals("device")) {
+          outermost.put(id, text);
+        }
+      }
+    });
+    return outermost;
+  }
+
+  private static Optional<String> render(CelExpr e) {
+    switch (e.getKind()) {
+      case IDENT:
+        return e.ident().name().equals("device") ? Optional.of("device") : Optional.empty();
+      case SELECT:
+        if (e.select().testOnly()) {
+          return Optional.empty();
+        }
+        return render(e.select().operand()).map(op -> op + "." + e.select().field());
+      case CALL:
+        if (e.call().function().equals("_[_]") && e.call().args().size() == 2
+            && e.call().args().get(1).getKind() == CelExpr.ExprKind.Kind.CONSTANT) {
+          var key = e.call().args().get(1).constant();
+          if (key.getKind() == dev.cel.common.ast.CelConstant.Kind.STRING_VALUE) {
+            return render(e.call().args().get(0)).map(op -> op + "[\"" + key.stringValue() + "\"]");
+          }
+        }
+        return Optional.empty();
+      default:
+        return Optional.empty();
+    }
+  }
+}

@@ -1,0 +1,333 @@
+package io.nodeatlas.match.cel;
+
+import com.google.common.collect.ImmutableCollection;
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableSet;
+import dev.cel.bundle.Cel;
+import dev.cel.bundle.CelFactory;
+import dev.cel.checker.CelStandardDeclarations;
+import dev.cel.common.CelAbstractSyntaxTree;
+import dev.cel.common.CelFunctionDecl;
+import dev.cel.common.CelIssue;
+import dev.cel.common.CelOptions;
+import dev.cel.common.CelOverloadDecl;
+import dev.cel.common.CelValidationException;
+import dev.cel.common.types.CelType;
+import dev.cel.common.types.CelTypeProvider;
+import dev.cel.common.types.MapType;
+import dev.cel.common.types.OpaqueType;
+import dev.cel.common.types.SimpleType;
+import dev.cel.common.types.StructType;
+import dev.cel.extensions.CelExtensions;
+import dev.cel.extensions.CelOptionalLibrary;
+import dev.cel.parser.CelStandardMacro;
+import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelFunctionBinding;
+import dev.cel.runtime.CelStandardFunctions;
+import dev.cel.runtime.RuntimeEquality;
+import dev.cel.runtime.RuntimeHelpers;
+import dev.cel.runtime.standard.EqualsOperator;
+import dev.cel.runtime.standard.InOperator;
+import dev.cel.runtime.standard.NotEqualsOperator;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The CEL environment the Kubernetes scheduler evaluates DRA device selectors in (dra-api.md §5; DRALIB
+ * {@code cel/compile.go}), rebuilt on cel-java:
+ *
+ * <ul>
+ *   <li>one variable, {@code device} of object type {@code kubernetes.DRADevice} with {@code driver},
+ *       {@code attributes}, {@code capacity} and {@code allowMultipleAllocations};
+ *   <li>attribute values typed as the API types them: int, bool, string and {@code kubernetes.Semver};
+ *       capacities are {@code kubernetes.Quantity};
+ *   <li>the apiserver's quantity and semver libraries, {@code cel.bind}, the strings, sets and optional
+ *       extensions of the base environment;
+ *   <li>equality as cel-go runs it for these types: {@code 1 == "1"} is false, but comparing a Semver or a
+ *       Quantity with anything else is a "no such overload" error ({@code Semver.Equal} /
+ *       {@code Quantity.Equal} return {@code MaybeNoSuchOverloadErr});
+ *   <li>the API's limits: at most 10 KiB of expression text, an estimated and a run-time cost of at most
+ *       1,000,000 ({@code CELSelectorExpressionMaxLength}, {@code CELSelectorExpressionMaxCost}).
+ * </ul>
+ *
+ * <p>Not provided, because cel-java has no counterpart and nodeatlas does not re-implement them: the
+ * apiserver's list, regex, URL, IP/CIDR and format libraries, the quantity {@code mul}/{@code div}
+ * methods, and the {@code includes()} function of list-typed attributes (1.36 alpha). A selector using
+ * them fails to compile here with a message naming the function.
+ *
+ * <p>Instances are immutable and thread-safe; build one and reuse it.
+ */
+public final class DraCelEnvironment {
+
+  /** {@code resource.CELSelectorExpressionMaxCost}. */
+  public static final long MAX_COST = 1_000_000L;
+  /** {@code resource.CELSelectorExpressionMaxLength}, in bytes. */
+  public static final int MAX_EXPRESSION_BYTES = 10 * 1024;
+
+  static final OpaqueType SEMVER = OpaqueType.create("kubernetes.Semver");
+  static final OpaqueType QUANTITY = OpaqueType.create("kubernetes.Quantity");
+
+  static final CelType ATTRIBUTES = MapType.create(SimpleType.STRING, MapType.create(SimpleType.STRING, SimpleType.DYN));
+  static final CelType CAPACITY = MapType.create(SimpleType.STRING, MapType.create(SimpleType.STRING, QUANTITY));
+
+  static final StructType DEVICE = StructType.create("kubernetes.DRADevice",
+      ImmutableSet.of("driver", "attributes", "capacity", "allowMultipleAllocations"),
+      field -> switch (field) {
+        case "driver" -> Optional.of(SimpleType.STRING);
+        case "attributes" -> Optional.of(ATTRIBUTES);
+        case "capacity" -> Optional.of(CAPACITY);
+        case "allowMultipleAllocations" -> Optional.of(SimpleType.BOOL);
+        default -> Optional.empty();
+      });
+
+  /** Functions of the apiserver CEL libraries this environment does not provide, for a clearer compile error. */
+  private static final List<String> KUBERNETES_LIBRARY_FUNCTIONS = List.of(
+      "isSorted", "sum", "min", "max", "indexOf", "lastIndexOf", "find", "findAll", "url", "isURL", "ip", "isIP",
+      "cidr", "isCIDR", "format", "mul", "div", "divInt", "includes", "authorizer");
+
+  private final Cel cel;
+  private final long costLimit;
+
+  public DraCelEnvironment() {
+    this(MAX_COST);
+  }
+
+  /** An environment with another run-time cost limit (the scheduler's default is {@link #MAX_COST}). */
+  public DraCelEnvironment(long costLimit) {
+    this.costLimit = costLimit;
+    CelOptions options = CelOptions.current()
+        .enableOptionalSyntax(true)
+        // The cost limit stops long loops first; this only bounds a single comprehension.
+        .comprehensionMaxIterations((int) Math.min(Integer.MAX_VALUE, costLimit))
+        .build();
+    RuntimeEquality equality = RuntimeEquality.create(RuntimeHelpers.create(), options);
+    CelStandardFunctions standard = CelStandardFunctions.newBuilder()
+        .filterFunctions((function, overload) -> overload != InOperator.InOverload.IN_MAP
+            && overload != EqualsOperator.EqualsOverload.EQUALS
+            && overload != NotEqualsOperator.NotEqualsOverload.NOT_EQUALS)
+        .build();
+    CelTypeProvider types = new CelTypeProvider() {
+      @Override
+      public ImmutableCollection<CelType> types() {
+        return ImmutableList.of(DEVICE, SEMVER, QUANTITY);
+      }
+
+      @Override
+      public Optional<CelType> findType(String name) {
+        return types().stream().filter(t -> t.name().equals(name)).findFirst();
+      }
+    };
+    this.cel = CelFactory.standardCelBuilder()
+        .setOptions(options)
+        .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+        .setStandardEnvironmentEnabled(false)
+        .setStandardDeclarations(CelStandardDeclarations.newBuilder().build())
+        .setStandardFunctions(standard)
+        .setTypeProvider(types)
+        .addVar("device", DEVICE)
+        .addCompilerLibraries(CelExtensions.bindings(), CelExtensions.strings(), CelExtensions.sets(options),
+            CelOptionalLibrary.INSTANCE)
+        .addRuntimeLibraries(CelExtensions.strings(), CelExtensions.sets(options), CelOptionalLibrary.INSTANCE)
+        .addFunctionDeclarations(declarations())
+        .addFunctionBindings(equalityBindings(equality))
+        .addFunctionBindings(semverBindings())
+        .addFunctionBindings(quantityBindings())
+        .build();
+  }
+
+  /**
+   * Compiles a selector as the API server validates it; the exception carries the first error's position.
+   */
+  public CompiledSelector compile(String expression) throws SelectorCompileException {
+    int bytes = expression.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > MAX_EXPRESSION_BYTES) {
+      throw new SelectorCompileException("expression is " + bytes + " bytes, the API allows at most "
+          + MAX_EXPRESSION_BYTES, 0, 0);
+    }
+    CelAbstractSyntaxTree ast;
+    try {
+      ast = cel.compile(expression).getAst();
+    } catch (CelValidationException e) {
+      throw compileError(expression, e);
+    } catch (RuntimeException e) {
+      // cel-java reports some pathological inputs (deep nesting) as unchecked exceptions.
+      throw new SelectorCompileException("compilation failed: " + e.getMessage(), 0, 0);
+    }
+    CelType result = ast.getResultType();
+    if (!result.equals(SimpleType.BOOL) && !result.equals(SimpleType.DYN) && !result.equals(SimpleType.ANY)) {
+      throw new SelectorCompileException("must evaluate to bool or the unknown type, not " + result.name(), 1, 1);
+    }
+    long estimate = CostEstimator.estimate(ast);
+    if (estimate > MAX_COST) {
+      throw new SelectorCompileException("too complex: estimated cost " + estimate + " exceeds the limit of "
+          + MAX_COST, 1, 1);
+    }
+    try {
+      return new CompiledSelector(expression, ast, cel.createProgram(ast), costLimit, estimate);
+    } catch (dev.cel.common.CelException e) {
+      throw new SelectorCompileException("program instantiation failed: " + e.getMessage(), 0, 0);
+    }
+  }
+
+  private static SelectorCompileException compileError(String expression, CelValidationException e) {
+    List<CelIssue> issues = e.getErrors();
+    int line = 0;
+    int column = 0;
+    String first = e.getMessage();
+    if (!issues.isEmpty()) {
+      line = issues.get(0).getSourceLocation().getLine();
+      column = issues.get(0).getSourceLocation().getColumn() + 1;
+      first = issues.get(0).getMessage();
+    }
+    StringBuilder message = new StringBuilder("compilation failed: ");
+    message.append(line > 0 ? "line " + line + ", column " + column + ": " : "").append(first);
+    for (String fn : KUBERNETES_LIBRARY_FUNCTIONS) {
+      if (first.contains("'" + fn + "'")) {
+        message.append(" (").append(fn).append(" belongs to a Kubernetes CEL library that nodeatlas match does not provide)");
+        break;
+      }
+    }
+    if (issues.size() > 1) {
+      message.append(" (and ").append(issues.size() - 1).append(" more)");
+    }
+    SelectorLint.correctedDomainSplit(expression).ifPresent(fixed ->
+        message.append("; attributes are looked up by domain, then identifier; did you mean: ").append(fixed));
+    return new SelectorCompileException(message.toString(), line, column);
+  }
+
+  private static List<CelFunctionDecl> declarations() {
+    CelType str = SimpleType.STRING;
+    CelType bool = SimpleType.BOOL;
+    CelType integer = SimpleType.INT;
+    return List.of(
+        CelFunctionDecl.newFunctionDeclaration("semver",
+            CelOverloadDecl.newGlobalOverload("string_to_semver", SEMVER, str),
+            CelOverloadDecl.newGlobalOverload("string_bool_to_semver", SEMVER, str, bool)),
+        CelFunctionDecl.newFunctionDeclaration("isSemver",
+            CelOverloadDecl.newGlobalOverload("is_semver_string", bool, str),
+            CelOverloadDecl.newGlobalOverload("is_semver_string_bool", bool, str, bool)),
+        CelFunctionDecl.newFunctionDeclaration("major", CelOverloadDecl.newMemberOverload("semver_major", integer, SEMVER)),
+        CelFunctionDecl.newFunctionDeclaration("minor", CelOverloadDecl.newMemberOverload("semver_minor", integer, SEMVER)),
+        CelFunctionDecl.newFunctionDeclaration("patch", CelOverloadDecl.newMemberOverload("semver_patch", integer, SEMVER)),
+        CelFunctionDecl.newFunctionDeclaration("quantity", CelOverloadDecl.newGlobalOverload("string_to_quantity", QUANTITY, str)),
+        CelFunctionDecl.newFunctionDeclaration("isQuantity", CelOverloadDecl.newGlobalOverload("is_quantity_string", bool, str)),
+        // The library documents sign() as a method; one apiserver release declared it as a global function.
+        CelFunctionDecl.newFunctionDeclaration("sign",
+            CelOverloadDecl.newMemberOverload("quantity_sign", integer, QUANTITY),
+            CelOverloadDecl.newGlobalOverload("quantity_sign_global", integer, QUANTITY)),
+        CelFunctionDecl.newFunctionDeclaration("isGreaterThan",
+            CelOverloadDecl.newMemberOverload("semver_is_greater_than", bool, SEMVER, SEMVER),
+            CelOverloadDecl.newMemberOverload("quantity_is_greater_than", bool, QUANTITY, QUANTITY)),
+        CelFunctionDecl.newFunctionDeclaration("isLessThan",
+            CelOverloadDecl.newMemberOverload("semver_is_less_than", bool, SEMVER, SEMVER),
+            CelOverloadDecl.newMemberOverload("quantity_is_less_than", bool, QUANTITY, QUANTITY)),
+        CelFunctionDecl.newFunctionDeclaration("compareTo",
+            CelOverloadDecl.newMemberOverload("semver_compare_to", integer, SEMVER, SEMVER),
+            CelOverloadDecl.newMemberOverload("quantity_compare_to", integer, QUANTITY, QUANTITY)),
+        CelFunctionDecl.newFunctionDeclaration("asApproximateFloat",
+            CelOverloadDecl.newMemberOverload("quantity_get_float", SimpleType.DOUBLE, QUANTITY)),
+        CelFunctionDecl.newFunctionDeclaration("asInteger", CelOverloadDecl.newMemberOverload("quantity_get_int", integer, QUANTITY)),
+        CelFunctionDecl.newFunctionDeclaration("isInteger", CelOverloadDecl.newMemberOverload("quantity_is_integer", bool, QUANTITY)),
+        CelFunctionDecl.newFunctionDeclaration("add",
+            CelOverloadDecl.newMemberOverload("quantity_add", QUANTITY, QUANTITY, QUANTITY),
+            CelOverloadDecl.newMemberOverload("quantity_add_int", QUANTITY, QUANTITY, integer)),
+        CelFunctionDecl.newFunctionDeclaration("sub",
+            CelOverloadDecl.newMemberOverload("quantity_sub", QUANTITY, QUANTITY, QUANTITY),
+            CelOverloadDecl.newMemberOverload("quantity_sub_int", QUANTITY, QUANTITY, integer)));
+  }
+
+  private static List<CelFunctionBinding> equalityBindings(RuntimeEquality equality) {
+    return List.of(
+        CelFunctionBinding.from("equals", Object.class, Object.class, (a, b) -> typedEquals(equality, a, b)),
+        CelFunctionBinding.from("not_equals", Object.class, Object.class, (a, b) -> !typedEquals(equality, a, b)),
+        CelFunctionBinding.from("in_map", Object.class, Map.class, (key, map) -> map.containsKey(key)));
+  }
+
+  private static boolean typedEquals(RuntimeEquality equality, Object a, Object b) throws CelEvaluationException {
+    boolean opaqueA = a instanceof SemverValue || a instanceof QuantityValue;
+    boolean opaqueB = b instanceof SemverValue || b instanceof QuantityValue;
+    if (opaqueA || opaqueB) {
+      if (a == null || b == null || a.getClass() != b.getClass()) {
+        throw new CelEvaluationException("no such overload: " + typeName(a) + " == " + typeName(b));
+      }
+      return a.equals(b);
+    }
+    return equality.objectEquals(a, b);
+  }
+
+  /** The CEL type name of a runtime value, for error messages. */
+  static String typeName(Object v) {
+    if (v == null) {
+      return "null";
+    } else if (v instanceof SemverValue) {
+      return "kubernetes.Semver";
+    } else if (v instanceof QuantityValue) {
+      return "kubernetes.Quantity";
+    } else if (v instanceof Long) {
+      return "int";
+    } else if (v instanceof Boolean) {
+      return "bool";
+    } else if (v instanceof String) {
+      return "string";
+    } else if (v instanceof Double) {
+      return "double";
+    } else if (v instanceof Map) {
+      return "map";
+    } else if (v instanceof List) {
+      return "list";
+    }
+    return v.getClass().getSimpleName();
+  }
+
+  private static List<CelFunctionBinding> semverBindings() {
+    return List.of(
+        CelFunctionBinding.from("string_to_semver", String.class, s -> call(() -> SemverValue.parse(s))),
+        CelFunctionBinding.from("string_bool_to_semver", String.class, Boolean.class,
+            (s, normalize) -> call(() -> normalize ? SemverValue.parseNormalized(s) : SemverValue.parse(s))),
+        CelFunctionBinding.from("is_semver_string", String.class, s -> SemverValue.isValid(s, false)),
+        CelFunctionBinding.from("is_semver_string_bool", String.class, Boolean.class, SemverValue::isValid),
+        CelFunctionBinding.from("semver_major", SemverValue.class, SemverValue::major),
+        CelFunctionBinding.from("semver_minor", SemverValue.class, SemverValue::minor),
+        CelFunctionBinding.from("semver_patch", SemverValue.class, SemverValue::patch),
+        CelFunctionBinding.from("semver_is_greater_than", SemverValue.class, SemverValue.class, (a, b) -> a.compareTo(b) > 0),
+        CelFunctionBinding.from("semver_is_less_than", SemverValue.class, SemverValue.class, (a, b) -> a.compareTo(b) < 0),
+        CelFunctionBinding.from("semver_compare_to", SemverValue.class, SemverValue.class,
+            (a, b) -> (long) Integer.signum(a.compareTo(b))));
+  }
+
+  private static List<CelFunctionBinding> quantityBindings() {
+    return List.of(
+        CelFunctionBinding.from("string_to_quantity", String.class, s -> call(() -> QuantityValue.parse(s))),
+        CelFunctionBinding.from("is_quantity_string", String.class, QuantityValue::isValid),
+        CelFunctionBinding.from("quantity_sign", QuantityValue.class, QuantityValue::sign),
+        CelFunctionBinding.from("quantity_sign_global", QuantityValue.class, QuantityValue::sign),
+        CelFunctionBinding.from("quantity_is_greater_than", QuantityValue.class, QuantityValue.class, (a, b) -> a.compareTo(b) > 0),
+        CelFunctionBinding.from("quantity_is_less_than", QuantityValue.class, QuantityValue.class, (a, b) -> a.compareTo(b) < 0),
+        CelFunctionBinding.from("quantity_compare_to", QuantityValue.class, QuantityValue.class,
+            (a, b) -> (long) Integer.signum(a.compareTo(b))),
+        CelFunctionBinding.from("quantity_get_float", QuantityValue.class, QuantityValue::asApproximateFloat),
+        CelFunctionBinding.from("quantity_get_int", QuantityValue.class, q -> call(q::asInteger)),
+        CelFunctionBinding.from("quantity_is_integer", QuantityValue.class, QuantityValue::isInteger),
+        CelFunctionBinding.from("quantity_add", QuantityValue.class, QuantityValue.class, (a, b) -> call(() -> a.add(b))),
+        CelFunctionBinding.from("quantity_add_int", QuantityValue.class, Long.class,
+            (a, b) -> call(() -> a.add(QuantityValue.ofLong(b)))),
+        CelFunctionBinding.from("quantity_sub", QuantityValue.class, QuantityValue.class, (a, b) -> call(() -> a.subtract(b))),
+        CelFunctionBinding.from("quantity_sub_int", QuantityValue.class, Long.class,
+            (a, b) -> call(() -> a.subtract(QuantityValue.ofLong(b)))));
+  }
+
+  private interface Step<T> {
+    T get();
+  }
+
+  /** Library failures (a malformed version string, a fractional asInteger) become CEL evaluation errors. */
+  private static <T> T call(Step<T> step) throws CelEvaluationException {
+    try {
+      return step.get();
+    } catch (IllegalArgumentException | ArithmeticException e) {
+      throw new CelEvaluationException(e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,309 @@
+package io.nodeatlas.match.claims;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.nodeatlas.discovery.model.Names;
+import io.nodeatlas.discovery.model.Quantity;
+import io.nodeatlas.match.claims.ClaimModel.AllocationMode;
+import io.nodeatlas.match.claims.ClaimModel.Claim;
+import io.nodeatlas.match.claims.ClaimModel.Constraint;
+import io.nodeatlas.match.claims.ClaimModel.ConstraintKind;
+import io.nodeatlas.match.claims.ClaimModel.DeviceClass;
+import io.nodeatlas.match.claims.ClaimModel.DeviceSelection;
+import io.nodeatlas.match.claims.ClaimModel.Documents;
+import io.nodeatlas.match.claims.ClaimModel.Origin;
+import io.nodeatlas.match.claims.ClaimModel.Request;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Reads DeviceClass, ResourceClaim and ResourceClaimTemplate objects from YAML (several documents per
+ * file, {@code ---}) or JSON (one or more objects, or a {@code kind: List}). Accepts {@code resource.k8s.io}
+ * {@code v1} and {@code v1beta2} (same shape) and {@code v1beta1} (request fields without
+ * {@code exactly}). Applies the API's validation rules that matter for matching (dra-api.md §3.3, §5):
+ * request names are DNS labels, at most 32 requests, constraints and selectors, at most 8
+ * {@code firstAvailable} entries, {@code count} positive and absent with {@code allocationMode: All},
+ * constraint attributes fully qualified and naming existing requests. Any other kind is an error.
+ *
+ * <p>Pure: text in, records out; the first problem is thrown with the file, document number, object and
+ * field path.
+ */
+public final class ClaimDocumentParser {
+
+  static final int MAX_REQUESTS = 32;
+  static final int MAX_CONSTRAINTS = 32;
+  static final int MAX_SELECTORS = 32;
+  static final int MAX_FIRST_AVAILABLE = 8;
+
+  private static final Set<String> VERSIONS = Set.of("resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1");
+
+  private final ObjectMapper yaml = YAMLMapper.builder().build();
+  private final ObjectMapper json = JsonMapper.builder().enable(com.fasterxml.jackson.core.json.JsonReadFeature.ALLOW_TRAILING_COMMA).build();
+
+  /** Parses one file's text; {@code file} only names it in messages. */
+  public Documents parse(String file, String text) throws ClaimInputException {
+    List<DeviceClass> classes = new ArrayList<>();
+    List<Claim> claims = new ArrayList<>();
+    List<JsonNode> documents = readDocuments(file, text);
+    for (int i = 0; i < documents.size(); i++) {
+      JsonNode doc = documents.get(i);
+      if (doc == null || doc.isNull() || doc.isMissingNode() || (doc.isObject() && doc.isEmpty())) {
+        continue;
+      }
+      readObject(doc, new Origin(file, i + 1), classes, claims, 0);
+    }
+    return new Documents(classes, claims);
+  }
+
+  /** Merges several files' documents in order. */
+  public static Documents merge(List<Documents> parts) {
+    List<DeviceClass> classes = new ArrayList<>();
+    List<Claim> claims = new ArrayList<>();
+    parts.forEach(p -> {
+      classes.addAll(p.deviceClasses());
+      claims.addAll(p.claims());
+    });
+    return new Documents(classes, claims);
+  }
+
+  private List<JsonNode> readDocuments(String file, String text) throws ClaimInputException {
+    String trimmed = text.stripLeading();
+    boolean isJson = trimmed.startsWith("{") || trimmed.startsWith("[");
+    ObjectMapper mapper = isJson ? json : yaml;
+    List<JsonNode> out = new ArrayList<>();
+    try (JsonParser parser = mapper.createParser(text);
+        MappingIterator<JsonNode> it = mapper.readValues(parser, JsonNode.class)) {
+      while (it.hasNextValue()) {
+        out.add(it.nextValue());
+      }
+    } catch (JsonProcessingException e) {
+      String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
+      throw new ClaimInputException(file + ": not valid " + (isJson ? "JSON" : "YAML") + where + ": " + e.getOriginalMessage(), e);
+    } catch (IOException | RuntimeException e) {
+      // SnakeYAML reports some malformed input (bad escapes, limits) as unchecked exceptions.
+      throw new ClaimInputException(file + ": not valid " + (isJson ? "JSON" : "YAML") + ": " + e.getMessage(), e);
+    }
+    return out;
+  }
+
+  private void readObject(JsonNode doc, Origin origin, List<DeviceClass> classes, List<Claim> claims, int depth)
+      throws ClaimInputException {
+    if (!doc.isObject()) {
+      throw new ClaimInputException(origin + ": expected a Kubernetes object, found " + doc.getNodeType().toString().toLowerCase());
+    }
+    String kind = doc.path("kind").asText("");
+    String apiVersion = doc.path("apiVersion").asText("");
+    if (kind.equals("List") && depth == 0) {
+      JsonNode items = doc.path("items");
+      if (!items.isArray()) {
+        throw new ClaimInputException(origin + ": kind List without an items array");
+      }
+      for (JsonNode item : items) {
+        readObject(item, origin, classes, claims, depth + 1);
+      }
+      return;
+    }
+    if (!kind.equals("DeviceClass") && !kind.equals("ResourceClaim") && !kind.equals("ResourceClaimTemplate")) {
+      throw new ClaimInputException(origin + ": kind \"" + kind + "\" is not supported; nodeatlas match reads "
+          + "DeviceClass, ResourceClaim and ResourceClaimTemplate (resource.k8s.io/v1)");
+    }
+    if (!VERSIONS.contains(apiVersion)) {
+      throw new ClaimInputException(origin + ": " + kind + " has apiVersion \"" + apiVersion
+          + "\"; expected resource.k8s.io/v1 (v1beta1 and v1beta2 are read too)");
+    }
+    boolean v1beta1 = apiVersion.endsWith("/v1beta1");
+    JsonNode metadata = doc.path("metadata");
+    String name = text(metadata, "name");
+    if (name == null) {
+      name = text(metadata, "generateName");
+    }
+    if (name == null || name.isEmpty()) {
+      throw new ClaimInputException(origin + ": " + kind + " without metadata.name");
+    }
+    String namespace = text(metadata, "namespace");
+    String where = origin + " " + kind + " " + (namespace == null ? "" : namespace + "/") + name;
+    switch (kind) {
+      case "DeviceClass" -> classes.add(new DeviceClass(name, selectors(doc.path("spec").path("selectors"), where, "spec.selectors"), origin));
+      case "ResourceClaim" -> claims.add(claim(kind, namespace, name, doc.path("spec").path("devices"), "spec.devices", where, origin, v1beta1));
+      default -> claims.add(claim(kind, namespace, name, doc.path("spec").path("spec").path("devices"), "spec.spec.devices",
+          where, origin, v1beta1));
+    }
+  }
+
+  private Claim claim(String kind, String namespace, String name, JsonNode devices, String path, String where,
+      Origin origin, boolean v1beta1) throws ClaimInputException {
+    JsonNode requestsNode = devices.path("requests");
+    if (!requestsNode.isMissingNode() && !requestsNode.isNull() && !requestsNode.isArray()) {
+      throw new ClaimInputException(where + ": " + path + ".requests must be a list");
+    }
+    if (requestsNode.size() > MAX_REQUESTS) {
+      throw new ClaimInputException(where + ": " + path + ".requests has " + requestsNode.size() + " entries, the API allows at most " + MAX_REQUESTS);
+    }
+    List<Request> requests = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    for (int i = 0; i < requestsNode.size(); i++) {
+      String at = path + ".requests[" + i + "]";
+      Request r = request(requestsNode.get(i), where, at, v1beta1);
+      if (!names.add(r.name())) {
+        throw new ClaimInputException(where + ": " + at + ".name: duplicate request name \"" + r.name() + "\"");
+      }
+      requests.add(r);
+    }
+    JsonNode constraintsNode = devices.path("constraints");
+    if (constraintsNode.size() > MAX_CONSTRAINTS) {
+      throw new ClaimInputException(where + ": " + path + ".constraints has " + constraintsNode.size() + " entries, the API allows at most " + MAX_CONSTRAINTS);
+    }
+    List<Constraint> constraints = new ArrayList<>();
+    for (int i = 0; i < constraintsNode.size(); i++) {
+      constraints.add(constraint(constraintsNode.get(i), requests, where, path + ".constraints[" + i + "]"));
+    }
+    return new Claim(kind, namespace, name, requests, constraints, origin);
+  }
+
+  private Request request(JsonNode node, String where, String at, boolean v1beta1) throws ClaimInputException {
+    String name = text(node, "name");
+    if (name == null || !Names.isDnsLabel(name)) {
+      throw new ClaimInputException(where + ": " + at + ".name: \"" + name + "\" is not a DNS label");
+    }
+    JsonNode exactly = node.path("exactly");
+    JsonNode firstAvailable = node.path("firstAvailable");
+    if (v1beta1 && exactly.isMissingNode() && firstAvailable.isMissingNode()) {
+      // v1beta1 keeps the exactly fields on the request itself.
+      exactly = node;
+    }
+    boolean hasExactly = !exactly.isMissingNode() && !exactly.isNull();
+    boolean hasFirst = !firstAvailable.isMissingNode() && !firstAvailable.isNull();
+    if (hasExactly == hasFirst) {
+      throw new ClaimInputException(where + ": " + at + ": exactly one of exactly or firstAvailable must be set");
+    }
+    if (hasExactly) {
+      return new Request(name, List.of(selection(name, exactly, where, at + (exactly == node ? "" : ".exactly"))), false);
+    }
+    if (!firstAvailable.isArray() || firstAvailable.isEmpty() || firstAvailable.size() > MAX_FIRST_AVAILABLE) {
+      throw new ClaimInputException(where + ": " + at + ".firstAvailable must list 1 to " + MAX_FIRST_AVAILABLE + " subrequests");
+    }
+    List<DeviceSelection> alternatives = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    for (int i = 0; i < firstAvailable.size(); i++) {
+      String subAt = at + ".firstAvailable[" + i + "]";
+      String sub = text(firstAvailable.get(i), "name");
+      if (sub == null || !Names.isDnsLabel(sub)) {
+        throw new ClaimInputException(where + ": " + subAt + ".name: \"" + sub + "\" is not a DNS label");
+      }
+      if (!names.add(sub)) {
+        throw new ClaimInputException(where + ": " + subAt + ".name: duplicate subrequest name \"" + sub + "\"");
+      }
+      alternatives.add(selection(sub, firstAvailable.get(i), where, subAt));
+    }
+    return new Request(name, alternatives, true);
+  }
+
+  private DeviceSelection selection(String name, JsonNode node, String where, String at) throws ClaimInputException {
+    String className = text(node, "deviceClassName");
+    if (className == null || className.isEmpty()) {
+      throw new ClaimInputException(where + ": " + at + ".deviceClassName is required");
+    }
+    String modeText = text(node, "allocationMode");
+    AllocationMode mode;
+    if (modeText == null || modeText.isEmpty() || modeText.equals("ExactCount")) {
+      mode = AllocationMode.EXACT_COUNT;
+    } else if (modeText.equals("All")) {
+      mode = AllocationMode.ALL;
+    } else {
+      throw new ClaimInputException(where + ": " + at + ".allocationMode: \"" + modeText + "\" is not ExactCount or All");
+    }
+    JsonNode countNode = node.path("count");
+    long count;
+    if (countNode.isMissingNode() || countNode.isNull()) {
+      count = mode == AllocationMode.ALL ? 0 : 1;
+    } else if (!countNode.isIntegralNumber() || !countNode.canConvertToLong()) {
+      throw new ClaimInputException(where + ": " + at + ".count: \"" + countNode.asText() + "\" is not an integer");
+    } else {
+      count = countNode.asLong();
+      if (mode == AllocationMode.ALL && count != 0) {
+        throw new ClaimInputException(where + ": " + at + ".count: must not be specified when allocationMode is All");
+      }
+      if (mode == AllocationMode.EXACT_COUNT && count <= 0) {
+        throw new ClaimInputException(where + ": " + at + ".count: must be greater than zero");
+      }
+    }
+    SortedMap<String, BigDecimal> capacity = new TreeMap<>();
+    for (Map.Entry<String, JsonNode> e : node.path("capacity").path("requests").properties()) {
+      try {
+        Names.requireQualifiedName(e.getKey());
+        capacity.put(e.getKey(), Quantity.parse(e.getValue().asText()).toBigDecimal());
+      } catch (IllegalArgumentException ex) {
+        throw new ClaimInputException(where + ": " + at + ".capacity.requests[" + e.getKey() + "]: " + ex.getMessage());
+      }
+    }
+    return new DeviceSelection(name, className, selectors(node.path("selectors"), where, at + ".selectors"), mode, count, capacity);
+  }
+
+  private static List<String> selectors(JsonNode node, String where, String at) throws ClaimInputException {
+    if (node.isMissingNode() || node.isNull()) {
+      return List.of();
+    }
+    if (!node.isArray()) {
+      throw new ClaimInputException(where + ": " + at + " must be a list");
+    }
+    if (node.size() > MAX_SELECTORS) {
+      throw new ClaimInputException(where + ": " + at + " has " + node.size() + " entries, the API allows at most " + MAX_SELECTORS);
+    }
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < node.size(); i++) {
+      JsonNode expression = node.get(i).path("cel").path("expression");
+      if (!expression.isTextual() || expression.asText().isBlank()) {
+        throw new ClaimInputException(where + ": " + at + "[" + i + "].cel.expression is required");
+      }
+      out.add(expression.asText());
+    }
+    return out;
+  }
+
+  private static Constraint constraint(JsonNode node, List<Request> requests, String where, String at)
+      throws ClaimInputException {
+    String match = text(node, "matchAttribute");
+    String distinct = text(node, "distinctAttribute");
+    if ((match == null) == (distinct == null)) {
+      throw new ClaimInputException(where + ": " + at + ": exactly one of matchAttribute or distinctAttribute must be set");
+    }
+    ConstraintKind kind = match != null ? ConstraintKind.MATCH_ATTRIBUTE : ConstraintKind.DISTINCT_ATTRIBUTE;
+    String attribute = match != null ? match : distinct;
+    try {
+      Names.requireQualifiedName(attribute);
+    } catch (IllegalArgumentException e) {
+      throw new ClaimInputException(where + ": " + at + "." + kind.apiName() + ": " + e.getMessage());
+    }
+    if (!attribute.contains("/")) {
+      throw new ClaimInputException(where + ": " + at + "." + kind.apiName() + ": \"" + attribute
+          + "\" must be fully qualified (domain/name, for example resource.kubernetes.io/pcieRoot)");
+    }
+    List<String> names = new ArrayList<>();
+    for (JsonNode r : node.path("requests")) {
+      String ref = r.asText();
+      String base = ref.contains("/") ? ref.substring(0, ref.indexOf('/')) : ref;
+      if (requests.stream().noneMatch(q -> q.name().equals(base))) {
+        throw new ClaimInputException(where + ": " + at + ".requests: \"" + ref + "\" is not a request of this claim");
+      }
+      names.add(ref);
+    }
+    return new Constraint(names, kind, attribute);
+  }
+
+  private static String text(JsonNode node, String field) {
+    JsonNode v = node.get(field);
+    return v == null || v.isNull() || !v.isValueNode() ? null : v.asText();
+  }
+}

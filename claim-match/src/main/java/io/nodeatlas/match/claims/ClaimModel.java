@@ -1,0 +1,122 @@
+package io.nodeatlas.match.claims;
+
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+
+/**
+ * The parts of {@code resource.k8s.io/v1} DeviceClass, ResourceClaim and ResourceClaimTemplate that decide
+ * which devices a claim can get (dra-api.md §5). Records only; {@link ClaimDocumentParser} builds them.
+ */
+public final class ClaimModel {
+
+  private ClaimModel() {}
+
+  /** Where an object came from, for messages: {@code claims.yaml#2 ResourceClaim default/gpu}. */
+  public record Origin(String file, int document) {
+    @Override
+    public String toString() {
+      return file + "#" + document;
+    }
+  }
+
+  public record DeviceClass(String name, List<String> selectors, Origin origin) {
+    public DeviceClass {
+      selectors = List.copyOf(selectors);
+    }
+  }
+
+  public enum AllocationMode {
+    EXACT_COUNT("ExactCount"),
+    ALL("All");
+
+    private final String apiName;
+
+    AllocationMode(String apiName) {
+      this.apiName = apiName;
+    }
+
+    public String apiName() {
+      return apiName;
+    }
+  }
+
+  /**
+   * One way to satisfy a request: {@code exactly}, or one {@code firstAvailable} entry (then {@code name}
+   * is the subrequest's name). Capacity requests are exact decimal amounts keyed by qualified name.
+   */
+  public record DeviceSelection(
+      String name,
+      String deviceClassName,
+      List<String> selectors,
+      AllocationMode allocationMode,
+      long count,
+      SortedMap<String, BigDecimal> capacityRequests) {
+    public DeviceSelection {
+      selectors = List.copyOf(selectors);
+      capacityRequests = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(capacityRequests));
+    }
+  }
+
+  /** A request: either one {@code exactly} alternative, or up to 8 {@code firstAvailable} alternatives tried in order. */
+  public record Request(String name, List<DeviceSelection> alternatives, boolean firstAvailable) {
+    public Request {
+      alternatives = List.copyOf(alternatives);
+    }
+  }
+
+  public enum ConstraintKind {
+    MATCH_ATTRIBUTE("matchAttribute"),
+    DISTINCT_ATTRIBUTE("distinctAttribute");
+
+    private final String apiName;
+
+    ConstraintKind(String apiName) {
+      this.apiName = apiName;
+    }
+
+    public String apiName() {
+      return apiName;
+    }
+  }
+
+  /** A claim constraint; an empty {@code requests} list means all requests of the claim. */
+  public record Constraint(List<String> requests, ConstraintKind kind, String attribute) {
+    public Constraint {
+      requests = List.copyOf(requests);
+    }
+  }
+
+  /** A ResourceClaim, or the claim a ResourceClaimTemplate would create. */
+  public record Claim(String kind, String namespace, String name, List<Request> requests,
+      List<Constraint> constraints, Origin origin) {
+    public Claim {
+      requests = List.copyOf(requests);
+      constraints = List.copyOf(constraints);
+    }
+
+    public String displayName() {
+      return kind + " " + (namespace == null ? "" : namespace + "/") + name;
+    }
+
+    public Optional<Request> request(String requestName) {
+      return requests.stream().filter(r -> r.name().equals(requestName)).findFirst();
+    }
+  }
+
+  /** Everything read from the input files, in input order. */
+  public record Documents(List<DeviceClass> deviceClasses, List<Claim> claims) {
+    public Documents {
+      deviceClasses = List.copyOf(deviceClasses);
+      claims = List.copyOf(claims);
+    }
+
+    public Map<String, DeviceClass> classesByName() {
+      Map<String, DeviceClass> out = new java.util.TreeMap<>();
+      deviceClasses.forEach(c -> out.put(c.name(), c));
+      return out;
+    }
+  }
+}
