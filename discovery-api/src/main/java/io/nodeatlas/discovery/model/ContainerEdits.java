@@ -89,7 +89,7 @@ public record ContainerEdits(
     }
   }
 
-  /** A network interface moved into the container's network namespace (CDI 0.8.0 {@code netDevices}). */
+  /** A network interface moved into the container's network namespace (CDI 1.1.0 {@code netDevices}, cdi.md §1.1). */
   public record NetDevice(String hostInterfaceName, String name) {
     public NetDevice {
       if (hostInterfaceName == null || hostInterfaceName.isEmpty() || name == null || name.isEmpty()) {

@@ -1,0 +1,412 @@
+package io.nodeatlas.cdi.spec;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * CDI spec files to and from text.
+ *
+ * <p>Writing: keys sorted, integers in decimal, no nulls and no empty optional fields (the Go types'
+ * {@code omitempty}; an empty {@code intelRdt.schemata} would even raise the version, cdi.md §1.2), so
+ * the same spec always gives the same bytes. YAML quotes every string, because runtimes read YAML the
+ * YAML-1.1 way ({@code yes}, {@code 0640}, {@code 1e3} change meaning unquoted, §3.4).
+ *
+ * <p>Reading is as strict as the library's {@code yaml.UnmarshalStrict}: an unknown field or a value of
+ * the wrong type makes the whole file unreadable ({@link CdiParseException}); JSON {@code null} for an
+ * optional field is tolerated like the library does. The format is sniffed from the content, not the
+ * name, as runtimes do.
+ */
+public final class CdiSpecCodec {
+
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+  private static final long UINT32_MAX = 0xffff_ffffL;
+  /** Bounds what one hostile file can make us allocate; real specs are a few hundred KiB at most. */
+  private static final int MAX_NESTING = 64;
+
+  private final ObjectMapper json;
+  private final ObjectMapper yaml;
+
+  public CdiSpecCodec() {
+    StreamReadConstraints limits = StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING).build();
+    JsonMapper jsonMapper = JsonMapper.builder()
+        .enable(SerializationFeature.INDENT_OUTPUT)
+        .enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED)
+        .build();
+    jsonMapper.getFactory().setStreamReadConstraints(limits);
+    this.json = jsonMapper;
+    YAMLFactory yamlFactory = YAMLFactory.builder()
+        .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+        .disable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+        .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR)
+        .streamReadConstraints(limits)
+        .build();
+    this.yaml = YAMLMapper.builder(yamlFactory).enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED).build();
+  }
+
+  // ---- writing ---------------------------------------------------------------------------------
+
+  /** The spec as file content in {@code format}, ending in a newline. */
+  public String write(CdiSpec spec, SpecFormat format) {
+    ObjectNode tree = toTree(spec);
+    try {
+      return switch (format) {
+        case JSON -> json.writeValueAsString(tree) + "\n";
+        case YAML -> yaml.writeValueAsString(tree);
+      };
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialise CDI spec " + spec.kind(), e);
+    }
+  }
+
+  /** The spec as a JSON tree with CDI's field names (what the JSON schema checks). */
+  public ObjectNode toTree(CdiSpec spec) {
+    ObjectNode root = NODES.objectNode();
+    root.put("cdiVersion", spec.cdiVersion());
+    root.put("kind", spec.kind());
+    putMap(root, "annotations", spec.annotations());
+    ArrayNode devices = root.putArray("devices");
+    for (CdiDevice d : spec.devices()) {
+      ObjectNode device = devices.addObject();
+      device.put("name", d.name());
+      putMap(device, "annotations", d.annotations());
+      // devices[].containerEdits is always written, even empty (the Go field has no omitempty).
+      device.set("containerEdits", edits(d.containerEdits()));
+    }
+    if (!spec.containerEdits().isEmpty()) {
+      root.set("containerEdits", edits(spec.containerEdits()));
+    }
+    return root;
+  }
+
+  private static ObjectNode edits(CdiContainerEdits e) {
+    ObjectNode out = NODES.objectNode();
+    putStrings(out, "env", e.env());
+    if (!e.deviceNodes().isEmpty()) {
+      ArrayNode nodes = out.putArray("deviceNodes");
+      for (CdiContainerEdits.DeviceNode n : e.deviceNodes()) {
+        ObjectNode node = nodes.addObject();
+        node.put("path", n.path());
+        putText(node, "hostPath", n.hostPath());
+        putText(node, "type", n.type());
+        putLong(node, "major", n.major());
+        putLong(node, "minor", n.minor());
+        putLong(node, "fileMode", n.fileMode());
+        putText(node, "permissions", n.permissions());
+        putLong(node, "uid", n.uid());
+        putLong(node, "gid", n.gid());
+      }
+    }
+    if (!e.netDevices().isEmpty()) {
+      ArrayNode nets = out.putArray("netDevices");
+      e.netDevices().forEach(n -> nets.addObject().put("hostInterfaceName", n.hostInterfaceName()).put("name", n.name()));
+    }
+    if (!e.hooks().isEmpty()) {
+      ArrayNode hooks = out.putArray("hooks");
+      for (CdiContainerEdits.Hook h : e.hooks()) {
+        ObjectNode hook = hooks.addObject();
+        hook.put("hookName", h.hookName());
+        hook.put("path", h.path());
+        putStrings(hook, "args", h.args());
+        putStrings(hook, "env", h.env());
+        putLong(hook, "timeout", h.timeout());
+      }
+    }
+    if (!e.mounts().isEmpty()) {
+      ArrayNode mounts = out.putArray("mounts");
+      for (CdiContainerEdits.Mount m : e.mounts()) {
+        ObjectNode mount = mounts.addObject();
+        mount.put("hostPath", m.hostPath());
+        mount.put("containerPath", m.containerPath());
+        putText(mount, "type", m.type());
+        putStrings(mount, "options", m.options());
+      }
+    }
+    if (e.intelRdt() != null) {
+      CdiContainerEdits.IntelRdt r = e.intelRdt();
+      ObjectNode rdt = out.putObject("intelRdt");
+      putText(rdt, "closID", r.closID());
+      putText(rdt, "l3CacheSchema", r.l3CacheSchema());
+      putText(rdt, "memBwSchema", r.memBwSchema());
+      if (r.schemata() != null) {
+        ArrayNode schemata = rdt.putArray("schemata");
+        r.schemata().forEach(schemata::add);
+      }
+      if (Boolean.TRUE.equals(r.enableMonitoring())) {
+        rdt.put("enableMonitoring", true);
+      }
+    }
+    if (!e.additionalGids().isEmpty()) {
+      ArrayNode gids = out.putArray("additionalGids");
+      e.additionalGids().forEach(gids::add);
+    }
+    return out;
+  }
+
+  private static void putMap(ObjectNode node, String key, Map<String, String> map) {
+    if (!map.isEmpty()) {
+      ObjectNode out = node.putObject(key);
+      map.forEach(out::put);
+    }
+  }
+
+  private static void putStrings(ObjectNode node, String key, List<String> values) {
+    if (!values.isEmpty()) {
+      ArrayNode out = node.putArray(key);
+      values.forEach(out::add);
+    }
+  }
+
+  private static void putText(ObjectNode node, String key, String value) {
+    if (value != null && !value.isEmpty()) {
+      node.put(key, value);
+    }
+  }
+
+  private static void putLong(ObjectNode node, String key, Long value) {
+    if (value != null) {
+      node.put(key, value.longValue());
+    }
+  }
+
+  // ---- reading ---------------------------------------------------------------------------------
+
+  /** Parses a spec file's content (JSON or YAML, sniffed). */
+  public CdiSpec read(String text) throws CdiParseException {
+    String body = text.startsWith("\uFEFF") ? text.substring(1) : text;
+    String trimmed = body.stripLeading();
+    boolean isJson = trimmed.startsWith("{");
+    JsonNode root;
+    try {
+      root = (isJson ? json : yaml).readTree(body);
+    } catch (JsonProcessingException e) {
+      throw new CdiParseException("failed to unmarshal CDI Spec: " + e.getOriginalMessage(), e);
+    } catch (RuntimeException e) {
+      // The YAML parser reports some malformed input (bad escapes, odd anchors) as unchecked exceptions.
+      throw new CdiParseException("failed to unmarshal CDI Spec: " + e.getMessage(), e);
+    }
+    if (root == null || root.isMissingNode() || root.isNull()) {
+      throw new CdiParseException("failed to unmarshal CDI Spec: empty document");
+    }
+    return new TreeReader(!isJson).spec(root);
+  }
+
+  /** Maps a parsed tree onto the records, refusing what {@code UnmarshalStrict} refuses. */
+  private static final class TreeReader {
+    private final boolean yamlScalars;
+
+    TreeReader(boolean yamlScalars) {
+      this.yamlScalars = yamlScalars;
+    }
+
+    CdiSpec spec(JsonNode root) throws CdiParseException {
+      ObjectNode o = object(root, "");
+      known(o, "", Set.of("cdiVersion", "kind", "annotations", "devices", "containerEdits"));
+      List<CdiDevice> devices = new ArrayList<>();
+      JsonNode devs = o.get("devices");
+      if (present(devs)) {
+        int i = 0;
+        for (JsonNode d : array(devs, "devices")) {
+          devices.add(device(d, "devices[" + i++ + "]"));
+        }
+      }
+      return new CdiSpec(string(o, "cdiVersion", ""), string(o, "kind", ""), annotations(o, ""), devices,
+          edits(o.get("containerEdits"), "containerEdits"));
+    }
+
+    CdiDevice device(JsonNode node, String path) throws CdiParseException {
+      ObjectNode o = object(node, path);
+      known(o, path, Set.of("name", "annotations", "containerEdits"));
+      return new CdiDevice(string(o, "name", path), annotations(o, path),
+          edits(o.get("containerEdits"), path + ".containerEdits"));
+    }
+
+    CdiContainerEdits edits(JsonNode node, String path) throws CdiParseException {
+      if (!present(node)) {
+        return CdiContainerEdits.EMPTY;
+      }
+      ObjectNode o = object(node, path);
+      known(o, path, Set.of("env", "deviceNodes", "netDevices", "hooks", "mounts", "intelRdt", "additionalGids"));
+      List<CdiContainerEdits.DeviceNode> nodes = list(o, "deviceNodes", path, (n, p) -> {
+        ObjectNode d = object(n, p);
+        known(d, p, Set.of("path", "hostPath", "type", "major", "minor", "fileMode", "permissions", "uid", "gid"));
+        return new CdiContainerEdits.DeviceNode(string(d, "path", p), string(d, "hostPath", p), string(d, "type", p),
+            integer(d, "major", p, Long.MIN_VALUE, Long.MAX_VALUE), integer(d, "minor", p, Long.MIN_VALUE, Long.MAX_VALUE),
+            integer(d, "fileMode", p, 0, UINT32_MAX), string(d, "permissions", p),
+            integer(d, "uid", p, 0, UINT32_MAX), integer(d, "gid", p, 0, UINT32_MAX));
+      });
+      List<CdiContainerEdits.NetDevice> nets = list(o, "netDevices", path, (n, p) -> {
+        ObjectNode d = object(n, p);
+        known(d, p, Set.of("hostInterfaceName", "name"));
+        return new CdiContainerEdits.NetDevice(string(d, "hostInterfaceName", p), string(d, "name", p));
+      });
+      List<CdiContainerEdits.Hook> hooks = list(o, "hooks", path, (n, p) -> {
+        ObjectNode h = object(n, p);
+        known(h, p, Set.of("hookName", "path", "args", "env", "timeout"));
+        return new CdiContainerEdits.Hook(string(h, "hookName", p), string(h, "path", p), strings(h, "args", p),
+            strings(h, "env", p), integer(h, "timeout", p, Integer.MIN_VALUE, Integer.MAX_VALUE));
+      });
+      List<CdiContainerEdits.Mount> mounts = list(o, "mounts", path, (n, p) -> {
+        ObjectNode m = object(n, p);
+        known(m, p, Set.of("hostPath", "containerPath", "type", "options"));
+        return new CdiContainerEdits.Mount(string(m, "hostPath", p), string(m, "containerPath", p),
+            string(m, "type", p), strings(m, "options", p));
+      });
+      CdiContainerEdits.IntelRdt rdt = null;
+      JsonNode r = o.get("intelRdt");
+      if (present(r)) {
+        String p = path + ".intelRdt";
+        ObjectNode ro = object(r, p);
+        known(ro, p, Set.of("closID", "l3CacheSchema", "memBwSchema", "schemata", "enableMonitoring"));
+        List<String> schemata = present(ro.get("schemata")) ? strings(ro, "schemata", p) : null;
+        rdt = new CdiContainerEdits.IntelRdt(string(ro, "closID", p), string(ro, "l3CacheSchema", p),
+            string(ro, "memBwSchema", p), schemata, bool(ro, "enableMonitoring", p));
+      }
+      List<Long> gids = list(o, "additionalGids", path, (n, p) -> integerValue(n, p, 0, UINT32_MAX));
+      return new CdiContainerEdits(strings(o, "env", path), nodes, nets, hooks, mounts, rdt, gids);
+    }
+
+    private interface ElementReader<T> {
+      T read(JsonNode node, String path) throws CdiParseException;
+    }
+
+    private <T> List<T> list(ObjectNode o, String key, String path, ElementReader<T> reader) throws CdiParseException {
+      JsonNode n = o.get(key);
+      List<T> out = new ArrayList<>();
+      if (!present(n)) {
+        return out;
+      }
+      String p = join(path, key);
+      int i = 0;
+      for (JsonNode e : array(n, p)) {
+        out.add(reader.read(e, p + "[" + i++ + "]"));
+      }
+      return out;
+    }
+
+    private List<String> strings(ObjectNode o, String key, String path) throws CdiParseException {
+      return list(o, key, path, (n, p) -> scalarText(n, p));
+    }
+
+    private SortedMap<String, String> annotations(ObjectNode o, String path) throws CdiParseException {
+      JsonNode n = o.get("annotations");
+      SortedMap<String, String> out = new TreeMap<>();
+      if (!present(n)) {
+        return out;
+      }
+      String p = join(path, "annotations");
+      Iterator<Map.Entry<String, JsonNode>> it = object(n, p).fields();
+      while (it.hasNext()) {
+        Map.Entry<String, JsonNode> e = it.next();
+        out.put(e.getKey(), present(e.getValue()) ? scalarText(e.getValue(), p + "." + e.getKey()) : "");
+      }
+      return out;
+    }
+
+    private String string(ObjectNode o, String key, String path) throws CdiParseException {
+      JsonNode n = o.get(key);
+      return present(n) ? scalarText(n, join(path, key)) : null;
+    }
+
+    private String scalarText(JsonNode n, String path) throws CdiParseException {
+      if (n.isTextual()) {
+        return n.textValue();
+      }
+      // sigs.k8s.io/yaml turns YAML scalars into JSON first, so an unquoted 0 or true in YAML still fills a string.
+      if (yamlScalars && n.isValueNode() && !n.isNull()) {
+        return n.asText();
+      }
+      throw new CdiParseException("failed to unmarshal CDI Spec: " + path + ": expected a string, got " + describe(n));
+    }
+
+    private static Long integer(ObjectNode o, String key, String path, long min, long max) throws CdiParseException {
+      JsonNode n = o.get(key);
+      return present(n) ? integerValue(n, join(path, key), min, max) : null;
+    }
+
+    private static long integerValue(JsonNode n, String path, long min, long max) throws CdiParseException {
+      if (!n.isIntegralNumber() || !n.canConvertToLong()) {
+        throw new CdiParseException("failed to unmarshal CDI Spec: " + path + ": expected an integer, got " + describe(n));
+      }
+      long v = n.longValue();
+      if (v < min || v > max) {
+        throw new CdiParseException("failed to unmarshal CDI Spec: " + path + ": " + v + " is out of range");
+      }
+      return v;
+    }
+
+    private static Boolean bool(ObjectNode o, String key, String path) throws CdiParseException {
+      JsonNode n = o.get(key);
+      if (!present(n)) {
+        return null;
+      }
+      if (!n.isBoolean()) {
+        throw new CdiParseException("failed to unmarshal CDI Spec: " + join(path, key) + ": expected a boolean, got " + describe(n));
+      }
+      return n.booleanValue();
+    }
+
+    private static ObjectNode object(JsonNode n, String path) throws CdiParseException {
+      if (!(n instanceof ObjectNode o)) {
+        throw new CdiParseException("failed to unmarshal CDI Spec: " + (path.isEmpty() ? "document" : path)
+            + ": expected an object, got " + describe(n));
+      }
+      return o;
+    }
+
+    private static ArrayNode array(JsonNode n, String path) throws CdiParseException {
+      if (!(n instanceof ArrayNode a)) {
+        throw new CdiParseException("failed to unmarshal CDI Spec: " + path + ": expected a list, got " + describe(n));
+      }
+      return a;
+    }
+
+    private static void known(ObjectNode o, String path, Set<String> fields) throws CdiParseException {
+      Iterator<String> names = o.fieldNames();
+      while (names.hasNext()) {
+        String name = names.next();
+        if (!fields.contains(name)) {
+          throw new CdiParseException("failed to unmarshal CDI Spec: json: unknown field " + CdiNames.quote(name)
+              + (path.isEmpty() ? "" : " in " + path));
+        }
+      }
+    }
+
+    private static boolean present(JsonNode n) {
+      return n != null && !n.isNull() && !n.isMissingNode();
+    }
+
+    private static String join(String path, String key) {
+      return path.isEmpty() ? key : path + "." + key;
+    }
+
+    private static String describe(JsonNode n) {
+      return switch (n.getNodeType()) {
+        case ARRAY -> "a list";
+        case OBJECT, POJO -> "an object";
+        case STRING -> "a string";
+        case NUMBER -> "the number " + n.asText();
+        case BOOLEAN -> "a boolean";
+        case NULL, MISSING -> "null";
+        case BINARY -> "binary data";
+      };
+    }
+  }
+}

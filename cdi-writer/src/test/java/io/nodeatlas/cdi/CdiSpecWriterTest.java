@@ -1,0 +1,125 @@
+package io.nodeatlas.cdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nodeatlas.cdi.spec.CdiContainerEdits;
+import io.nodeatlas.cdi.spec.CdiDevice;
+import io.nodeatlas.cdi.spec.CdiSpec;
+import io.nodeatlas.cdi.spec.SpecFormat;
+import io.nodeatlas.discovery.model.Device;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CdiSpecWriterTest {
+
+  private final CdiSpecGenerator generator = CdiSpecGenerator.builder().build();
+  private final CdiSpecWriter writer = new CdiSpecWriter();
+
+  private List<CdiSpecFile> specs(List<Device> devices) {
+    return generator.generate(devices).specs();
+  }
+
+  private static List<String> names(Path dir) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  @Test
+  void writesAReadableSpecWithMode0644AndNoTemporaryFile(@TempDir Path root) throws Exception {
+    Path dir = root.resolve("run/cdi");
+    CdiSpecFile gpu = specs(SyntheticNode.devices()).get(0);
+    assertThat(writer.write(dir, gpu).outcome()).isEqualTo(CdiSpecWriter.Outcome.WRITTEN);
+    assertThat(names(dir)).containsExactly("nodeatlas.io-gpu.json");
+    Path file = dir.resolve("nodeatlas.io-gpu.json");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-r--r--");
+    assertThat(Files.readString(file)).isEqualTo(writer.renderText(gpu));
+  }
+
+  @Test
+  void anUnchangedSpecIsNotRewritten(@TempDir Path dir) throws Exception {
+    CdiSpecFile gpu = specs(SyntheticNode.devices()).get(0);
+    writer.write(dir, gpu);
+    Path file = dir.resolve(gpu.fileName());
+    FileTime old = FileTime.fromMillis(1_000_000L);
+    Files.setLastModifiedTime(file, old);
+    Object inode = Files.getAttribute(file, "unix:ino");
+    assertThat(writer.write(dir, gpu).outcome()).isEqualTo(CdiSpecWriter.Outcome.UNCHANGED);
+    assertThat(Files.getLastModifiedTime(file)).isEqualTo(old);
+    assertThat(Files.getAttribute(file, "unix:ino")).isEqualTo(inode);
+  }
+
+  @Test
+  void anInvalidSpecIsRefusedAndNothingIsWritten(@TempDir Path dir) {
+    CdiSpec bad = new CdiSpec("0.3.0", "nodeatlas.io/gpu", null,
+        List.of(new CdiDevice("gpu-0", new CdiContainerEdits(List.of("=1"), List.of(), List.of(), List.of()))), null);
+    assertThatThrownBy(() -> writer.write(dir, new CdiSpecFile("nodeatlas.io-gpu.json", bad, SpecFormat.JSON)))
+        .isInstanceOf(CdiValidationException.class)
+        .hasMessage("nodeatlas.io-gpu.json: device \"gpu-0\": invalid container edits: invalid environment variable \"=1\" [rule env]");
+    assertThat(dir).isEmptyDirectory();
+  }
+
+  @Test
+  void aSpecThatConflictsWithAnotherFileOfTheDirectoryIsRefused(@TempDir Path dir) throws Exception {
+    CdiSpecFile gpu = specs(SyntheticNode.devices()).get(0);
+    Files.writeString(dir.resolve("someone-else.json"), writer.renderText(gpu));
+    assertThatThrownBy(() -> writer.write(dir, gpu))
+        .isInstanceOf(CdiValidationException.class)
+        .hasMessageContaining("conflicting device \"nodeatlas.io/gpu=all\" (specs \"" + dir.resolve("nodeatlas.io-gpu.json")
+            + "\", \"" + dir.resolve("someone-else.json") + "\") [rule conflict]");
+    assertThat(names(dir)).containsExactly("someone-else.json");
+  }
+
+  @Test
+  void reconcileRemovesOurStaleSpecsButNeverOthers(@TempDir Path dir) throws Exception {
+    writer.reconcile(dir, specs(SyntheticNode.devices()), generator.ownership());
+    assertThat(names(dir)).containsExactly("nodeatlas.io-gpu.json", "nodeatlas.io-hugepages.json", "nodeatlas.io-nic.json",
+        "nodeatlas.io-rdma.json", "nodeatlas.io-vf.json");
+    // Files of others: another vendor's spec, a file with our prefix but another vendor's kind, a claim spec.
+    Files.writeString(dir.resolve("nvidia.yaml"), "cdiVersion: \"0.5.0\"\nkind: nvidia.com/gpu\ndevices:\n- name: \"0\"\n  containerEdits:\n    env: [\"A=1\"]\n");
+    Files.writeString(dir.resolve("nodeatlas.io-foreign.json"),
+        "{\"cdiVersion\":\"0.3.0\",\"kind\":\"other.example.com/x\",\"devices\":[{\"name\":\"d\",\"containerEdits\":{\"env\":[\"A=1\"]}}]}");
+    CdiSpecFile claim = new ClaimCdiSpecs().forClaim("uid-1", SyntheticNode.devices().subList(0, 1)).file().orElseThrow();
+    writer.write(dir, claim);
+    Files.writeString(dir.resolve(".nodeatlas.io-gpu.json.123.tmp"), "{ partial");
+
+    List<Device> gpusOnly = SyntheticNode.devices().stream().filter(d -> d.name().startsWith("gpu-")).toList();
+    List<CdiSpecWriter.Change> changes = writer.reconcile(dir, specs(gpusOnly), generator.ownership());
+
+    assertThat(changes).extracting(c -> c.file().getFileName() + " " + c.outcome()).containsExactly(
+        "nodeatlas.io-gpu.json UNCHANGED", "nodeatlas.io-hugepages.json REMOVED", "nodeatlas.io-nic.json REMOVED",
+        "nodeatlas.io-rdma.json REMOVED", "nodeatlas.io-vf.json REMOVED");
+    assertThat(names(dir)).containsExactly("nodeatlas.io-claim_uid-1.json", "nodeatlas.io-foreign.json",
+        "nodeatlas.io-gpu.json", "nvidia.yaml");
+  }
+
+  @Test
+  void reconcileChangesNothingWhenOneSpecIsInvalid(@TempDir Path dir) throws Exception {
+    writer.reconcile(dir, specs(SyntheticNode.devices()), generator.ownership());
+    List<String> before = names(dir);
+    CdiSpec bad = new CdiSpec("0.3.0", "nodeatlas.io/gpu", null, List.of(new CdiDevice("gpu-0", CdiContainerEdits.EMPTY)), null);
+    assertThatThrownBy(() -> writer.reconcile(dir, List.of(new CdiSpecFile("nodeatlas.io-gpu.json", bad, SpecFormat.JSON)),
+        generator.ownership()))
+        .isInstanceOf(CdiValidationException.class)
+        .hasMessageContaining("invalid device, empty device edits");
+    assertThat(names(dir)).isEqualTo(before);
+  }
+
+  @Test
+  void removeDeletesOneFile(@TempDir Path dir) throws Exception {
+    CdiSpecFile gpu = specs(SyntheticNode.devices()).get(0);
+    writer.write(dir, gpu);
+    assertThat(writer.remove(dir, gpu.fileName())).isTrue();
+    assertThat(writer.remove(dir, gpu.fileName())).isFalse();
+    assertThat(dir).isEmptyDirectory();
+    assertThatThrownBy(() -> writer.remove(dir, "../x.json")).isInstanceOf(IllegalArgumentException.class);
+  }
+}
