@@ -10,6 +10,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -202,15 +203,22 @@ public final class HostFs {
   }
 
   private static byte[] readBytes(Path file) {
-    if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-      return null;
+    // One stat (following links) answers "missing", "dangling link", "directory" and "FIFO" at once;
+    // it has to come before open(2), which would block on a FIFO. Discovery reads thousands of small
+    // sysfs files, so the syscall count per read matters.
+    BasicFileAttributes attributes;
+    try {
+      attributes = Files.readAttributes(file, BasicFileAttributes.class);
+    } catch (NoSuchFileException | NotDirectoryException e) {
+      return null; // absent, or a dangling symlink: the fact is absent
+    } catch (AccessDeniedException e) {
+      throw new HostFileException(file, "permission denied", e);
+    } catch (IOException e) {
+      throw new HostFileException(file, e.getMessage() == null ? e.toString() : e.getMessage(), e);
     }
-    if (!Files.exists(file)) {
-      return null; // dangling symlink: the fact is absent
-    }
-    if (!Files.isRegularFile(file)) {
+    if (!attributes.isRegularFile()) {
       // Never open a FIFO or socket (it could block) and never treat a directory as a value.
-      throw new HostFileException(file, Files.isDirectory(file) ? "is a directory" : "not a regular file", null);
+      throw new HostFileException(file, attributes.isDirectory() ? "is a directory" : "not a regular file", null);
     }
     try (InputStream in = Files.newInputStream(file)) {
       byte[] bytes = in.readNBytes(MAX_FILE_BYTES + 1);

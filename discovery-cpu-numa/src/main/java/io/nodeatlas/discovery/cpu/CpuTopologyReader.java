@@ -1,0 +1,200 @@
+package io.nodeatlas.discovery.cpu;
+
+import io.nodeatlas.discovery.topology.CpuSet;
+import io.nodeatlas.discovery.topology.Topology.ClusterInfo;
+import io.nodeatlas.discovery.topology.Topology.CoreInfo;
+import io.nodeatlas.discovery.topology.Topology.CpuSummary;
+import io.nodeatlas.discovery.topology.Topology.DieInfo;
+import io.nodeatlas.discovery.topology.Topology.PackageInfo;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads the CPU side of {@code /sys/devices/system/cpu} (Documentation/ABI/stable/sysfs-devices-system-cpu,
+ * Documentation/admin-guide/cputopology.rst): which CPUs are possible, online and offline, and for every
+ * online CPU its package, die, cluster and core. Only online CPUs have a {@code topology/} directory.
+ *
+ * <p>Reads one CPU per core: the first online thread of a core supplies the ids and the sibling list
+ * for all its threads, which keeps a 128-thread node at a few hundred small reads.
+ */
+final class CpuTopologyReader {
+
+  /** What was read; {@code performance}/{@code efficiency} are the hybrid PMU CPU lists (empty elsewhere). */
+  record CpuTopology(
+      CpuSummary summary,
+      List<PackageInfo> packages,
+      List<DieInfo> dies,
+      List<ClusterInfo> clusters,
+      List<CoreInfo> cores) {}
+
+  private CpuTopologyReader() {}
+
+  static CpuTopology read(SysfsReader in) {
+    Path cpuDir = in.fs().sys("devices/system/cpu");
+    BitSet dirs = new BitSet();
+    for (Path entry : in.list(cpuDir)) {
+      int id = SysfsReader.numberedEntry(entry.getFileName().toString(), "cpu");
+      if (id >= 0) {
+        dirs.set(id);
+      }
+    }
+    CpuSet present = CpuSet.fromBits(dirs);
+    CpuSet possible = in.cpuList(cpuDir.resolve("possible")).orElse(present);
+    CpuSet online = in.cpuList(cpuDir.resolve("online")).orElseGet(() -> onlineFromDirectories(in, cpuDir, present));
+    CpuSet offline = in.cpuList(cpuDir.resolve("offline")).orElseGet(() -> possible.union(present).minus(online));
+    CpuSummary summary = new CpuSummary(online, offline, possible);
+
+    CpuSet performance = in.cpuList(in.fs().sys("devices/cpu_core/cpus")).orElse(CpuSet.EMPTY);
+    CpuSet efficiency = in.cpuList(in.fs().sys("devices/cpu_atom/cpus")).orElse(CpuSet.EMPTY);
+
+    Map<PackageKey, BitSet> packageCpus = new LinkedHashMap<>();
+    Map<List<Object>, BitSet> dieCpus = new LinkedHashMap<>();
+    Map<List<Object>, BitSet> clusterCpus = new LinkedHashMap<>();
+    List<CoreInfo> cores = new ArrayList<>();
+    BitSet assigned = new BitSet();
+    Boolean hasDieId = null;
+    Boolean hasClusterId = null;
+    BitSet onlineBits = online.toBitSet();
+    for (int cpu = onlineBits.nextSetBit(0); cpu >= 0; cpu = onlineBits.nextSetBit(cpu + 1)) {
+      if (assigned.get(cpu)) {
+        continue;
+      }
+      Path topo = cpuDir.resolve("cpu" + cpu).resolve("topology");
+      int coreId = in.id(topo.resolve("core_id")).orElse(-1);
+      Optional<CpuSet> siblings = firstPresent(in,
+          () -> in.cpuList(topo.resolve("thread_siblings_list")),
+          () -> in.cpuList(topo.resolve("core_cpus_list")),
+          () -> in.cpuMask(topo.resolve("thread_siblings")),
+          () -> in.cpuMask(topo.resolve("core_cpus")));
+      BitSet threadBits = new BitSet();
+      threadBits.set(cpu);
+      if (siblings.isPresent()) {
+        BitSet candidates = siblings.get().intersect(online).toBitSet();
+        candidates.andNot(assigned);
+        candidates.clear(cpu);
+        // AMD family 15h lists both cores of a compute unit as thread siblings, with distinct
+        // core_ids; a core is the siblings that also share core_id (what hwloc does too). One
+        // sibling's core_id tells which case this is, so SMT4/SMT8 cores cost one extra read, not three.
+        int probe = candidates.nextSetBit(0);
+        boolean computeUnit = probe >= 0 && coreId >= 0
+            && in.id(cpuDir.resolve("cpu" + probe).resolve("topology/core_id")).orElse(coreId) != coreId;
+        for (int s = candidates.nextSetBit(0); s >= 0; s = candidates.nextSetBit(s + 1)) {
+          if (!computeUnit || (s != probe
+              && in.id(cpuDir.resolve("cpu" + s).resolve("topology/core_id")).orElse(coreId) == coreId)) {
+            threadBits.set(s);
+          }
+        }
+      }
+      CpuSet threads = CpuSet.fromBits(threadBits);
+      assigned.or(threadBits);
+      // Without core_id and sibling lists (some fake and very old trees) the kernel names no core.
+      boolean coreKnown = coreId >= 0 || siblings.isPresent();
+
+      int packageId = in.id(topo.resolve("physical_package_id")).orElse(-1);
+      PackageKey pkg;
+      if (packageId >= 0) {
+        pkg = new PackageKey(packageId, null);
+      } else if (knownSiblingPackage(packageCpus.keySet(), cpu) != null) {
+        pkg = knownSiblingPackage(packageCpus.keySet(), cpu);
+      } else {
+        // s390 and POWER print -1: the package is then the set of CPUs sharing core_siblings, as hwloc does.
+        CpuSet packageSiblings = firstPresent(in,
+            () -> in.cpuList(topo.resolve("package_cpus_list")),
+            () -> in.cpuList(topo.resolve("core_siblings_list")),
+            () -> in.cpuMask(topo.resolve("package_cpus")),
+            () -> in.cpuMask(topo.resolve("core_siblings")))
+            .orElse(CpuSet.EMPTY).intersect(online);
+        pkg = new PackageKey(-1, packageSiblings);
+      }
+      // die_id (5.x) and cluster_id (5.16+) exist for every CPU or for none: probe once, not per core.
+      if (hasDieId == null) {
+        hasDieId = in.fs().exists(topo.resolve("die_id"));
+        hasClusterId = in.fs().exists(topo.resolve("cluster_id"));
+      }
+      int dieId = hasDieId ? in.id(topo.resolve("die_id")).orElse(-1) : -1;
+      int clusterId = hasClusterId ? in.id(topo.resolve("cluster_id")).orElse(-1) : -1;
+
+      packageCpus.computeIfAbsent(pkg, k -> new BitSet()).or(threadBits);
+      if (dieId >= 0) {
+        dieCpus.computeIfAbsent(List.of(pkg, dieId), k -> new BitSet()).or(threadBits);
+      }
+      if (clusterId >= 0) {
+        clusterCpus.computeIfAbsent(List.of(pkg, clusterId), k -> new BitSet()).or(threadBits);
+      }
+      if (coreKnown) {
+        cores.add(new CoreInfo(pkg.id(), dieId, coreId, threads, coreType(threads, performance, efficiency)));
+      }
+    }
+
+    List<PackageInfo> packages = new ArrayList<>();
+    packageCpus.forEach((k, bits) -> packages.add(new PackageInfo(k.id(), CpuSet.fromBits(bits))));
+    packages.sort(Comparator.comparingInt(PackageInfo::id).thenComparing(PackageInfo::cpus));
+    List<DieInfo> dies = new ArrayList<>();
+    dieCpus.forEach((k, bits) -> dies.add(new DieInfo(((PackageKey) k.get(0)).id(), (Integer) k.get(1), CpuSet.fromBits(bits))));
+    dies.sort(Comparator.comparingInt(DieInfo::packageId).thenComparingInt(DieInfo::id).thenComparing(DieInfo::cpus));
+    List<ClusterInfo> clusters = new ArrayList<>();
+    clusterCpus.forEach((k, bits) ->
+        clusters.add(new ClusterInfo(((PackageKey) k.get(0)).id(), (Integer) k.get(1), CpuSet.fromBits(bits))));
+    clusters.sort(Comparator.comparingInt(ClusterInfo::packageId).thenComparingInt(ClusterInfo::id)
+        .thenComparing(ClusterInfo::cpus));
+    return new CpuTopology(summary, packages, dies, clusters, cores);
+  }
+
+  /**
+   * Kernels without {@code cpu/online} (before 2.6.2x, and some captures): a CPU is online unless its
+   * {@code cpuN/online} says 0; cpu0 often has no {@code online} file because it cannot be unplugged.
+   */
+  private static CpuSet onlineFromDirectories(SysfsReader in, Path cpuDir, CpuSet present) {
+    BitSet bits = new BitSet();
+    present.stream().forEach(cpu -> {
+      Optional<Long> flag = in.count(cpuDir.resolve("cpu" + cpu).resolve("online"));
+      if (flag.isEmpty() || flag.get() != 0) {
+        bits.set(cpu);
+      }
+    });
+    return CpuSet.fromBits(bits);
+  }
+
+  /**
+   * The hybrid core type from the perf PMU CPU lists ({@code /sys/devices/cpu_core/cpus} for P-cores,
+   * {@code /sys/devices/cpu_atom/cpus} for E-cores, as hwloc reads them); null on non-hybrid CPUs.
+   */
+  private static String coreType(CpuSet threads, CpuSet performance, CpuSet efficiency) {
+    if (performance.containsAll(threads) && !performance.isEmpty()) {
+      return CpuNumaDevices.PERFORMANCE;
+    }
+    if (efficiency.containsAll(threads) && !efficiency.isEmpty()) {
+      return CpuNumaDevices.EFFICIENCY;
+    }
+    return null;
+  }
+
+  @SafeVarargs
+  private static Optional<CpuSet> firstPresent(SysfsReader in, java.util.function.Supplier<Optional<CpuSet>>... readers) {
+    for (var r : readers) {
+      Optional<CpuSet> v = r.get();
+      if (v.isPresent()) {
+        return v;
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static PackageKey knownSiblingPackage(java.util.Set<PackageKey> known, int cpu) {
+    for (PackageKey k : known) {
+      if (k.id() < 0 && k.siblings() != null && k.siblings().contains(cpu)) {
+        return k;
+      }
+    }
+    return null;
+  }
+
+  /** A package: its kernel id, or (id -1) the set of CPUs that share it when the kernel has no id. */
+  private record PackageKey(int id, CpuSet siblings) {}
+}

@@ -1,0 +1,250 @@
+package io.nodeatlas.discovery.cpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.code_intelligence.jazzer.api.FuzzedDataProvider;
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.nodeatlas.discovery.host.HostContext;
+import io.nodeatlas.discovery.host.HostFs;
+import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.spi.DiscoveryResult;
+import io.nodeatlas.discovery.spi.DiscoveryWarning;
+import io.nodeatlas.discovery.testing.FixtureTree;
+import io.nodeatlas.discovery.topology.CpuSet;
+import io.nodeatlas.discovery.topology.Topology;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Broken host files: each costs one fact and one warning, never the run. A missing file or a
+ * dangling symlink is an absent fact (old kernels lack many files), so it costs the fact and no warning.
+ */
+class BadInputTest {
+
+  @TempDir
+  Path root;
+
+  private FixtureTree tree;
+
+  /** Every file the readers parse in {@link #writeSmallNode}, for the reader fuzz test. */
+  static final List<String> PARSED_FILES = List.of(
+      "sys/devices/system/cpu/online",
+      "sys/devices/system/cpu/possible",
+      "sys/devices/system/cpu/cpu0/topology/physical_package_id",
+      "sys/devices/system/cpu/cpu0/topology/core_id",
+      "sys/devices/system/cpu/cpu0/topology/die_id",
+      "sys/devices/system/cpu/cpu0/topology/thread_siblings_list",
+      "sys/devices/system/cpu/cpu1/topology/core_id",
+      "sys/devices/system/cpu/cpu0/cache/index0/level",
+      "sys/devices/system/cpu/cpu0/cache/index0/type",
+      "sys/devices/system/cpu/cpu0/cache/index0/size",
+      "sys/devices/system/cpu/cpu0/cache/index0/shared_cpu_list",
+      "sys/devices/cpu_core/cpus",
+      "sys/devices/system/node/online",
+      "sys/devices/system/node/node0/cpulist",
+      "sys/devices/system/node/node0/meminfo",
+      "sys/devices/system/node/node0/distance",
+      "sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages",
+      "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages",
+      "sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages",
+      "proc/meminfo",
+      "proc/mounts");
+
+  /** One package, two cores with two threads each, one NUMA node, a 2 MiB pool and its mount. */
+  static FixtureTree writeSmallNode(Path root) {
+    FixtureTree t = FixtureTree.at(root);
+    String cpu = "sys/devices/system/cpu/";
+    t.value(cpu + "online", "0-3").value(cpu + "possible", "0-3");
+    for (int c = 0; c < 4; c++) {
+      String dir = cpu + "cpu" + c + "/";
+      String siblings = (c % 2) + "," + (c % 2 + 2);
+      t.value(dir + "topology/physical_package_id", 0).value(dir + "topology/die_id", 0)
+          .value(dir + "topology/core_id", c % 2).value(dir + "topology/thread_siblings_list", siblings)
+          .value(dir + "cache/index0/level", 1).value(dir + "cache/index0/type", "Data")
+          .value(dir + "cache/index0/size", "48K").value(dir + "cache/index0/shared_cpu_list", siblings)
+          .value(dir + "cache/index3/level", 3).value(dir + "cache/index3/type", "Unified")
+          .value(dir + "cache/index3/size", "8192K").value(dir + "cache/index3/shared_cpu_list", "0-3");
+    }
+    String node = "sys/devices/system/node/";
+    t.value(node + "online", "0").value(node + "node0/cpulist", "0-3").value(node + "node0/distance", "10")
+        .file(node + "node0/meminfo", "Node 0 MemTotal:  1048576 kB\nNode 0 MemFree:  524288 kB\n")
+        .value(node + "node0/hugepages/hugepages-2048kB/nr_hugepages", 8)
+        .value(node + "node0/hugepages/hugepages-2048kB/free_hugepages", 8)
+        .value(node + "node0/hugepages/hugepages-2048kB/surplus_hugepages", 0)
+        .value("sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", 8)
+        .value("sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", 8)
+        .value("sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages", 0)
+        .value("sys/kernel/mm/hugepages/hugepages-2048kB/surplus_hugepages", 0)
+        .file("proc/meminfo", "MemTotal: 1048576 kB\nHugepagesize:       2048 kB\n")
+        .file("proc/mounts", "hugetlbfs /dev/hugepages hugetlbfs rw,relatime,pagesize=2M 0 0\n");
+    return t;
+  }
+
+  @BeforeEach
+  void write() {
+    tree = writeSmallNode(root);
+  }
+
+  private DiscoveryResult discover() {
+    return new CpuNumaSource().discover(HostContext.of(HostFs.of(root)));
+  }
+
+  private static Topology topology(DiscoveryResult r) {
+    return r.topology().orElseThrow();
+  }
+
+  @Test
+  void intactTreeHasNoWarnings() {
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).isEmpty();
+    assertThat(r.devices()).extracting(Device::name).containsExactly("cpu-numa0", "hugepages-2mi-numa0");
+  }
+
+  @Test
+  void missingFileIsAnAbsentFactWithoutWarning() {
+    tree.delete("sys/devices/system/node/node0/distance");
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).isEmpty();
+    assertThat(topology(r).numaNodes().get(0).distances()).isEmpty();
+    assertThat(topology(r).numaNodes().get(0).memoryTotalBytes()).isEqualTo(1L << 30);
+  }
+
+  @Test
+  void danglingSymlinkIsAnAbsentFact() {
+    tree.symlink("sys/devices/system/node/node0/meminfo", "../../../../nowhere/meminfo");
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).isEmpty();
+    assertThat(topology(r).numaNodes().get(0).memoryTotalBytes()).isNull();
+    assertThat(topology(r).numaNodes().get(0).cpus()).isEqualTo(CpuSet.range(0, 3));
+  }
+
+  @Test
+  void emptyCounterCostsThePool() {
+    tree.file("sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "");
+    DiscoveryResult r = discover();
+    assertOneWarning(r, "nr_hugepages");
+    assertThat(topology(r).numaNodes().get(0).hugepages()).isEmpty();
+    // Without per-node pools the global pool still gives a device.
+    assertThat(r.devices()).extracting(Device::name).containsExactly("cpu-numa0", "hugepages-2mi");
+  }
+
+  @Test
+  void nulTerminatedValuesAreRead() {
+    tree.file("sys/devices/system/node/online", "0\n\0");
+    tree.file("sys/devices/system/cpu/cpu0/topology/core_id", "0\n\0");
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).isEmpty();
+    assertThat(topology(r).numaNodes()).hasSize(1);
+    assertThat(topology(r).cores()).hasSize(2);
+  }
+
+  @Test
+  void nonNumericIdCostsThePackageId() {
+    tree.value("sys/devices/system/cpu/cpu0/topology/physical_package_id", "zero");
+    DiscoveryResult r = discover();
+    assertOneWarning(r, "physical_package_id");
+    assertThat(topology(r).cores()).hasSize(2);
+    assertThat(topology(r).numaNodes().get(0).cpus()).isEqualTo(CpuSet.range(0, 3));
+  }
+
+  @Test
+  void hugeNumberCostsTheFact() {
+    tree.value("sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages", "123456789012345678901234567890");
+    DiscoveryResult r = discover();
+    assertOneWarning(r, "resv_hugepages");
+    assertThat(topology(r).hugepages()).singleElement().satisfies(h -> {
+      assertThat(h.total()).isEqualTo(8);
+      assertThat(h.reserved()).isNull();
+    });
+  }
+
+  @Test
+  void hugeFileCostsTheFact() {
+    tree.bytes("sys/devices/system/node/node0/distance", new byte[HostFs.MAX_FILE_BYTES + 10]);
+    DiscoveryResult r = discover();
+    assertOneWarning(r, "distance");
+    assertThat(r.warnings().get(0).message()).contains("larger than");
+    assertThat(topology(r).numaNodes().get(0).memoryTotalBytes()).isEqualTo(1L << 30);
+  }
+
+  @Test
+  void directoryWhereAFileBelongs() {
+    tree.delete("sys/devices/system/cpu/cpu0/cache/index3/size").dir("sys/devices/system/cpu/cpu0/cache/index3/size");
+    DiscoveryResult r = discover();
+    assertOneWarning(r, "index3/size");
+    assertThat(r.warnings().get(0).message()).contains("is a directory");
+    // Only the size is lost; the L3 instance itself is still known (size 0).
+    assertThat(topology(r).caches()).filteredOn(c -> c.level() == 3).singleElement()
+        .satisfies(c -> assertThat(c.cpus()).isEqualTo(CpuSet.range(0, 3)));
+  }
+
+  @Test
+  void fifoWhereAFileBelongsIsNeverOpened() throws Exception {
+    Path fifo = tree.path("proc/mounts");
+    Files.delete(fifo);
+    Process p = new ProcessBuilder("mkfifo", fifo.toString()).start();
+    assertThat(p.waitFor()).isZero();
+    DiscoveryResult r = discover();
+    assertOneWarning(r, "mounts");
+    assertThat(r.warnings().get(0).message()).contains("not a regular file");
+    assertThat(topology(r).hugepages()).singleElement().satisfies(h -> assertThat(h.mounts()).isEmpty());
+  }
+
+  @Test
+  void garbageCacheTypeCostsThatCache() {
+    for (int c = 0; c < 4; c++) {
+      tree.value("sys/devices/system/cpu/cpu" + c + "/cache/index3/type", "Victim");
+    }
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).hasSize(4).allSatisfy(w -> assertThat(w.message()).contains("not a cache type"));
+    assertThat(topology(r).caches()).hasSize(2).allSatisfy(c -> assertThat(c.level()).isEqualTo(1));
+  }
+
+  @Test
+  void wrongDistanceColumnCount() {
+    tree.value("sys/devices/system/node/node0/distance", "10 20");
+    DiscoveryResult r = discover();
+    assertOneWarning(r, "distance");
+    assertThat(topology(r).numaNodes().get(0).distances()).isEmpty();
+  }
+
+  private static void assertOneWarning(DiscoveryResult r, String pathPart) {
+    assertThat(r.warnings()).as("warnings").hasSize(1);
+    DiscoveryWarning w = r.warnings().get(0);
+    assertThat(w.source()).isEqualTo("cpu-numa");
+    assertThat(w.message()).contains(pathPart);
+  }
+
+  private static Path fuzzRoot;
+
+  /**
+   * Any bytes in any one parsed file: discovery still completes with a topology, and every device it
+   * publishes is valid (the {@link Device} constructor checks names and limits).
+   */
+  @FuzzTest
+  void anyBytesInAnyFileCostAtMostWarnings(FuzzedDataProvider data) throws IOException {
+    if (fuzzRoot == null) {
+      fuzzRoot = Files.createTempDirectory("cpu-numa-fuzz");
+      writeSmallNode(fuzzRoot);
+    }
+    String file = PARSED_FILES.get(data.consumeInt(0, PARSED_FILES.size() - 1));
+    Path path = fuzzRoot.resolve(file);
+    byte[] original = Files.readAllBytes(path);
+    try {
+      Files.write(path, data.consumeRemainingAsBytes());
+      DiscoveryResult r = new CpuNumaSource().discover(HostContext.of(HostFs.of(fuzzRoot)));
+      assertThat(r.topology()).isPresent();
+      assertThat(r.devices()).allSatisfy(d -> assertThat(d.source()).isEqualTo("cpu-numa"));
+    } catch (UncheckedIOException e) {
+      throw e;
+    } finally {
+      Files.write(path, original);
+    }
+  }
+}

@@ -1,0 +1,255 @@
+package io.nodeatlas.discovery.cpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nodeatlas.discovery.host.HostContext;
+import io.nodeatlas.discovery.host.HostFs;
+import io.nodeatlas.discovery.model.AttributeValue;
+import io.nodeatlas.discovery.model.ContainerEdits;
+import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.model.Names;
+import io.nodeatlas.discovery.model.Quantity;
+import io.nodeatlas.discovery.report.NodeReportCodec;
+import io.nodeatlas.discovery.spi.DiscoveryResult;
+import io.nodeatlas.discovery.spi.DiscoverySources;
+import io.nodeatlas.discovery.spi.NodeDiscovery;
+import io.nodeatlas.discovery.testing.FixtureTree;
+import io.nodeatlas.discovery.topology.CpuSet;
+import io.nodeatlas.discovery.topology.Topology;
+import io.nodeatlas.discovery.topology.Topology.CacheInfo;
+import io.nodeatlas.discovery.topology.Topology.CacheType;
+import io.nodeatlas.discovery.topology.Topology.CoreInfo;
+import io.nodeatlas.discovery.topology.Topology.DieInfo;
+import io.nodeatlas.discovery.topology.Topology.HugepagePool;
+import io.nodeatlas.discovery.topology.Topology.HugepageSize;
+import io.nodeatlas.discovery.topology.Topology.NumaNodeInfo;
+import io.nodeatlas.discovery.topology.Topology.PackageInfo;
+import io.nodeatlas.discovery.parse.CpuListParser;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The source on the synthetic node of rdma-nic-hugepages.md §6.1, asserting every value §6.1 and §6.5 list. */
+class CpuNumaSourceTest {
+
+  private static final long MI2 = 2L << 20;
+  private static final long GI1 = 1L << 30;
+
+  @TempDir
+  Path root;
+
+  /** The 128-CPU tree is thousands of files: written once and only read by the tests that use it. */
+  @TempDir
+  static Path synthetic;
+
+  @BeforeAll
+  static void writeSyntheticNode() {
+    SyntheticNode.write(synthetic);
+  }
+
+  private static DiscoveryResult discoverSynthetic() {
+    return new CpuNumaSource().discover(HostContext.of(HostFs.of(synthetic)));
+  }
+
+  private DiscoveryResult discover() {
+    return new CpuNumaSource().discover(HostContext.of(HostFs.of(root)));
+  }
+
+  private static CpuSet cpus(String list) {
+    return CpuListParser.parse(list);
+  }
+
+  @Test
+  void syntheticNodeTopology() {
+    DiscoveryResult r = discoverSynthetic();
+    assertThat(r.warnings()).isEmpty();
+    Topology t = r.topology().orElseThrow();
+
+    assertThat(t.cpus().online()).isEqualTo(CpuSet.range(0, 127));
+    assertThat(t.cpus().possible()).isEqualTo(CpuSet.range(0, 127));
+    assertThat(t.cpus().offline()).isEqualTo(CpuSet.EMPTY);
+
+    assertThat(t.packages()).containsExactly(
+        new PackageInfo(0, cpus("0-31,64-95")), new PackageInfo(1, cpus("32-63,96-127")));
+    assertThat(t.dies()).containsExactly(
+        new DieInfo(0, 0, cpus("0-15,64-79")), new DieInfo(0, 1, cpus("16-31,80-95")),
+        new DieInfo(1, 0, cpus("32-47,96-111")), new DieInfo(1, 1, cpus("48-63,112-127")));
+    assertThat(t.clusters()).hasSize(64);
+    assertThat(t.clusters().get(0).cpus()).isEqualTo(cpus("0,64"));
+
+    assertThat(t.cores()).hasSize(64).allSatisfy(c -> assertThat(c.cpus().size()).isEqualTo(2));
+    assertThat(t.cores()).contains(new CoreInfo(0, 0, 0, cpus("0,64"), null));
+    assertThat(t.cores()).contains(new CoreInfo(1, 0, 4, cpus("36,100"), null));
+
+    assertThat(t.caches()).hasSize(64 * 3 + 4);
+    assertThat(t.caches().stream().filter(c -> c.level() == 1 && c.type() == CacheType.DATA))
+        .hasSize(64).allSatisfy(c -> assertThat(c.sizeBytes()).isEqualTo(48 << 10));
+    assertThat(t.caches().stream().filter(c -> c.level() == 1 && c.type() == CacheType.INSTRUCTION))
+        .hasSize(64).allSatisfy(c -> assertThat(c.sizeBytes()).isEqualTo(32 << 10));
+    assertThat(t.caches().stream().filter(c -> c.level() == 2))
+        .hasSize(64).allSatisfy(c -> assertThat(c.sizeBytes()).isEqualTo(2048 << 10));
+    assertThat(t.caches()).contains(new CacheInfo(1, CacheType.DATA, 48 << 10, cpus("36,100")));
+    // §6.5: 4 dies, each with an L3 of 16 cores / 32 threads.
+    assertThat(t.caches().stream().filter(c -> c.level() == 3).toList()).containsExactly(
+        new CacheInfo(3, CacheType.UNIFIED, 49152L << 10, cpus("0-15,64-79")),
+        new CacheInfo(3, CacheType.UNIFIED, 49152L << 10, cpus("16-31,80-95")),
+        new CacheInfo(3, CacheType.UNIFIED, 49152L << 10, cpus("32-47,96-111")),
+        new CacheInfo(3, CacheType.UNIFIED, 49152L << 10, cpus("48-63,112-127")));
+
+    assertThat(t.numaNodes()).containsExactly(
+        new NumaNodeInfo(0, cpus("0-31,64-95"), 527958016L << 10, 500000000L << 10,
+            new java.util.TreeMap<>(Map.of(0, 10, 1, 21)),
+            List.of(new HugepagePool(MI2, 4096, 4000, null, 0), new HugepagePool(GI1, 16, 16, null, 0))),
+        new NumaNodeInfo(1, cpus("32-63,96-127"), 527958016L << 10, 500000000L << 10,
+            new java.util.TreeMap<>(Map.of(0, 21, 1, 10)),
+            List.of(new HugepagePool(MI2, 4096, 4096, null, 0), new HugepagePool(GI1, 16, 14, null, 0))));
+
+    assertThat(t.hugepages()).containsExactly(
+        new HugepageSize(MI2, 8192, 8096, 0L, 0, List.of("/dev/hugepages")),
+        new HugepageSize(GI1, 32, 30, 0L, 0, List.of("/dev/hugepages-1G")));
+    // §6.5: the global values equal the sums of the per-node pools.
+    for (HugepageSize size : t.hugepages()) {
+      long total = 0;
+      long free = 0;
+      for (NumaNodeInfo n : t.numaNodes()) {
+        for (HugepagePool p : n.hugepages()) {
+          if (p.pageSizeBytes() == size.pageSizeBytes()) {
+            total += p.total();
+            free += p.free();
+          }
+        }
+      }
+      assertThat(total).isEqualTo(size.total());
+      assertThat(free).isEqualTo(size.free());
+    }
+  }
+
+  @Test
+  void syntheticNodeDevices() {
+    List<Device> devices = discoverSynthetic().devices();
+    assertThat(devices).extracting(Device::name).containsExactly(
+        "cpu-numa0", "cpu-numa1", "hugepages-2mi-numa0", "hugepages-1gi-numa0", "hugepages-2mi-numa1", "hugepages-1gi-numa1");
+
+    Device cpu1 = devices.get(1);
+    assertThat(cpu1.source()).isEqualTo("cpu-numa");
+    assertThat(cpu1.attributes()).containsExactlyInAnyOrderEntriesOf(Map.of(
+        Names.ours("type"), AttributeValue.string("cpu"),
+        Names.NUMA_NODE, AttributeValue.of(1),
+        Names.ours("socket"), AttributeValue.of(1),
+        Names.ours("cpuCount"), AttributeValue.of(64),
+        Names.ours("smt"), AttributeValue.of(true),
+        Names.ours("threadsPerCore"), AttributeValue.of(2)));
+    assertThat(cpu1.capacity()).containsExactlyEntriesOf(Map.of(Names.ours("cpu"), Quantity.of(64)));
+    assertThat(cpu1.containerEdits().isEmpty()).isTrue();
+
+    Device gi1 = devices.stream().filter(d -> d.name().equals("hugepages-1gi-numa1")).findFirst().orElseThrow();
+    assertThat(gi1.attributes()).containsExactlyInAnyOrderEntriesOf(Map.of(
+        Names.ours("type"), AttributeValue.string("hugepages"),
+        Names.NUMA_NODE, AttributeValue.of(1),
+        Names.ours("pageSize"), AttributeValue.string("1Gi"),
+        Names.ours("pageSizeBytes"), AttributeValue.of(GI1)));
+    assertThat(gi1.capacity()).containsExactlyInAnyOrderEntriesOf(Map.of(
+        Names.ours("pages"), Quantity.of(16), Names.ours("memory"), Quantity.of(16 * GI1)));
+    assertThat(gi1.containerEdits().mounts()).containsExactly(new ContainerEdits.Mount(
+        "/dev/hugepages-1G", "/dev/hugepages-1G", null, List.of("rw", "nosuid", "nodev", "bind")));
+
+    Device mi2 = devices.stream().filter(d -> d.name().equals("hugepages-2mi-numa0")).findFirst().orElseThrow();
+    assertThat(mi2.capacity().get(Names.ours("pages"))).isEqualTo(Quantity.of(4096));
+    assertThat(mi2.containerEdits().mounts()).extracting(ContainerEdits.Mount::hostPath).containsExactly("/dev/hugepages");
+  }
+
+  @Test
+  void discoverDocumentShowsTheTopology() throws Exception {
+    HostContext host = HostContext.of(HostFs.of(synthetic));
+    String json = new NodeReportCodec().toJson(NodeDiscovery.run(List.of(new CpuNumaSource()), host));
+    JsonNode t = new ObjectMapper().readTree(json).get("topology");
+    assertThat(t.at("/cpus/online").asText()).isEqualTo("0-127");
+    assertThat(t.at("/caches/0/type").asText()).isEqualTo("data");
+    assertThat(t.at("/numaNodes/1/cpus").asText()).isEqualTo("32-63,96-127");
+    assertThat(t.at("/numaNodes/0/distances/1").asInt()).isEqualTo(21);
+    assertThat(t.at("/hugepages/1/mounts/0").asText()).isEqualTo("/dev/hugepages-1G");
+    // Byte-stable: a second run prints the same document.
+    assertThat(new NodeReportCodec().toJson(NodeDiscovery.run(List.of(new CpuNumaSource()), host))).isEqualTo(json);
+  }
+
+  @Test
+  void registeredAsAServiceNamedCpuNuma() {
+    assertThat(DiscoverySources.load(getClass().getClassLoader()).select("cpu-numa"))
+        .singleElement().isInstanceOf(CpuNumaSource.class);
+  }
+
+  @Test
+  void unavailableWithoutCpuDirectory() {
+    assertThat(new CpuNumaSource().availability(HostContext.of(HostFs.of(root))).available()).isFalse();
+    assertThat(new CpuNumaSource().availability(HostContext.of(HostFs.of(root))).reason()).contains("devices/system/cpu");
+  }
+
+  @Test
+  void hybridCoresGetTheirType() {
+    // A 1-package hybrid laptop shape: cpus 0-3 are two P-cores with SMT, 4-7 four E-cores.
+    FixtureTree t = FixtureTree.at(root);
+    t.value("sys/devices/system/cpu/online", "0-7");
+    for (int c = 0; c < 8; c++) {
+      String dir = "sys/devices/system/cpu/cpu" + c + "/topology/";
+      t.value(dir + "physical_package_id", 0).value(dir + "core_id", c < 4 ? (c / 2) * 4 : c * 4)
+          .value(dir + "thread_siblings_list", c < 4 ? (c / 2 * 2) + "-" + (c / 2 * 2 + 1) : Integer.toString(c));
+    }
+    t.value("sys/devices/cpu_core/cpus", "0-3").value("sys/devices/cpu_atom/cpus", "4-7");
+    DiscoveryResult r = discover();
+    Topology topo = r.topology().orElseThrow();
+    assertThat(topo.cores()).extracting(CoreInfo::type)
+        .containsExactly("performance", "performance", "efficiency", "efficiency", "efficiency", "efficiency");
+    // No NUMA directory: one device per package, with the mixed core type.
+    assertThat(r.devices()).singleElement().satisfies(d -> {
+      assertThat(d.name()).isEqualTo("cpu-package0");
+      assertThat(d.attributes().get(Names.ours("coreType"))).isEqualTo(AttributeValue.string("mixed"));
+      assertThat(d.attributes().get(Names.ours("socket"))).isEqualTo(AttributeValue.of(0));
+      assertThat(d.attributes()).doesNotContainKey(Names.NUMA_NODE);
+      assertThat(d.attributes().get(Names.ours("threadsPerCore"))).isEqualTo(AttributeValue.of(2));
+    });
+  }
+
+  @Test
+  void globalPoolsOnlyGiveOneDevicePerSize() {
+    FixtureTree t = FixtureTree.at(root);
+    t.value("sys/devices/system/cpu/online", "0-1")
+        .value("sys/devices/system/cpu/cpu0/topology/physical_package_id", -1)
+        .value("sys/devices/system/cpu/cpu1/topology/physical_package_id", -1)
+        .value("sys/kernel/mm/hugepages/hugepages-1024kB/nr_hugepages", 3)
+        .file("proc/meminfo", "Hugepagesize:       1024 kB\n")
+        .file("proc/mounts", "none /hp hugetlbfs rw 0 0\n");
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).isEmpty();
+    // Package id -1 (s390): no socket attribute, and the device is named by position.
+    assertThat(r.devices()).extracting(Device::name).containsExactly("cpu-package0", "hugepages-1mi");
+    assertThat(r.devices().get(0).attributes()).doesNotContainKey(Names.ours("socket"));
+    Device hp = r.devices().get(1);
+    assertThat(hp.attributes()).doesNotContainKey(Names.NUMA_NODE);
+    assertThat(hp.capacity().get(Names.ours("pages"))).isEqualTo(Quantity.of(3));
+    assertThat(hp.containerEdits().mounts()).extracting(ContainerEdits.Mount::hostPath).containsExactly("/hp");
+  }
+
+  @Test
+  void memoryOnlyNodeHasNoCpuDeviceAndOfflineCpusAreLeftOut() {
+    FixtureTree t = FixtureTree.at(root);
+    t.value("sys/devices/system/cpu/online", "0-1").value("sys/devices/system/cpu/offline", "2-3")
+        .value("sys/devices/system/node/online", "0,8")
+        .value("sys/devices/system/node/node0/cpulist", "0-3")
+        .file("sys/devices/system/node/node8/cpulist", "\n")
+        .value("sys/devices/system/node/node0/distance", "10 40")
+        .value("sys/devices/system/node/node8/distance", "40 10")
+        .file("sys/devices/system/node/node8/meminfo", "Node 8 MemTotal:  1024 kB\n");
+    DiscoveryResult r = discover();
+    Topology topo = r.topology().orElseThrow();
+    assertThat(topo.numaNodes()).extracting(NumaNodeInfo::cpus).containsExactly(cpus("0-1"), CpuSet.EMPTY);
+    assertThat(topo.numaNodes().get(1).distances()).containsEntry(0, 40).containsEntry(8, 10);
+    assertThat(topo.numaNodes().get(1).memoryTotalBytes()).isEqualTo(1L << 20);
+    assertThat(r.devices()).extracting(Device::name).containsExactly("cpu-numa0");
+    assertThat(r.devices().get(0).capacity().get(Names.ours("cpu"))).isEqualTo(Quantity.of(2));
+  }
+}

@@ -1,0 +1,317 @@
+package io.nodeatlas.discovery.cpu.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nodeatlas.discovery.cpu.CpuNumaSource;
+import io.nodeatlas.discovery.cpu.parse.MeminfoParser;
+import io.nodeatlas.discovery.parse.CpuListParser;
+import io.nodeatlas.discovery.parse.CpuMaskParser;
+import io.nodeatlas.discovery.host.HostContext;
+import io.nodeatlas.discovery.host.HostFs;
+import io.nodeatlas.discovery.spi.DiscoveryResult;
+import io.nodeatlas.discovery.testing.Conformance;
+import io.nodeatlas.discovery.topology.CpuSet;
+import io.nodeatlas.discovery.topology.Topology;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Element;
+
+/**
+ * Runs the {@code cpu-numa} source and hwloc's {@code lstopo} on every snapshot of the hwloc Linux test
+ * corpus and compares packages, dies, cores, online CPUs, NUMA nodes (CPUs, memory), caches and
+ * hugepages. lstopo runs exactly as the corpus' SOURCE.txt says (same environment, only the Linux
+ * backend, {@code HWLOC_FSROOT} at the snapshot), with {@code --of xml} so that we read its answer as
+ * data instead of scraping console text.
+ *
+ * <p>The two tools answer different questions in a few places; each difference is a RULE below,
+ * applied to every snapshot alike, never a list of snapshot exceptions:
+ * <ol>
+ *   <li><b>cgroup view.</b> hwloc shows what the calling process may use (the snapshot's
+ *       {@code proc/self/cgroup} and cpuset files); we describe the host. Our CPU sets are intersected
+ *       with hwloc's {@code allowed_cpuset}, NUMA nodes outside its {@code allowed_nodeset} are dropped,
+ *       and objects left with no CPU are dropped.</li>
+ *   <li><b>Merged levels.</b> hwloc removes an object whose CPU set equals its parent's (a die that is
+ *       the whole package) and keeps Core/PU. We list every die the kernel reports, so a die is
+ *       compared only when it is smaller than its package.</li>
+ *   <li><b>Inferred groups.</b> hwloc adds Group objects (from distances, clusters, s390 books) that
+ *       are not packages, dies, cores, NUMA nodes or caches; they are not compared.</li>
+ *   <li><b>Objects kept for memory.</b> Under a cgroup, hwloc keeps an object with no allowed CPU when
+ *       it holds an allowed NUMA node (a package or L3 whose CPUs contain the node's CPUs); such
+ *       objects are compared with an empty CPU set.</li>
+ *   <li><b>No NUMA directory.</b> hwloc always has at least one NUMA node: without
+ *       {@code sys/devices/system/node} it makes node 0 from all CPUs, {@code /proc/meminfo} MemTotal
+ *       and the global hugepage pools. We report no node (the kernel has none), so that node is
+ *       compared with our online CPUs, {@code /proc/meminfo} (through our MeminfoParser) and our global
+ *       pools.</li>
+ *   <li><b>CPU-less NUMA nodes.</b> The kernel gives HBM, CXL, NVDIMM and KNL MCDRAM nodes no CPUs,
+ *       and so do we; hwloc attaches them to the CPUs of their HMAT initiators, KNL hwdata or nearest
+ *       node by distance. For a node without CPUs only its id and memory are compared.</li>
+ *   <li><b>Memory-side caches.</b> hwloc reports KNL MCDRAM-as-cache as an L3 with subtype
+ *       {@code MemorySideCache} (from its own dumped hwdata, not from {@code cpu/cache}); it is not a
+ *       CPU cache and is not compared.</li>
+ *   <li><b>AMD compute units.</b> When a {@code thread_siblings} set holds CPUs with different
+ *       {@code core_id} (AMD family 15h compute units) both tools split it into cores by core_id, but
+ *       hwloc also widens the per-core L1i and L2 of that era's kernels to the whole compute unit. Our
+ *       L1i and L2 caches inside such a unit are widened to it before comparing.</li>
+ * </ol>
+ */
+class HwlocConformanceTest {
+
+  private static final String LSTOPO = "lstopo-no-graphics";
+
+  @TempDir
+  Path work;
+
+  @Test
+  void everySnapshotMatchesLstopo() throws Exception {
+    Path corpus = Conformance.corpus("hwloc-linux");
+    Conformance.requireTool("lstopo", isInstalled());
+    List<Path> snapshots;
+    try (Stream<Path> s = Files.list(corpus)) {
+      snapshots = s.filter(p -> p.getFileName().toString().endsWith(".tar.bz2")).sorted().toList();
+    }
+    assertThat(snapshots).as("snapshots in " + corpus).isNotEmpty();
+
+    int matched = 0;
+    List<String> failures = new ArrayList<>();
+    for (Path tarball : snapshots) {
+      String name = tarball.getFileName().toString().replace(".tar.bz2", "");
+      Path root = extract(tarball, work.resolve(name));
+      LstopoXml hwloc = LstopoXml.parse(lstopo(root));
+      DiscoveryResult result = new CpuNumaSource().discover(HostContext.of(HostFs.of(root)));
+      Topology ours = result.topology().orElseThrow();
+      List<String> diffs = compare(ours, hwloc, root);
+      if (diffs.isEmpty()) {
+        matched++;
+      } else {
+        failures.add(name + ":\n    " + String.join("\n    ", diffs));
+      }
+    }
+    System.out.printf("hwloc conformance: %d of %d snapshots match lstopo%n", matched, snapshots.size());
+    failures.forEach(f -> System.out.println("  MISMATCH " + f));
+    assertThat(failures).as("snapshots whose differences no documented rule explains").isEmpty();
+  }
+
+  static List<String> compare(Topology ours, LstopoXml hwloc, Path root) throws IOException {
+    CpuSet allowed = hwloc.allowedCpus();
+    List<String> diffs = new ArrayList<>();
+    // Rule 4: the host-view CPU sets of the allowed NUMA nodes that have CPUs.
+    List<CpuSet> allowedNodeCpus = ours.numaNodes().stream()
+        .filter(n -> hwloc.allowedNodes().contains(n.id()) && !n.cpus().isEmpty())
+        .map(Topology.NumaNodeInfo::cpus).toList();
+    java.util.function.Predicate<CpuSet> shown = full -> !full.intersect(allowed).isEmpty()
+        || allowedNodeCpus.stream().anyMatch(full::containsAll);
+
+    CpuSet hwlocPus = CpuSet.EMPTY;
+    for (LstopoXml.Obj pu : hwloc.ofType("PU")) {
+      hwlocPus = hwlocPus.union(CpuSet.of(pu.osIndex()));
+    }
+    check(diffs, "online CPUs", Set1(ours.cpus().online().intersect(allowed).toString()), Set1(hwlocPus.toString()));
+
+    TreeSet<String> ourPackages = new TreeSet<>();
+    for (Topology.PackageInfo p : ours.packages()) {
+      CpuSet cpus = p.cpus().intersect(allowed);
+      if (shown.test(p.cpus())) {
+        ourPackages.add((p.id() >= 0 ? "P#" + p.id() : "P#?") + " " + cpus);
+      }
+    }
+    TreeSet<String> hwlocPackages = new TreeSet<>();
+    for (LstopoXml.Obj p : hwloc.ofType("Package")) {
+      hwlocPackages.add((p.osIndex() >= 0 ? "P#" + p.osIndex() : "P#?") + " " + p.cpuset());
+    }
+    check(diffs, "packages", ourPackages, hwlocPackages);
+
+    TreeSet<String> ourDies = new TreeSet<>();
+    for (Topology.DieInfo d : ours.dies()) {
+      CpuSet cpus = d.cpus().intersect(allowed);
+      boolean wholePackage = ours.packages().stream()
+          .anyMatch(p -> p.cpus().intersect(allowed).equals(cpus));
+      if (shown.test(d.cpus()) && !wholePackage) {
+        ourDies.add(cpus.toString());
+      }
+    }
+    TreeSet<String> hwlocDies = new TreeSet<>();
+    hwloc.ofType("Die").forEach(d -> hwlocDies.add(d.cpuset().toString()));
+    check(diffs, "dies", ourDies, hwlocDies);
+
+    TreeSet<String> ourCores = new TreeSet<>();
+    for (Topology.CoreInfo c : ours.cores()) {
+      CpuSet cpus = c.cpus().intersect(allowed);
+      if (shown.test(c.cpus())) {
+        ourCores.add(cpus.toString());
+      }
+    }
+    TreeSet<String> hwlocCores = new TreeSet<>();
+    hwloc.ofType("Core").forEach(c -> hwlocCores.add(c.cpuset().toString()));
+    check(diffs, "cores", ourCores, hwlocCores);
+
+    TreeSet<String> ourCaches = new TreeSet<>();
+    List<CpuSet> computeUnits = computeUnits(root, ours.cpus().online());
+    for (Topology.CacheInfo c : ours.caches()) {
+      CpuSet full = c.cpus();
+      if ((c.level() == 2 || (c.level() == 1 && c.type() == Topology.CacheType.INSTRUCTION))) {
+        for (CpuSet unit : computeUnits) {
+          if (unit.containsAll(full)) {
+            full = unit; // rule 7
+          }
+        }
+      }
+      if (shown.test(full)) {
+        ourCaches.add("L" + c.level() + c.type().jsonName().charAt(0) + " " + c.sizeBytes() + " " + full.intersect(allowed));
+      }
+    }
+    TreeSet<String> hwlocCaches = new TreeSet<>();
+    for (LstopoXml.Obj o : hwloc.objects()) {
+      if (o.type().matches("L[0-9]i?Cache") && !"MemorySideCache".equals(o.element().getAttribute("subtype"))) {
+        Element e = o.element();
+        String type = switch (e.getAttribute("cache_type")) {
+          case "1" -> "d";
+          case "2" -> "i";
+          default -> "u";
+        };
+        hwlocCaches.add("L" + e.getAttribute("depth") + type + " " + e.getAttribute("cache_size") + " " + o.cpuset());
+      }
+    }
+    check(diffs, "caches", ourCaches, hwlocCaches);
+
+    TreeSet<String> ourNodes = new TreeSet<>();
+    TreeSet<String> ourPages = new TreeSet<>();
+    for (Topology.NumaNodeInfo n : ours.numaNodes()) {
+      if (!hwloc.allowedNodes().contains(n.id())) {
+        continue;
+      }
+      ourNodes.add("N#" + n.id() + " cpus=" + (n.cpus().isEmpty() ? "-" : n.cpus().intersect(allowed)) + " mem=" + n.memoryTotalBytes());
+      n.hugepages().forEach(p -> ourPages.add("N#" + n.id() + " " + p.pageSizeBytes() + "=" + p.total()));
+    }
+    boolean noNumaDirectory = !Files.isDirectory(root.resolve("sys/devices/system/node"));
+    if (noNumaDirectory) {
+      // Rule 5.
+      Path meminfo = root.resolve("proc/meminfo");
+      Long total = Files.isRegularFile(meminfo) ? MeminfoParser.parse(Files.readString(meminfo)).memTotalBytes() : null;
+      ourNodes.add("N#0 cpus=" + ours.cpus().online().intersect(allowed) + " mem=" + total);
+      ours.hugepages().forEach(p -> ourPages.add("N#0 " + p.pageSizeBytes() + "=" + p.total()));
+    }
+    TreeSet<String> hwlocNodes = new TreeSet<>();
+    TreeSet<String> hwlocPages = new TreeSet<>();
+    for (LstopoXml.Obj n : hwloc.ofType("NUMANode")) {
+      String mem = n.element().getAttribute("local_memory");
+      boolean cpuLess = !noNumaDirectory && ours.numaNodes().stream().anyMatch(o -> o.id() == n.osIndex() && o.cpus().isEmpty());
+      hwlocNodes.add("N#" + n.osIndex() + " cpus=" + (cpuLess ? "-" : n.cpuset()) + " mem=" + (mem.isEmpty() ? "null" : mem));
+      List<Element> types = LstopoXml.children(n.element(), "page_type");
+      for (int i = 1; i < types.size(); i++) {
+        hwlocPages.add("N#" + n.osIndex() + " " + types.get(i).getAttribute("size") + "=" + types.get(i).getAttribute("count"));
+      }
+    }
+    check(diffs, "NUMA nodes", ourNodes, hwlocNodes);
+    check(diffs, "hugepages", ourPages, hwlocPages);
+    return diffs;
+  }
+
+  /** Rule 7's compute units: thread_siblings sets whose CPUs do not share one core_id, read from the snapshot. */
+  private static List<CpuSet> computeUnits(Path root, CpuSet online) throws IOException {
+    List<CpuSet> units = new ArrayList<>();
+    Path cpuDir = root.resolve("sys/devices/system/cpu");
+    for (int cpu : online.stream().toArray()) {
+      Path list = cpuDir.resolve("cpu" + cpu + "/topology/thread_siblings_list");
+      Path mask = cpuDir.resolve("cpu" + cpu + "/topology/thread_siblings");
+      CpuSet siblings = Files.isRegularFile(list) ? CpuListParser.parse(Files.readString(list))
+          : Files.isRegularFile(mask) ? CpuMaskParser.parse(Files.readString(mask)) : CpuSet.EMPTY;
+      TreeSet<String> coreIds = new TreeSet<>();
+      for (int s : siblings.intersect(online).stream().toArray()) {
+        Path coreId = cpuDir.resolve("cpu" + s + "/topology/core_id");
+        coreIds.add(Files.isRegularFile(coreId) ? Files.readString(coreId).trim() : "?");
+      }
+      if (coreIds.size() > 1 && !units.contains(siblings.intersect(online))) {
+        units.add(siblings.intersect(online));
+      }
+    }
+    return units;
+  }
+
+  private static TreeSet<String> Set1(String s) {
+    return new TreeSet<>(List.of(s));
+  }
+
+  private static void check(List<String> diffs, String what, TreeSet<String> ours, TreeSet<String> hwloc) {
+    if (ours.equals(hwloc)) {
+      return;
+    }
+    TreeSet<String> onlyOurs = new TreeSet<>(ours);
+    onlyOurs.removeAll(hwloc);
+    TreeSet<String> onlyHwloc = new TreeSet<>(hwloc);
+    onlyHwloc.removeAll(ours);
+    diffs.add(what + ": only ours " + abbreviate(onlyOurs) + "; only lstopo " + abbreviate(onlyHwloc));
+  }
+
+  private static String abbreviate(TreeSet<String> s) {
+    List<String> l = new ArrayList<>(s);
+    return l.size() > 6 ? l.subList(0, 6) + " (+" + (l.size() - 6) + " more)" : l.toString();
+  }
+
+  private static boolean isInstalled() {
+    try {
+      Process p = new ProcessBuilder(LSTOPO, "--version").redirectErrorStream(true).start();
+      p.getInputStream().readAllBytes();
+      return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+    } catch (IOException | InterruptedException e) {
+      return false;
+    }
+  }
+
+  /** {@code tar -xjf} into {@code dir}; the snapshot is the one top directory inside (its name can differ from the tarball's). */
+  static Path extract(Path tarball, Path dir) throws Exception {
+    Files.createDirectories(dir);
+    run(new ProcessBuilder("tar", "-xjf", tarball.toString(), "-C", dir.toString()), "tar");
+    try (Stream<Path> s = Files.list(dir)) {
+      List<Path> tops = s.filter(Files::isDirectory).toList();
+      assertThat(tops).as("top directories in " + tarball).hasSize(1);
+      return tops.get(0);
+    }
+  }
+
+  /** SOURCE.txt's invocation, with {@code --of xml -} as the options. */
+  static byte[] lstopo(Path root) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(LSTOPO, "--of", "xml", "-");
+    Map<String, String> env = pb.environment();
+    env.put("LANG", "C");
+    env.put("LC_ALL", "C");
+    env.put("HWLOC_DONT_ADD_VERSION_INFO", "1");
+    env.put("HWLOC_XML_EXPORT_SUPPORT", "0");
+    env.put("HWLOC_DEBUG_SORT_CHILDREN", "1");
+    env.put("HWLOC_DEBUG_CHECK", "1");
+    env.put("HWLOC_COMPONENTS", "linux,stop");
+    env.put("HWLOC_FSROOT", root.toString());
+    env.put("HWLOC_DUMPED_HWDATA_DIR", "/var/run/hwloc");
+    return run(pb, "lstopo");
+  }
+
+  private static byte[] run(ProcessBuilder pb, String what) throws Exception {
+    Path err = Files.createTempFile("cpu-numa-conf", ".err");
+    try {
+      pb.redirectError(err.toFile());
+      Process p = pb.start();
+      byte[] out = p.getInputStream().readAllBytes();
+      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException(what + " failed: " + Files.readString(err));
+      }
+      return out;
+    } finally {
+      Files.deleteIfExists(err);
+    }
+  }
+
+  @SuppressWarnings("unused")
+  private static Map<String, String> sorted(Map<String, String> m) {
+    return new TreeMap<>(m);
+  }
+}
