@@ -47,14 +47,25 @@ public final class NodeReportCodec {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private final ObjectMapper json;
-  private final ObjectMapper yaml;
+  /** Built on first use: YAML pulls in snakeyaml, which a JSON-only CLI run should not pay for. */
+  private ObjectMapper yaml;
 
   public NodeReportCodec() {
     this.json = JsonMapper.builder()
         .enable(SerializationFeature.INDENT_OUTPUT)
         .enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED)
         .build();
-    this.yaml = YAMLMapper.builder(YAMLFactory.builder()
+  }
+
+  private synchronized ObjectMapper yaml() {
+    if (yaml == null) {
+      yaml = newYamlMapper();
+    }
+    return yaml;
+  }
+
+  private static ObjectMapper newYamlMapper() {
+    return YAMLMapper.builder(YAMLFactory.builder()
             .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
             .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
             .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
@@ -69,7 +80,7 @@ public final class NodeReportCodec {
   }
 
   public String toYaml(NodeReport report) {
-    return write(yaml, toTree(report));
+    return write(yaml(), toTree(report));
   }
 
   /** Any tree as sorted, indented JSON (used for devices and sub-documents). */

@@ -1,0 +1,40 @@
+package io.nodeatlas.discovery.net.model;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One entry of {@code /sys/class/infiniband}. {@code pciBusId} is the PCI function the {@code device}
+ * link resolves to; devices without one (rxe, siw, scif) are skipped before a record is made.
+ */
+public record RdmaDevice(
+    String name,
+    String pciBusId,
+    NodeType nodeType,
+    Optional<String> nodeGuid,
+    Optional<String> sysImageGuid,
+    Optional<String> firmwareVersion,
+    Optional<String> hcaType,
+    Optional<String> boardId,
+    Optional<String> hwRev,
+    List<RdmaPort> ports) {
+
+  public RdmaDevice {
+    ports = List.copyOf(ports);
+  }
+
+  /** The lowest-numbered port, whose facts stand for the device in its attributes. */
+  public Optional<RdmaPort> firstPort() {
+    return ports.isEmpty() ? Optional.empty() : Optional.of(ports.get(0));
+  }
+
+  /** The transport of the first port whose link layer is known, or from the node type alone. */
+  public Transport transport() {
+    for (RdmaPort p : ports) {
+      if (p.linkLayer().isPresent()) {
+        return Transport.of(nodeType, p.linkLayer().get());
+      }
+    }
+    return Transport.of(nodeType, LinkLayer.UNKNOWN);
+  }
+}

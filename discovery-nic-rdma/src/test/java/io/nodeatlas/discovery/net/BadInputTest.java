@@ -1,0 +1,287 @@
+package io.nodeatlas.discovery.net;
+
+import static io.nodeatlas.discovery.net.NicRdmaAttributes.*;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nodeatlas.discovery.host.HostContext;
+import io.nodeatlas.discovery.host.HostFs;
+import io.nodeatlas.discovery.host.SourceOptions;
+import io.nodeatlas.discovery.model.AttributeValue;
+import io.nodeatlas.discovery.model.ContainerEdits;
+import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.model.Names;
+import io.nodeatlas.discovery.net.fixture.SysfsNodeBuilder;
+import io.nodeatlas.discovery.net.fixture.SysfsNodeBuilder.Gid;
+import io.nodeatlas.discovery.net.fixture.SysfsNodeBuilder.Ibdev;
+import io.nodeatlas.discovery.net.fixture.SysfsNodeBuilder.Netdev;
+import io.nodeatlas.discovery.net.fixture.SysfsNodeBuilder.Port;
+import io.nodeatlas.discovery.spi.DiscoveryException;
+import io.nodeatlas.discovery.spi.DiscoveryResult;
+import io.nodeatlas.discovery.spi.DiscoveryWarning;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Missing, garbage and unreadable files. As root, chmod does not stop reads, so "unreadable" is a
+ * directory or a FIFO where a file is expected (HostFs refuses both). Each case must cost the one
+ * fact and one warning, never the device list.
+ */
+class BadInputTest {
+
+  static final String PF = "pci0000:15/0000:15:01.0/0000:1a:00.0";
+  static final String PF2 = "pci0000:15/0000:15:01.0/0000:1b:00.0";
+  static final String ONBOARD = "pci0000:00/0000:00:1c.0/0000:03:00.0";
+  static final String PORT = "sys/devices/" + PF + "/infiniband/mlx5_0/ports/1/";
+
+  @TempDir Path root;
+  SysfsNodeBuilder b;
+
+  @BeforeEach
+  void smallNode() {
+    b = new SysfsNodeBuilder(root);
+    b.pciFunction(PF, "0x15b3", "0x1021", "0x020000", "mlx5_core", 0);
+    b.netdev(PF, new Netdev("enp26s0np0", 3, 1, "b8:3f:d2:1a:00:00", 9000, "up", 400000, 0, "p0"));
+    List<Gid> gids = new ArrayList<>(List.of(
+        new Gid("fe80:0000:0000:0000:ba3f:d2ff:fe1a:0000", "IB/RoCE v1", "enp26s0np0"),
+        new Gid("fe80:0000:0000:0000:ba3f:d2ff:fe1a:0000", "RoCE v2", "enp26s0np0")));
+    gids.add(Gid.zero());
+    gids.add(Gid.zero());
+    b.rdma(PF, new Ibdev("mlx5_0", "1: CA", "b83f:d203:001a:0000", "b83f:d203:001a:0000", "28.39.1002", "MT4129", "MT_1"),
+        List.of(new Port("4: ACTIVE", "5: LinkUp", "Ethernet", "400 Gb/sec (4X NDR)", "0x0", "0x0", gids, 0)));
+    b.uverbs(PF, 0, "mlx5_0", "231:192");
+    b.pciFunction(ONBOARD, "0x8086", "0x1521", "0x020000", "igb", -1);
+    b.netdev(ONBOARD, new Netdev("eno1", 2, 1, "3c:ec:ef:00:00:01", 1500, "up", 1000, 0, null));
+    b.rdmaGlobals("10:58", "Y");
+  }
+
+  DiscoveryResult discover() throws DiscoveryException {
+    return new NicRdmaSource().discover(HostContext.of(HostFs.of(root)));
+  }
+
+  static Map<String, Device> byName(DiscoveryResult r) {
+    return r.devices().stream().collect(Collectors.toMap(Device::name, Function.identity()));
+  }
+
+  static Object attr(DiscoveryResult r, String device, String name) {
+    return byName(r).get(device).attribute(name).map(AttributeValue::asObject).orElse(null);
+  }
+
+  static List<String> messages(DiscoveryResult r) {
+    return r.warnings().stream().map(DiscoveryWarning::message).toList();
+  }
+
+  void replaceWithDirectory(String relative) throws Exception {
+    Files.delete(root.resolve(relative));
+    Files.createDirectories(root.resolve(relative));
+  }
+
+  void replaceWithFifo(String relative) throws Exception {
+    Files.delete(root.resolve(relative));
+    Process p = new ProcessBuilder("mkfifo", root.resolve(relative).toString()).start();
+    assertThat(p.waitFor()).isZero();
+  }
+
+  @Test
+  void cleanSmallNodeHasNoWarnings() throws Exception {
+    DiscoveryResult r = discover();
+    assertThat(messages(r)).isEmpty();
+    assertThat(byName(r)).containsOnlyKeys("rdma-mlx5-0", "nic-0000-03-00-0");
+    // numa_node -1 means no affinity: no numaNode attribute at all (§7.5).
+    assertThat(attr(r, "nic-0000-03-00-0", Names.NUMA_NODE)).isNull();
+  }
+
+  @Test
+  void portStateThatIsADirectoryCostsOnlyThatFact() throws Exception {
+    replaceWithDirectory(PORT + "state");
+    DiscoveryResult r = discover();
+    assertThat(attr(r, "rdma-mlx5-0", PORT_STATE)).isNull();
+    assertThat(attr(r, "rdma-mlx5-0", RATE_GBPS)).isEqualTo(400L);
+    assertThat(messages(r)).singleElement().asString()
+        .startsWith("RDMA device mlx5_0 port 1: state left out").contains("is a directory");
+  }
+
+  @Test
+  void mtuThatIsAFifoCostsOnlyThatFact() throws Exception {
+    replaceWithFifo("sys/devices/" + ONBOARD + "/net/eno1/mtu");
+    DiscoveryResult r = discover();
+    assertThat(attr(r, "nic-0000-03-00-0", MTU)).isNull();
+    assertThat(attr(r, "nic-0000-03-00-0", IF_NAME)).isEqualTo("eno1");
+    assertThat(messages(r)).singleElement().asString()
+        .startsWith("interface eno1: mtu left out").contains("not a regular file");
+  }
+
+  @Test
+  void garbageValuesAreLeftOutWithAWarningEach() throws Exception {
+    b.tree().value(PORT + "rate", "fast")
+        .value(PORT + "link_layer", "Token Ring")
+        .value("sys/devices/" + PF + "/infiniband/mlx5_0/node_guid", "not-a-guid")
+        .value("sys/devices/" + PF + "/numa_node", "zero")
+        .value("sys/devices/" + ONBOARD + "/net/eno1/address", "3c:ec:ef:zz:00:01");
+    DiscoveryResult r = discover();
+    assertThat(byName(r)).containsOnlyKeys("rdma-mlx5-0", "nic-0000-03-00-0");
+    assertThat(attr(r, "rdma-mlx5-0", RATE_GBPS)).isNull();
+    assertThat(attr(r, "rdma-mlx5-0", NODE_GUID)).isNull();
+    assertThat(attr(r, "rdma-mlx5-0", Names.NUMA_NODE)).isNull();
+    assertThat(attr(r, "rdma-mlx5-0", TRANSPORT)).isEqualTo("other");
+    assertThat(attr(r, "nic-0000-03-00-0", MAC)).isNull();
+    assertThat(messages(r)).hasSize(5).anySatisfy(m -> assertThat(m).contains("rate \"fast\" is not"));
+  }
+
+  @Test
+  void nulTerminatedValuesAreTrimmed() throws Exception {
+    b.tree().bytes(PORT + "state", "4: ACTIVE\n\0".getBytes())
+        .bytes("sys/devices/" + PF + "/numa_node", "0\n\0".getBytes());
+    DiscoveryResult r = discover();
+    assertThat(messages(r)).isEmpty();
+    assertThat(attr(r, "rdma-mlx5-0", PORT_STATE)).isEqualTo("ACTIVE");
+    assertThat(attr(r, "rdma-mlx5-0", Names.NUMA_NODE)).isEqualTo(0L);
+  }
+
+  @Test
+  void missingFilesAreAbsentFactsWithoutWarnings() throws Exception {
+    b.tree().delete(PORT + "rate").delete("sys/devices/" + PF + "/infiniband/mlx5_0/fw_ver")
+        .delete("sys/devices/" + ONBOARD + "/net/eno1/speed").delete("sys/devices/" + PF + "/numa_node");
+    DiscoveryResult r = discover();
+    assertThat(messages(r)).isEmpty();
+    assertThat(attr(r, "rdma-mlx5-0", RATE_GBPS)).isNull();
+    assertThat(attr(r, "rdma-mlx5-0", FIRMWARE_VERSION)).isNull();
+    assertThat(attr(r, "nic-0000-03-00-0", SPEED_MBPS)).isNull();
+  }
+
+  @Test
+  void portsThatIsAFileCostsThePortsNotTheDevice() throws Exception {
+    Path ports = root.resolve("sys/devices/" + PF + "/infiniband/mlx5_0/ports");
+    try (var walk = Files.walk(ports)) {
+      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+    Files.writeString(ports, "garbage\n");
+    DiscoveryResult r = discover();
+    assertThat(attr(r, "rdma-mlx5-0", RDMA_DEVICE)).isEqualTo("mlx5_0");
+    assertThat(attr(r, "rdma-mlx5-0", PORT_COUNT)).isEqualTo(0L);
+    assertThat(messages(r)).singleElement().asString().startsWith("RDMA device mlx5_0: ports left out");
+  }
+
+  @Test
+  void gidAttrThatIsADirectoryCostsThatAttributeOnly() throws Exception {
+    replaceWithDirectory(PORT + "gid_attrs/ndevs/0");
+    DiscoveryResult r = discover();
+    // Index 1 still names the netdev.
+    assertThat(attr(r, "rdma-mlx5-0", IF_NAME)).isEqualTo("enp26s0np0");
+    assertThat(messages(r)).singleElement().asString().contains("gid_attrs/ndevs/0 left out");
+  }
+
+  @Test
+  void brokenInterfaceCostsThatInterfaceOnly() throws Exception {
+    b.tree().symlink("sys/class/net/eth9", "../../devices/" + ONBOARD + "/net/eth9");
+    b.tree().value("sys/devices/" + ONBOARD + "/net/eth9", "a file, not a directory");
+    DiscoveryResult r = discover();
+    assertThat(byName(r)).containsOnlyKeys("rdma-mlx5-0", "nic-0000-03-00-0");
+    assertThat(messages(r)).singleElement().asString().startsWith("interface eth9 left out");
+  }
+
+  @Test
+  void unreadableRdmaClassDirectoryCostsTheRdmaDevicesNotTheNics() throws Exception {
+    Path cls = root.resolve("sys/class/infiniband");
+    for (Path p : Files.list(cls).toList()) {
+      Files.delete(p);
+    }
+    Files.delete(cls);
+    Files.writeString(cls, "x\n");
+    DiscoveryResult r = discover();
+    assertThat(byName(r)).containsOnlyKeys("nic-0000-03-00-0", "nic-0000-1a-00-0");
+    assertThat(messages(r)).singleElement().asString().startsWith("RDMA devices left out");
+  }
+
+  @Test
+  void garbageDevNumberCostsTheNodeAndWarnsThatVerbsAreMissing() throws Exception {
+    b.tree().value("sys/devices/" + PF + "/infiniband_verbs/uverbs0/dev", "231-192");
+    DiscoveryResult r = discover();
+    assertThat(byName(r).get("rdma-mlx5-0").containerEdits().deviceNodes())
+        .extracting(ContainerEdits.DeviceNode::path).containsExactly("/dev/infiniband/rdma_cm");
+    assertThat(messages(r)).hasSize(2)
+        .anySatisfy(m -> assertThat(m).startsWith("uverbs0: dev left out"))
+        .anySatisfy(m -> assertThat(m).startsWith("RDMA device mlx5_0: no uverbs char device"));
+  }
+
+  @Test
+  void charDevicesAreMatchedByIbdevAndPortFilesNotByNumber() throws Exception {
+    b.pciFunction(PF2, "0x15b3", "0x1021", "0x020000", "mlx5_core", 0);
+    b.rdma(PF2, new Ibdev("mlx5_1", "1: CA", "b83f:d203:001b:0000", "b83f:d203:001b:0000", "28.39.1002", "MT4129", "MT_1"),
+        List.of(new Port("4: ACTIVE", "5: LinkUp", "InfiniBand", "200 Gb/sec (2X NDR)", "0x7", "0x1", List.of(), 0),
+            new Port("4: ACTIVE", "5: LinkUp", "InfiniBand", "200 Gb/sec (2X NDR)", "0x8", "0x1", List.of(), 0)));
+    // Numbers deliberately unrelated to the ibdev suffixes and to each other.
+    b.tree().delete("sys/class/infiniband_verbs/uverbs0");
+    b.uverbs(PF, 7, "mlx5_0", "231:199").uverbs(PF2, 3, "mlx5_1", "231:195")
+        .mad(PF2, "umad9", "mlx5_1", 2, "231:9").mad(PF2, "umad4", "mlx5_1", 1, "231:4")
+        .mad(PF2, "issm9", "mlx5_1", 1, "231:73");
+    DiscoveryResult r = discover();
+    assertThat(byName(r).get("rdma-mlx5-1").containerEdits().deviceNodes())
+        .extracting(n -> n.path() + " " + n.major() + ":" + n.minor())
+        .containsExactly("/dev/infiniband/uverbs3 231:195", "/dev/infiniband/umad4 231:4",
+            "/dev/infiniband/umad9 231:9", "/dev/infiniband/rdma_cm 10:58");
+    assertThat(byName(r).get("rdma-mlx5-0").containerEdits().deviceNodes())
+        .extracting(ContainerEdits.DeviceNode::path).startsWith("/dev/infiniband/uverbs7");
+    assertThat(attr(r, "rdma-mlx5-1", RATE_GBPS)).isEqualTo(200L);
+    assertThat(attr(r, "rdma-mlx5-1", PORT_COUNT)).isEqualTo(2L);
+    assertThat(attr(r, "rdma-mlx5-1", LID)).isEqualTo(7L);
+  }
+
+  @Test
+  void exclusiveNetnsModeIsPublishedAndWarnedAbout() throws Exception {
+    b.tree().value("sys/module/ib_core/parameters/netns_mode", "N");
+    DiscoveryResult r = discover();
+    assertThat(attr(r, "rdma-mlx5-0", RDMA_NETNS_MODE)).isEqualTo("exclusive");
+    assertThat(messages(r)).singleElement().asString().startsWith("RDMA netns mode is exclusive");
+  }
+
+  @Test
+  void softRdmaDeviceWithoutPciParentIsSkippedWithAWarning() throws Exception {
+    b.tree().value("sys/devices/virtual/infiniband/rxe0/node_type", "1: CA")
+        .symlink("sys/class/infiniband/rxe0", "../../devices/virtual/infiniband/rxe0");
+    DiscoveryResult r = discover();
+    assertThat(byName(r)).containsOnlyKeys("rdma-mlx5-0", "nic-0000-03-00-0");
+    assertThat(messages(r)).singleElement().asString().isEqualTo("RDMA device rxe0 left out: not backed by a PCI function");
+  }
+
+  @Test
+  void switchdevRepresentorsAreNotPublished() throws Exception {
+    b.netdev(ONBOARD, new Netdev("eno1_0", 30, 1, "3c:ec:ef:00:10:01", 1500, "up", null, null, "pf0vf0"));
+    b.tree().value("sys/devices/" + ONBOARD + "/net/eno1_0/phys_switch_id", "c2cfc60003a1420c");
+    DiscoveryResult r = discover();
+    assertThat(byName(r).get("nic-0000-03-00-0").containerEdits().netDevices())
+        .containsExactly(new ContainerEdits.NetDevice("eno1", "eno1"));
+  }
+
+  @Test
+  void invalidSettingFailsTheSourceWithAClearMessage() {
+    HostContext ctx = HostContext.of(HostFs.of(root)).withOptions(SourceOptions.NONE.with("nic-rdma.madDevices", "sometimes"));
+    assertThatThrownBy(() -> new NicRdmaSource().discover(ctx))
+        .isInstanceOf(DiscoveryException.class).hasMessageContaining("nic-rdma.madDevices");
+  }
+
+  @Test
+  void overlongBoardIdIsLeftOutNotTruncated() throws Exception {
+    b.tree().value("sys/devices/" + PF + "/infiniband/mlx5_0/board_id",
+        "HPE 100Gb 1-port OP101 QSFP28 x16 PCIe Gen3 with Intel Omni-Path Adapter");
+    DiscoveryResult r = discover();
+    assertThat(attr(r, "rdma-mlx5-0", BOARD_ID)).isNull();
+    assertThat(messages(r)).singleElement().asString().contains("boardId left out: value is 72 bytes");
+  }
+
+  @Test
+  void unavailableWithoutNetOrInfinibandClasses(@TempDir Path empty) {
+    assertThat(new NicRdmaSource().availability(HostContext.of(HostFs.of(empty))).available()).isFalse();
+    assertThat(new NicRdmaSource().availability(HostContext.of(HostFs.of(root))).available()).isTrue();
+  }
+}

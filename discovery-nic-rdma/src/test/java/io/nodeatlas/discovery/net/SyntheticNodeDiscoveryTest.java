@@ -1,0 +1,290 @@
+package io.nodeatlas.discovery.net;
+
+import static io.nodeatlas.discovery.net.NicRdmaAttributes.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nodeatlas.discovery.host.HostContext;
+import io.nodeatlas.discovery.host.HostFs;
+import io.nodeatlas.discovery.host.SourceOptions;
+import io.nodeatlas.discovery.model.AttributeValue;
+import io.nodeatlas.discovery.model.ContainerEdits;
+import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.model.Names;
+import io.nodeatlas.discovery.net.fixture.SyntheticNode;
+import io.nodeatlas.discovery.net.model.CharDevice;
+import io.nodeatlas.discovery.net.model.NetInterface;
+import io.nodeatlas.discovery.net.model.NetnsMode;
+import io.nodeatlas.discovery.net.model.RdmaDevice;
+import io.nodeatlas.discovery.net.model.SriovRole;
+import io.nodeatlas.discovery.net.model.Transport;
+import io.nodeatlas.discovery.net.sysfs.PcieRootResolver;
+import io.nodeatlas.discovery.spi.DiscoveryResult;
+import io.nodeatlas.discovery.spi.DiscoveryWarning;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every expectation of rdma-nic-hugepages.md §6.5 that concerns NICs, SR-IOV and RDMA, on the §6 fixture tree. */
+class SyntheticNodeDiscoveryTest {
+
+  @TempDir static Path root;
+  static HostFs fs;
+  static DiscoveryResult result;
+  static Map<String, Device> devices;
+  static NicRdmaInventory inventory;
+
+  @BeforeAll
+  static void discover() throws Exception {
+    SyntheticNode.write(root);
+    fs = HostFs.of(root);
+    result = new NicRdmaSource().discover(HostContext.of(fs));
+    devices = result.devices().stream().collect(Collectors.toMap(Device::name, Function.identity()));
+    List<String> scanWarnings = new ArrayList<>();
+    inventory = NicRdmaScanner.scan(fs, false, scanWarnings::add);
+  }
+
+  static Object attr(String device, String name) {
+    Device d = devices.get(device);
+    assertThat(d).as("device %s", device).isNotNull();
+    return d.attribute(name).map(AttributeValue::asObject).orElse(null);
+  }
+
+  @Test
+  void publishesThreeRdmaPfsSixteenRdmaVfsAndTheOnboardNicWithoutWarnings() {
+    assertThat(result.warnings()).isEmpty();
+    assertThat(devices.keySet()).containsExactlyInAnyOrder(
+        "rdma-mlx5-0", "rdma-mlx5-1", "rdma-mlx5-2", "nic-0000-03-00-0",
+        "vf-0000-1a-00-1", "vf-0000-1a-00-2", "vf-0000-1a-00-3", "vf-0000-1a-00-4",
+        "vf-0000-1a-00-5", "vf-0000-1a-00-6", "vf-0000-1a-00-7", "vf-0000-1a-01-0",
+        "vf-0000-9c-00-1", "vf-0000-9c-00-2", "vf-0000-9c-00-3", "vf-0000-9c-00-4",
+        "vf-0000-9c-00-5", "vf-0000-9c-00-6", "vf-0000-9c-00-7", "vf-0000-9c-01-0");
+    long rdmaVfs = result.devices().stream()
+        .filter(d -> d.type().orElseThrow().equals("vf") && d.attribute(RDMA_DEVICE).isPresent()).count();
+    assertThat(rdmaVfs).isEqualTo(16);
+    assertThat(result.devices()).extracting(Device::name).isSorted();
+    assertThat(result.devices()).allSatisfy(d -> assertThat(d.source()).isEqualTo("nic-rdma"));
+  }
+
+  @Test
+  void classesTheIbHcaByLinkLayerAndTheRocePortsAsRoceV1AndV2() {
+    assertThat(attr("rdma-mlx5-1", TRANSPORT)).isEqualTo("InfiniBand");
+    assertThat(attr("rdma-mlx5-1", LINK_LAYER)).isEqualTo("InfiniBand");
+    assertThat(attr("rdma-mlx5-1", LID)).isEqualTo(0x3cL);
+    assertThat(attr("rdma-mlx5-1", ROCE_VERSIONS)).isNull();
+    for (String d : List.of("rdma-mlx5-0", "rdma-mlx5-2", "vf-0000-1a-00-1", "vf-0000-9c-00-7")) {
+      assertThat(attr(d, TRANSPORT)).as(d).isEqualTo("RoCE");
+      assertThat(attr(d, LINK_LAYER)).as(d).isEqualTo("Ethernet");
+      assertThat(attr(d, ROCE_VERSIONS)).as(d).isEqualTo("v1,v2");
+      assertThat(attr(d, LID)).as(d).isNull();
+    }
+    // mlx5_18 has an empty GID table: RoCE by link layer, but no GID types to report.
+    assertThat(attr("vf-0000-9c-01-0", TRANSPORT)).isEqualTo("RoCE");
+    assertThat(attr("vf-0000-9c-01-0", ROCE_VERSIONS)).isNull();
+    assertThat(inventory.rdmaDevices()).hasSize(19);
+    assertThat(inventory.rdmaDevices()).filteredOn(d -> d.transport() == Transport.ROCE).hasSize(18);
+  }
+
+  @Test
+  void publishesIdentityAndPortFactsAsSysfsPrintsThem() {
+    assertThat(attr("rdma-mlx5-0", NODE_GUID)).isEqualTo("b83f:d203:001a:0000");
+    assertThat(attr("rdma-mlx5-0", SYS_IMAGE_GUID)).isEqualTo("b83f:d203:001a:0000");
+    assertThat(attr("rdma-mlx5-0", FIRMWARE_VERSION)).isEqualTo("28.39.1002");
+    assertThat(attr("rdma-mlx5-0", HCA_TYPE)).isEqualTo("MT4129");
+    assertThat(attr("rdma-mlx5-0", BOARD_ID)).isEqualTo("MT_0000000838");
+    assertThat(attr("rdma-mlx5-0", PORT_STATE)).isEqualTo("ACTIVE");
+    assertThat(attr("rdma-mlx5-0", PHYS_STATE)).isEqualTo("LinkUp");
+    assertThat(attr("rdma-mlx5-0", RATE_GBPS)).isEqualTo(400L);
+    assertThat(attr("rdma-mlx5-0", GID_TABLE_SIZE)).isEqualTo(16L);
+    assertThat(attr("rdma-mlx5-0", PORT_COUNT)).isEqualTo(1L);
+    assertThat(attr("rdma-mlx5-0", IF_NAME)).isEqualTo("enp26s0np0");
+    assertThat(attr("rdma-mlx5-0", MAC)).isEqualTo("b8:3f:d2:1a:00:00");
+    assertThat(attr("rdma-mlx5-0", MTU)).isEqualTo(9000L);
+    assertThat(attr("rdma-mlx5-0", PCI_VENDOR)).isEqualTo("15b3");
+    assertThat(attr("rdma-mlx5-0", PCI_DEVICE)).isEqualTo("1021");
+    assertThat(attr("rdma-mlx5-0", PCI_SUBSYSTEM)).isEqualTo("15b3:0021");
+    assertThat(attr("rdma-mlx5-0", DRIVER)).isEqualTo("mlx5_core");
+    assertThat(attr("rdma-mlx5-0", PCI_LINK_SPEED)).isEqualTo("32.0 GT/s");
+    assertThat(attr("rdma-mlx5-0", PCI_LINK_WIDTH)).isEqualTo(16L);
+    assertThat(attr("rdma-mlx5-0", RDMA_NETNS_MODE)).isEqualTo("shared");
+    assertThat(attr("rdma-mlx5-0", Names.PCI_BUS_ID)).isEqualTo("0000:1a:00.0");
+
+    assertThat(attr("rdma-mlx5-1", NODE_GUID)).isEqualTo("a088:c203:003c:0000");
+    assertThat(attr("rdma-mlx5-1", IF_NAME)).isEqualTo("ibp60s0");
+    assertThat(attr("rdma-mlx5-1", MTU)).isEqualTo(4092L);
+    assertThat(attr("rdma-mlx5-1", MAC)).isEqualTo("00:00:10:49:fe:80:00:00:00:00:00:00:a0:88:c2:03:00:3c:00:00");
+
+    assertThat(attr("vf-0000-1a-00-1", NODE_GUID)).isEqualTo("b83f:d203:001a:0100");
+    assertThat(attr("vf-0000-1a-00-1", SYS_IMAGE_GUID)).isEqualTo("b83f:d203:001a:0000");
+    assertThat(attr("vf-0000-1a-00-1", HCA_TYPE)).isEqualTo("MT4126");
+    assertThat(attr("vf-0000-1a-00-1", PCI_DEVICE)).isEqualTo("101e");
+    assertThat(attr("vf-0000-9c-01-0", PORT_STATE)).isEqualTo("DOWN");
+    assertThat(attr("vf-0000-9c-01-0", OPER_STATE)).isEqualTo("down");
+    assertThat(attr("vf-0000-9c-01-0", SPEED_MBPS)).isNull();
+    assertThat(attr("vf-0000-1a-00-1", SPEED_MBPS)).isEqualTo(400000L);
+  }
+
+  @Test
+  void mapsEveryUverbsUmadAndIssmNodeByIbdevAndReadsRdmaCm() {
+    var table = inventory.charDevices();
+    assertThat(table.uverbsByIbdev()).hasSize(19);
+    assertThat(table.umadByIbdev()).hasSize(19);
+    assertThat(table.issmByIbdev()).hasSize(19);
+    for (int k = 0; k <= 18; k++) {
+      String ib = "mlx5_" + k;
+      assertThat(table.uverbs(ib).orElseThrow().dev().toString()).isEqualTo("231:" + (192 + k));
+      assertThat(table.umad(ib, 1).orElseThrow().dev().toString()).isEqualTo("231:" + k);
+      assertThat(table.issm(ib, 1).orElseThrow().dev().toString()).isEqualTo("231:" + (64 + k));
+    }
+    assertThat(table.rdmaCm().map(CharDevice::dev).map(Object::toString)).contains("10:58");
+  }
+
+  @Test
+  void containerEditsAreUverbsPlusUmadForInfiniBandPlusRdmaCm() {
+    assertThat(nodes("rdma-mlx5-0")).containsExactly(
+        "/dev/infiniband/uverbs0 c 231:192 rw", "/dev/infiniband/rdma_cm c 10:58 rw");
+    assertThat(nodes("rdma-mlx5-1")).containsExactly(
+        "/dev/infiniband/uverbs1 c 231:193 rw", "/dev/infiniband/umad1 c 231:1 rw",
+        "/dev/infiniband/rdma_cm c 10:58 rw");
+    assertThat(nodes("vf-0000-9c-01-0")).containsExactly(
+        "/dev/infiniband/uverbs18 c 231:210 rw", "/dev/infiniband/rdma_cm c 10:58 rw");
+    assertThat(devices.get("vf-0000-9c-01-0").containerEdits().netDevices())
+        .containsExactly(new ContainerEdits.NetDevice("enp156s0v7", "enp156s0v7"));
+    assertThat(devices.get("nic-0000-03-00-0").containerEdits().netDevices())
+        .containsExactly(new ContainerEdits.NetDevice("eno1", "eno1"));
+    assertThat(devices.get("nic-0000-03-00-0").containerEdits().deviceNodes()).isEmpty();
+    // The RDMA PF stays in the host namespace (shared mode); only its char devices are handed out.
+    assertThat(devices.get("rdma-mlx5-0").containerEdits().netDevices()).isEmpty();
+    // Host and container paths are the same (hostPath null means "same as path").
+    assertThat(devices.get("rdma-mlx5-0").containerEdits().deviceNodes()).allSatisfy(n -> assertThat(n.hostPath()).isNull());
+  }
+
+  @Test
+  void madDevicesOptionAddsUmadAndIssmForEveryPort() throws Exception {
+    DiscoveryResult withMad = new NicRdmaSource().discover(
+        HostContext.of(fs).withOptions(SourceOptions.NONE.with("nic-rdma.madDevices", "true")));
+    Device d = withMad.devices().stream().filter(x -> x.name().equals("rdma-mlx5-0")).findFirst().orElseThrow();
+    assertThat(d.containerEdits().deviceNodes()).extracting(ContainerEdits.DeviceNode::path).containsExactly(
+        "/dev/infiniband/uverbs0", "/dev/infiniband/umad0", "/dev/infiniband/issm0", "/dev/infiniband/rdma_cm");
+  }
+
+  @Test
+  void mapsSeventeenRoceIbdevsThroughGidAttrsAndTheRestThroughFallbacks() {
+    Map<String, SortedMap<Integer, NetdevMapper.Link>> links = NicRdmaPublisher.netdevLinks(inventory);
+    List<String> viaGidAttrs = links.entrySet().stream()
+        .filter(e -> e.getValue().get(1).method() == NetdevMapper.Method.GID_ATTRS).map(Map.Entry::getKey).sorted().toList();
+    assertThat(viaGidAttrs).hasSize(17).doesNotContain("mlx5_1", "mlx5_18");
+    assertThat(links.get("mlx5_18").get(1)).isEqualTo(new NetdevMapper.Link("enp156s0v7", NetdevMapper.Method.PCI_PARENT));
+    assertThat(links.get("mlx5_1").get(1)).isEqualTo(new NetdevMapper.Link("ibp60s0", NetdevMapper.Method.PORT_GUID));
+    assertThat(links.get("mlx5_0").get(1).netdev()).isEqualTo("enp26s0np0");
+    assertThat(links.get("mlx5_2").get(1).netdev()).isEqualTo("enp156s0np0");
+    IntStream.range(0, 8).forEach(j -> {
+      assertThat(links.get("mlx5_" + (3 + j)).get(1).netdev()).isEqualTo("enp26s0v" + j);
+      assertThat(links.get("mlx5_" + (11 + j)).get(1).netdev()).isEqualTo("enp156s0v" + j);
+    });
+  }
+
+  @Test
+  void numaNodesAndPcieRootsPairNicsWithTheirGpus() {
+    assertThat(attr("rdma-mlx5-0", Names.NUMA_NODE)).isEqualTo(0L);
+    assertThat(attr("rdma-mlx5-1", Names.NUMA_NODE)).isEqualTo(0L);
+    assertThat(attr("rdma-mlx5-2", Names.NUMA_NODE)).isEqualTo(1L);
+    assertThat(attr("vf-0000-9c-00-3", Names.NUMA_NODE)).isEqualTo(1L);
+    assertThat(attr("nic-0000-03-00-0", Names.NUMA_NODE)).isEqualTo(0L);
+    PcieRootResolver roots = new PcieRootResolver(fs);
+    List<String> gpuRoots = SyntheticNode.GPUS.stream()
+        .map(p -> roots.resolve(p.substring(p.lastIndexOf('/') + 1), Optional.empty()).orElseThrow()).toList();
+    assertThat(gpuRoots).containsExactly(
+        "pci0000:15", "pci0000:15", "pci0000:37", "pci0000:37", "pci0000:97", "pci0000:97", "pci0000:b7", "pci0000:b7");
+    assertThat(attr("rdma-mlx5-0", Names.PCIE_ROOT)).isEqualTo(gpuRoots.get(0));
+    assertThat(attr("vf-0000-1a-01-0", Names.PCIE_ROOT)).isEqualTo(gpuRoots.get(1));
+    assertThat(attr("rdma-mlx5-1", Names.PCIE_ROOT)).isEqualTo(gpuRoots.get(2));
+    assertThat(attr("rdma-mlx5-2", Names.PCIE_ROOT)).isEqualTo(gpuRoots.get(4));
+    assertThat(attr("nic-0000-03-00-0", Names.PCIE_ROOT)).isEqualTo("pci0000:00");
+    assertThat(result.devices()).noneMatch(d -> "pci0000:b7".equals(d.attribute(Names.PCIE_ROOT).map(AttributeValue::asObject).orElse(null)));
+  }
+
+  @Test
+  void sriovPfsVfsAndVfIndexesComeFromPhysfnAndVirtfnLinks() {
+    for (String pf : List.of("rdma-mlx5-0", "rdma-mlx5-2")) {
+      assertThat(attr(pf, SRIOV_TOTAL_VFS)).isEqualTo(16L);
+      assertThat(attr(pf, SRIOV_NUM_VFS)).isEqualTo(8L);
+    }
+    assertThat(attr("nic-0000-03-00-0", SRIOV_TOTAL_VFS)).isEqualTo(7L);
+    assertThat(attr("nic-0000-03-00-0", SRIOV_NUM_VFS)).isEqualTo(0L);
+    assertThat(attr("rdma-mlx5-1", SRIOV_TOTAL_VFS)).isEqualTo(16L);
+    for (int j = 0; j < 8; j++) {
+      String vf0 = "vf-" + Names.toLabelFragment(SyntheticNode.vfBdf("1a", j));
+      String vf1 = "vf-" + Names.toLabelFragment(SyntheticNode.vfBdf("9c", j));
+      assertThat(attr(vf0, VF_INDEX)).isEqualTo((long) j);
+      assertThat(attr(vf0, PF_BUS_ID)).isEqualTo("0000:1a:00.0");
+      assertThat(attr(vf0, PF_NAME)).isEqualTo("enp26s0np0");
+      assertThat(attr(vf0, IF_NAME)).isEqualTo("enp26s0v" + j);
+      assertThat(attr(vf0, MAC)).isEqualTo("02:1a:00:00:00:0" + j);
+      assertThat(attr(vf0, RDMA_DEVICE)).isEqualTo("mlx5_" + (3 + j));
+      assertThat(attr(vf1, VF_INDEX)).isEqualTo((long) j);
+      assertThat(attr(vf1, PF_NAME)).isEqualTo("enp156s0np0");
+      assertThat(attr(vf1, RDMA_DEVICE)).isEqualTo("mlx5_" + (11 + j));
+      assertThat(attr(vf1, TYPE)).isEqualTo("vf");
+    }
+    var pf = (SriovRole.PhysicalFunction) inventory.pciFunctions().get("0000:1a:00.0").sriov();
+    assertThat(pf.vfs()).extracting(SriovRole.VfLink::bdf)
+        .containsExactly(IntStream.range(0, 8).mapToObj(j -> SyntheticNode.vfBdf("1a", j)).toArray(String[]::new));
+    assertThat(inventory.pciFunctions().get("0000:1a:00.1").sriov()).isInstanceOf(SriovRole.VirtualFunction.class);
+  }
+
+  @Test
+  void virtualInterfacesAreLeftOutUnlessAskedFor() throws Exception {
+    assertThat(inventory.interfaces()).extracting(NetInterface::name).doesNotContain("lo", "cni0", "veth1a2b3c4d", "bonding_masters");
+    assertThat(inventory.interfaces()).noneMatch(NetInterface::virtual);
+    assertThat(inventory.interfaces()).extracting(NetInterface::name).contains("eno1", "enp26s0np0", "ibp60s0", "enp156s0v7");
+
+    DiscoveryResult all = new NicRdmaSource().discover(
+        HostContext.of(fs).withOptions(SourceOptions.NONE.with("nic-rdma.includeVirtual", "true")));
+    Map<String, Device> byName = all.devices().stream().collect(Collectors.toMap(Device::name, Function.identity()));
+    assertThat(byName).containsKeys("vnic-lo", "vnic-cni0", "vnic-veth1a2b3c4d");
+    assertThat(byName).hasSize(devices.size() + 3);
+    assertThat(byName.get("vnic-veth1a2b3c4d").attribute(VIRTUAL)).contains(AttributeValue.of(true));
+    assertThat(byName.get("vnic-veth1a2b3c4d").containerEdits().netDevices()).hasSize(1);
+    // lo and bridges are NETIF_F_NETNS_LOCAL: no netDevice edit that would fail at container start.
+    assertThat(byName.get("vnic-lo").containerEdits().netDevices()).isEmpty();
+    assertThat(byName.get("vnic-cni0").containerEdits().netDevices()).isEmpty();
+    assertThat(all.warnings()).isEmpty();
+  }
+
+  @Test
+  void netnsModeIsReadFromIbCore() {
+    assertThat(inventory.netnsMode()).contains(NetnsMode.SHARED);
+  }
+
+  @Test
+  void everyDeviceStaysWithinTheResourceSliceLimits() {
+    for (Device d : result.devices()) {
+      assertThat(d.attributes().size() + d.capacity().size()).as(d.name()).isLessThanOrEqualTo(32);
+      assertThat(Names.isDnsLabel(d.name())).isTrue();
+    }
+    RdmaDevice ib = inventory.rdmaDevice("mlx5_1").orElseThrow();
+    assertThat(ib.ports().get(0).gids().size()).isEqualTo(16);
+  }
+
+  @Test
+  void discoveryIsDeterministic() throws Exception {
+    DiscoveryResult again = new NicRdmaSource().discover(HostContext.of(fs));
+    assertThat(again).isEqualTo(result);
+    assertThat(result.warnings()).extracting(DiscoveryWarning::message).isEmpty();
+  }
+
+  private static List<String> nodes(String device) {
+    return devices.get(device).containerEdits().deviceNodes().stream()
+        .map(n -> n.path() + " " + n.type() + " " + n.major() + ":" + n.minor() + " " + n.permissions())
+        .toList();
+  }
+}

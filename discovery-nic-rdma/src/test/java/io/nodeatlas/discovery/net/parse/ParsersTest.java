@@ -1,0 +1,152 @@
+package io.nodeatlas.discovery.net.parse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nodeatlas.discovery.net.model.GidTable;
+import io.nodeatlas.discovery.net.model.GidType;
+import io.nodeatlas.discovery.net.model.LinkLayer;
+import io.nodeatlas.discovery.net.model.NetnsMode;
+import io.nodeatlas.discovery.net.model.NodeType;
+import io.nodeatlas.discovery.net.model.Rate;
+import io.nodeatlas.discovery.net.model.Transport;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Values as the kernel prints them (rdma-nic-hugepages.md §1–§2), and what must be rejected. */
+class ParsersTest {
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "400 Gb/sec (4X NDR)|4000|4|NDR",
+      "56 Gb/sec (4X FDR)|560|4|FDR",
+      "100 Gb/sec (2X HDR)|1000|2|HDR",
+      "2.5 Gb/sec (1X SDR)|25|1|SDR",
+      "40 Gb/sec (4X QDR)|400|4|QDR",
+      "10 Gb/sec (1X FDR10)|100|1|FDR10",
+      "25 Gb/sec (1X EDR)|250|1|EDR"})
+  void ratesFromRealKernels(String text, int tenths, int width, String speed) {
+    assertThat(RateParser.parse(text)).isEqualTo(new Rate(tenths, width, Optional.of(speed)));
+  }
+
+  @Test
+  void oldKernelSdrRateHasNoSpeedName() {
+    Rate r = RateParser.parse("2.5 Gb/sec (1X)");
+    assertThat(r.speed()).isEmpty();
+    assertThat(r.wholeGbps()).isEqualTo(2);
+    assertThat(RateParser.parse("100 Gb/sec (2X HDR)").wholeGbps()).isEqualTo(100);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "fast", "400 Gb/sec", "400Gb/sec (4X NDR)", "-1 Gb/sec (4X NDR)", "400 Gb/sec (4X ndr)"})
+  void malformedRatesAreRejected(String text) {
+    assertThatThrownBy(() -> RateParser.parse(text)).isInstanceOf(SysfsFormatException.class);
+  }
+
+  @Test
+  void numberedStatesAndNodeTypes() {
+    assertThat(NumberedStateParser.parse("state", "4: ACTIVE").name()).isEqualTo("ACTIVE");
+    assertThat(NumberedStateParser.parse("phys_state", "4: PortConfigurationTraining").code()).isEqualTo(4);
+    assertThat(NumberedStateParser.parse("phys_state", "7: Phy Test").name()).isEqualTo("Phy Test");
+    assertThat(NodeTypeParser.parse("1: CA")).isEqualTo(NodeType.CA);
+    assertThat(NodeTypeParser.parse("4: RNIC")).isEqualTo(NodeType.RNIC);
+    assertThat(NodeTypeParser.parse("7: unspecified")).isEqualTo(NodeType.UNSPECIFIED);
+    assertThat(NodeTypeParser.parse("<unknown>")).isEqualTo(NodeType.UNKNOWN);
+    assertThat(NodeTypeParser.parse("9: future")).isEqualTo(NodeType.UNKNOWN);
+    assertThatThrownBy(() -> NumberedStateParser.parse("state", "ACTIVE")).isInstanceOf(SysfsFormatException.class);
+    assertThatThrownBy(() -> NumberedStateParser.parse("state", "4:")).isInstanceOf(SysfsFormatException.class);
+  }
+
+  @Test
+  void transportComesFromLinkLayerAndNodeTypeOnly() {
+    assertThat(Transport.of(NodeType.CA, LinkLayerParser.parse("InfiniBand"))).isEqualTo(Transport.INFINIBAND);
+    assertThat(Transport.of(NodeType.CA, LinkLayerParser.parse("Ethernet"))).isEqualTo(Transport.ROCE);
+    assertThat(Transport.of(NodeType.RNIC, LinkLayer.ETHERNET)).isEqualTo(Transport.IWARP);
+    assertThat(Transport.of(NodeType.UNSPECIFIED, LinkLayer.UNKNOWN)).isEqualTo(Transport.OTHER);
+    assertThatThrownBy(() -> LinkLayerParser.parse("ethernet")).isInstanceOf(SysfsFormatException.class);
+  }
+
+  @Test
+  void guidsGidsAndAddresses() {
+    assertThat(GuidParser.parse("node_guid", "0002:C903:00f9:bfa0")).isEqualTo("0002:c903:00f9:bfa0");
+    assertThatThrownBy(() -> GuidParser.parse("node_guid", "0002:c903:00f9")).isInstanceOf(SysfsFormatException.class);
+    String gid = GidParser.parse("fe80:0000:0000:0000:0002:c903:00f9:bfa1");
+    assertThat(GidParser.interfaceId(gid)).isEqualTo("0002c90300f9bfa1");
+    assertThat(MacAddressParser.lastEightBytes(
+        MacAddressParser.parse("80:00:00:48:fe:80:00:00:00:00:00:00:00:02:c9:03:00:f9:bf:a1"))).isEqualTo("0002c90300f9bfa1");
+    assertThat(GidParser.isZero(GidParser.parse("0000:0000:0000:0000:0000:0000:0000:0000"))).isTrue();
+    assertThatThrownBy(() -> GidParser.parse("fe80::1")).isInstanceOf(SysfsFormatException.class);
+    assertThat(MacAddressParser.parse("B8:3F:D2:1A:00:00")).isEqualTo("b8:3f:d2:1a:00:00");
+    assertThatThrownBy(() -> MacAddressParser.parse("b8:3f:d2:1a:00:0")).isInstanceOf(SysfsFormatException.class);
+  }
+
+  @Test
+  void gidTableKeepsPopulatedEntriesTypesAndNdevsInIndexOrder() {
+    TreeMap<Integer, String> gids = new TreeMap<>(Map.of(
+        0, "fe80:0000:0000:0000:ba3f:d2ff:fe1a:0000", 1, "fe80:0000:0000:0000:ba3f:d2ff:fe1a:0000",
+        2, "0000:0000:0000:0000:0000:ffff:0a0a:0001", 3, "0000:0000:0000:0000:0000:0000:0000:0000",
+        4, "garbage"));
+    List<String> problems = new ArrayList<>();
+    GidTable t = GidTableParser.parse(gids, Map.of(0, "IB/RoCE v1", 1, "RoCE v2", 2, "RoCE v3"),
+        Map.of(0, "enp26s0np0", 1, "enp26s0np0", 2, "bond0"), problems::add);
+    assertThat(t.size()).isEqualTo(5);
+    assertThat(t.populated()).hasSize(3);
+    assertThat(t.types()).containsExactly(GidType.IB_ROCE_V1, GidType.ROCE_V2);
+    assertThat(t.ndevs()).containsExactly("enp26s0np0", "bond0");
+    assertThat(t.portGid()).contains("fe80:0000:0000:0000:ba3f:d2ff:fe1a:0000");
+    assertThat(problems).hasSize(2).anySatisfy(p -> assertThat(p).startsWith("gids/4"))
+        .anySatisfy(p -> assertThat(p).startsWith("gid_attrs/types/2"));
+  }
+
+  @Test
+  void devNumbersPciIdsAndLinkSpeeds() {
+    assertThat(DevNumberParser.parse("231:192").toString()).isEqualTo("231:192");
+    assertThat(DevNumberParser.parse("10:58").minor()).isEqualTo(58);
+    assertThatThrownBy(() -> DevNumberParser.parse("231")).isInstanceOf(SysfsFormatException.class);
+    assertThatThrownBy(() -> DevNumberParser.parse("4096:0")).isInstanceOf(SysfsFormatException.class);
+    assertThat(PciIdParser.parse("vendor", "0x15B3", 4)).isEqualTo("15b3");
+    assertThat(PciIdParser.parse("sriov_vf_device", "101e", 4)).isEqualTo("101e");
+    assertThat(PciIdParser.parse("class", "0x20700", 6)).isEqualTo("020700");
+    assertThatThrownBy(() -> PciIdParser.parse("vendor", "0x15b3a", 4)).isInstanceOf(SysfsFormatException.class);
+    assertThat(PcieLinkSpeedParser.parse("32.0 GT/s PCIe")).contains("32.0 GT/s");
+    assertThat(PcieLinkSpeedParser.parse("8 GT/s")).contains("8.0 GT/s");
+    assertThat(PcieLinkSpeedParser.parse("2.5 GT/s")).contains("2.5 GT/s");
+    assertThat(PcieLinkSpeedParser.parse("Unknown")).isEmpty();
+  }
+
+  @Test
+  void busIdsAreAnchoredAndRootsAreHostBridges() {
+    assertThat(BusIds.isBdf("0000:1a:00.0")).isTrue();
+    assertThat(BusIds.isBdf("0035:04:00.0")).isTrue();
+    assertThat(BusIds.isBdf("0000:17:00.0:pcie001")).isFalse();
+    assertThat(BusIds.isBdf("0000:1a:00.8")).isFalse();
+    assertThat(BusIds.nearestBdf(Path.of("devices/pci0000:00/0000:00:04.0/virtio1"))).contains("0000:00:04.0");
+    assertThat(BusIds.nearestBdf(Path.of("devices/pci0000:17/0000:17:00.0/0000:17:00.0:pcie001"))).contains("0000:17:00.0");
+    assertThat(BusIds.pcieRoot(Path.of("devices/pci0000:15/0000:15:01.0/0000:16:00.0"))).contains("pci0000:15");
+    assertThat(BusIds.pcieRoot(Path.of("devices/virtual/net/lo"))).isEmpty();
+    assertThat(BusIds.pcieRoot(Path.of("bus/pci/devices/0000:15:01.0"))).isEmpty();
+  }
+
+  @Test
+  void numbersAndNetnsMode() {
+    assertThat(Numbers.parseDecimal("numa_node", "-1", -1, 10)).isEqualTo(-1);
+    assertThat(Numbers.parseHex("lid", "0x3a4", 0xffff)).isEqualTo(0x3a4);
+    assertThatThrownBy(() -> Numbers.parseDecimal("mtu", "99999999999999999999", 0, Long.MAX_VALUE))
+        .isInstanceOf(SysfsFormatException.class);
+    assertThatThrownBy(() -> Numbers.parseHex("lid", "3a4", 0xffff)).isInstanceOf(SysfsFormatException.class);
+    assertThat(NetnsModeParser.parse("Y")).isEqualTo(NetnsMode.SHARED);
+    assertThat(NetnsModeParser.parse("N")).isEqualTo(NetnsMode.EXCLUSIVE);
+    assertThatThrownBy(() -> NetnsModeParser.parse("shared")).isInstanceOf(SysfsFormatException.class);
+    assertThat(InterfaceNames.isValid("enp26s0np0")).isTrue();
+    assertThat(InterfaceNames.isValid("a/b")).isFalse();
+    assertThat(InterfaceNames.isValid("0123456789abcdef")).isFalse();
+  }
+}
