@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
         DiscoverCommand.class,
         CdiCommand.class,
         MatchCommand.class,
-        // run registers here (issue 6).
+        io.nodeatlas.agent.run.RunCommand.class,
         CommandLine.HelpCommand.class
     })
 public final class NodeAtlasCommand implements Runnable {

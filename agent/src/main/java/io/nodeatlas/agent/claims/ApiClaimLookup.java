@@ -1,0 +1,63 @@
+package io.nodeatlas.agent.claims;
+
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Reads claims as {@code resource.k8s.io/v1} ResourceClaims through fabric8. */
+public final class ApiClaimLookup implements ClaimLookup {
+
+  private final KubernetesClient client;
+
+  public ApiClaimLookup(KubernetesClient client) {
+    this.client = client;
+  }
+
+  @Override
+  public List<AllocatedDevice> allocation(ClaimRef ref) throws ClaimLookupException {
+    ResourceClaim claim;
+    try {
+      claim = client.resources(ResourceClaim.class).inNamespace(ref.namespace()).withName(ref.name()).get();
+    } catch (KubernetesClientException e) {
+      throw new ClaimLookupException("cannot read ResourceClaim " + ref.namespace() + "/" + ref.name()
+          + " from the API server: " + describe(e), e);
+    }
+    if (claim == null) {
+      throw new ClaimLookupException("ResourceClaim " + ref.namespace() + "/" + ref.name() + " does not exist");
+    }
+    String uid = claim.getMetadata() == null ? null : claim.getMetadata().getUid();
+    if (!ref.uid().equals(uid)) {
+      throw new ClaimLookupException("ResourceClaim " + ref.namespace() + "/" + ref.name() + " got replaced: the kubelet "
+          + "asked for UID " + ref.uid() + ", the API server has UID " + uid);
+    }
+    AllocationResult allocation = claim.getStatus() == null ? null : claim.getStatus().getAllocation();
+    if (allocation == null || allocation.getDevices() == null) {
+      throw new ClaimLookupException("ResourceClaim " + ref.namespace() + "/" + ref.name() + " is not allocated");
+    }
+    List<AllocatedDevice> out = new ArrayList<>();
+    List<DeviceRequestAllocationResult> results = allocation.getDevices().getResults();
+    if (results != null) {
+      for (DeviceRequestAllocationResult r : results) {
+        out.add(new AllocatedDevice(nullToEmpty(r.getRequest()), nullToEmpty(r.getDriver()), nullToEmpty(r.getPool()),
+            nullToEmpty(r.getDevice()), Boolean.TRUE.equals(r.getAdminAccess())));
+      }
+    }
+    return out;
+  }
+
+  private static String describe(KubernetesClientException e) {
+    String m = e.getMessage();
+    if (e.getCode() == 0 && e.getCause() != null) {
+      m = m + " (" + e.getCause() + ")";
+    }
+    return m;
+  }
+
+  private static String nullToEmpty(String s) {
+    return s == null ? "" : s;
+  }
+}

@@ -1,0 +1,26 @@
+package io.nodeatlas.agent.claims;
+
+import java.util.List;
+
+/**
+ * Reads a claim's allocation from the API server. Implementations check that the stored claim has
+ * the UID the kubelet named (else it was replaced) and that it is allocated, as the upstream helper
+ * does before it calls a driver (dra-api.md §1.3).
+ */
+public interface ClaimLookup {
+
+  /**
+   * All allocation results of the claim (for every driver).
+   *
+   * @throws ClaimLookupException when the claim is missing, replaced, not allocated, or the API
+   *     server cannot be reached; the message is what the kubelet shows.
+   */
+  List<AllocatedDevice> allocation(ClaimRef claim) throws ClaimLookupException;
+
+  /** The lookup of a node without an API server: every claim fails with a clear reason. */
+  static ClaimLookup unavailable(String reason) {
+    return claim -> {
+      throw new ClaimLookupException("cannot read claim " + claim + ": " + reason);
+    };
+  }
+}

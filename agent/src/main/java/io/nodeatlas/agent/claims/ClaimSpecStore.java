@@ -1,0 +1,60 @@
+package io.nodeatlas.agent.claims;
+
+import io.nodeatlas.cdi.CdiSpecGenerator;
+import io.nodeatlas.cdi.CdiSpecWriter;
+import io.nodeatlas.cdi.CdiValidationException;
+import io.nodeatlas.cdi.ClaimCdiSpecs;
+import io.nodeatlas.discovery.model.Device;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The only place the agent touches the CDI library: per-claim transient specs
+ * ({@code nodeatlas.io-claim_<uid>.json} in the CDI dir, devices named {@code <uid>-<device>} so two
+ * claims never define the same CDI name, dra-api.md §8) and the static per-class specs of
+ * standalone mode.
+ */
+public final class ClaimSpecStore implements ClaimSpecs {
+
+  private final Path cdiRoot;
+  private final ClaimCdiSpecs claimSpecs = new ClaimCdiSpecs();
+  private final CdiSpecWriter writer = new CdiSpecWriter();
+
+  public ClaimSpecStore(Path cdiRoot) {
+    this.cdiRoot = cdiRoot;
+  }
+
+  @Override
+  public Map<String, List<String>> write(ClaimRef claim, List<Device> devices) throws IOException {
+    ClaimCdiSpecs.ClaimSpec spec = claimSpecs.forClaim(claim.uid(), devices);
+    if (spec.file().isPresent()) {
+      try {
+        writer.write(cdiRoot, spec.file().get());
+      } catch (CdiValidationException e) {
+        throw new IOException("the CDI spec for claim " + claim + " is invalid: " + e.getMessage(), e);
+      }
+    }
+    return spec.cdiDeviceIds();
+  }
+
+  @Override
+  public void remove(String claimUid) throws IOException {
+    writer.remove(cdiRoot, claimSpecs.fileName(claimUid));
+  }
+
+  /**
+   * Standalone mode: makes the CDI dir hold exactly the static per-class specs of {@code devices}
+   * among the static files we own (claim specs are not touched). Returns the number of files changed.
+   */
+  public int reconcileStatic(List<Device> devices) throws IOException {
+    CdiSpecGenerator generator = CdiSpecGenerator.builder().build();
+    try {
+      return (int) writer.reconcile(cdiRoot, generator.generate(devices).specs(), generator.ownership()).stream()
+          .filter(c -> c.outcome() != CdiSpecWriter.Outcome.UNCHANGED).count();
+    } catch (CdiValidationException e) {
+      throw new IOException("the static CDI specs are invalid: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,117 @@
+package io.nodeatlas.agent.kubelet;
+
+import io.grpc.BindableService;
+import io.grpc.Server;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.nodeatlas.agent.claims.ClaimPreparer;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The kubelet side of the agent: the DRA service socket and then the registration socket (in that
+ * order, so the endpoint exists before the kubelet learns about it). Both sockets are removed on
+ * {@link #close()}; removing the registration socket deregisters the plugin.
+ */
+public final class KubeletPluginServer implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KubeletPluginServer.class);
+
+  /**
+   * The kubelet walks this list in order and takes the first version it supports (dra-api.md §1.4);
+   * these strings are the Go constants {@code DRAPluginService}, not the gRPC service names.
+   */
+  public static final List<String> SUPPORTED_VERSIONS = List.of("v1.DRAPlugin", "v1beta1.DRAPlugin");
+
+  private final KubeletPaths paths;
+  private final RegistrationState registration = new RegistrationState();
+  private final HealthStatusManager health = new HealthStatusManager();
+  private final EventLoopGroup group;
+  private final ExecutorService executor;
+  private final List<Server> servers = new ArrayList<>();
+
+  private KubeletPluginServer(KubeletPaths paths) {
+    this.paths = paths;
+    this.group = UnixSocketServers.newEventLoopGroup(1);
+    // Prepare blocks on the API server and on fsync; calls must not wait behind each other.
+    this.executor = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "kubelet-grpc");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** Binds both sockets and starts serving. */
+  public static KubeletPluginServer start(KubeletPaths paths, ClaimPreparer preparer) throws IOException {
+    paths.requireSocketPathsFit();
+    KubeletPluginServer s = new KubeletPluginServer(paths);
+    try {
+      List<BindableService> dra = List.of(new DraV1Service(preparer), new DraV1beta1Service(preparer),
+          s.health.getHealthService());
+      s.servers.add(UnixSocketServers.start(paths.draSocket(), s.group, s.executor, dra));
+      s.servers.add(UnixSocketServers.start(paths.registrationSocket(), s.group, s.executor,
+          List.of(new RegistrationService(paths.driverName(), paths.draSocket().toString(), SUPPORTED_VERSIONS,
+              s.registration))));
+    } catch (IOException | RuntimeException e) {
+      s.close();
+      throw e;
+    }
+    LOG.info("serving the kubelet registration={} dra={}", paths.registrationSocket(), paths.draSocket());
+    return s;
+  }
+
+  public KubeletPaths paths() {
+    return paths;
+  }
+
+  public RegistrationState registration() {
+    return registration;
+  }
+
+  /** The {@code grpc.health.v1} status served on the DRA socket ("" service). */
+  public void setServing(boolean serving) {
+    health.setStatus("", serving ? ServingStatus.SERVING : ServingStatus.NOT_SERVING);
+  }
+
+  public EventLoopGroup eventLoopGroup() {
+    return group;
+  }
+
+  /**
+   * Stops accepting calls, lets running calls finish for up to {@code drainMillis}, then removes the
+   * sockets. The registration socket goes first so the kubelet stops routing to us.
+   */
+  public void shutdown(long drainMillis) {
+    health.enterTerminalState();
+    UnixSocketServers.removeSocketQuietly(paths.registrationSocket());
+    for (Server s : servers) {
+      s.shutdown();
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(drainMillis);
+    for (Server s : servers) {
+      try {
+        if (!s.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+          s.shutdownNow();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        s.shutdownNow();
+      }
+    }
+    UnixSocketServers.removeSocketQuietly(paths.draSocket());
+    executor.shutdown();
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+  }
+
+  @Override
+  public void close() {
+    shutdown(0);
+  }
+}

@@ -1,0 +1,82 @@
+package io.nodeatlas.agent.ops;
+
+import io.nodeatlas.agent.claims.ClaimPreparer;
+import io.nodeatlas.agent.claims.ClaimRef;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+
+/**
+ * The agent's Prometheus metrics: one {@code nodeatlas_} prefix, base units, {@code _total} counters,
+ * only low-cardinality labels ({@code result}, {@code operation}, {@code source}) and never a series
+ * per device or claim (java-ecosystem.md §3.8). One registry per agent, no global state.
+ */
+public final class AgentMetrics implements ClaimPreparer.Listener {
+
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final Counter claims = Counter.builder().name("nodeatlas_claim_operations_total")
+      .help("NodePrepareResources / NodeUnprepareResources per claim, by outcome")
+      .labelNames("operation", "result").register(registry);
+  private final Histogram claimDuration = Histogram.builder().name("nodeatlas_claim_operation_duration_seconds")
+      .help("Time to prepare or unprepare one claim").labelNames("operation")
+      .classicUpperBounds(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 45)
+      .register(registry);
+  private final Counter publishes = Counter.builder().name("nodeatlas_resourceslice_publish_total")
+      .help("ResourceSlice syncs by outcome (unchanged: nothing written)").labelNames("result").register(registry);
+  private final Gauge publishedDevices = Gauge.builder().name("nodeatlas_published_devices")
+      .help("Devices in this node's pool after the last successful publish").register(registry);
+  private final Histogram discoveryDuration = Histogram.builder().name("nodeatlas_discovery_duration_seconds")
+      .help("Time of one discovery run over all sources").register(registry);
+  private final Gauge devices = Gauge.builder().name("nodeatlas_devices")
+      .help("Devices found by the last discovery, by source").labelNames("source").register(registry);
+  private final Counter discoveryWarnings = Counter.builder().name("nodeatlas_discovery_warnings_total")
+      .help("Warnings from discovery (a fact left out), by source").labelNames("source").register(registry);
+  private final Gauge ready = Gauge.builder().name("nodeatlas_ready")
+      .help("1 when registered with the kubelet and the last publish succeeded").register(registry);
+
+  public AgentMetrics(String version) {
+    Gauge.builder().name("nodeatlas_build_info").help("Build information").labelNames("version", "java_version")
+        .register(registry).labelValues(version, System.getProperty("java.version")).set(1);
+  }
+
+  @Override
+  public void prepared(ClaimRef claim, boolean ok, long nanos) {
+    claims.labelValues("prepare", ok ? "success" : "error").inc();
+    claimDuration.labelValues("prepare").observe(nanos / 1e9);
+  }
+
+  @Override
+  public void unprepared(ClaimRef claim, boolean ok, long nanos) {
+    claims.labelValues("unprepare", ok ? "success" : "error").inc();
+    claimDuration.labelValues("unprepare").observe(nanos / 1e9);
+  }
+
+  public void published(String result, int deviceCount) {
+    publishes.labelValues(result).inc();
+    if (!"error".equals(result)) {
+      publishedDevices.set(deviceCount);
+    }
+  }
+
+  public void discovered(double seconds, java.util.Map<String, Long> devicesBySource,
+      java.util.Map<String, Long> warningsBySource) {
+    discoveryDuration.observe(seconds);
+    devicesBySource.forEach((s, n) -> devices.labelValues(s).set(n));
+    warningsBySource.forEach((s, n) -> discoveryWarnings.labelValues(s).inc(n));
+  }
+
+  public void ready(boolean value) {
+    ready.set(value ? 1 : 0);
+  }
+
+  /** The Prometheus text exposition format 0.0.4. */
+  public byte[] scrape() throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    PrometheusTextFormatWriter.create().write(out, registry.scrape());
+    return out.toByteArray();
+  }
+}

@@ -1,0 +1,343 @@
+package io.nodeatlas.agent.run;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.nodeatlas.agent.claims.ApiClaimLookup;
+import io.nodeatlas.agent.claims.Checkpoint;
+import io.nodeatlas.agent.claims.ClaimPreparer;
+import io.nodeatlas.agent.claims.ClaimSpecStore;
+import io.nodeatlas.agent.claims.CorruptCheckpointException;
+import io.nodeatlas.agent.claims.DeviceInventory;
+import io.nodeatlas.agent.kubelet.KubeletPaths;
+import io.nodeatlas.agent.kubelet.KubeletPluginServer;
+import io.nodeatlas.agent.kubelet.RegistrationState;
+import io.nodeatlas.agent.ops.AgentMetrics;
+import io.nodeatlas.agent.ops.HealthEndpoints;
+import io.nodeatlas.agent.ops.Notifier;
+import io.nodeatlas.agent.slices.PublishException;
+import io.nodeatlas.agent.slices.PublishResult;
+import io.nodeatlas.agent.slices.ResourceSlicePublisher;
+import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.report.NodeReport;
+import io.nodeatlas.discovery.spi.DiscoveryWarning;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code nodeatlas run} daemon.
+ *
+ * <p><b>Cluster mode</b> (an API client is given): serves the kubelet plugin sockets from the start,
+ * also while the API server is unreachable (Prepare then fails per claim, Unprepare still works from
+ * the checkpoint), and keeps this node's ResourceSlices equal to the discovered devices, retrying
+ * failed publishes with exponential backoff. <b>Standalone mode</b> (no API client): keeps the static
+ * CDI specs in the CDI dir current and serves health and metrics, nothing else.
+ *
+ * <p>All periodic work happens on the thread that calls {@link #run()}; it is also the thread that
+ * pets the systemd watchdog, so a stuck loop trips the watchdog (java-ecosystem.md §3.6).
+ */
+public final class Agent implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
+
+  static final Duration MIN_BACKOFF = Duration.ofSeconds(1);
+  static final Duration MAX_BACKOFF = Duration.ofMinutes(2);
+
+  private final AgentSettings settings;
+  private final Supplier<NodeReport> discovery;
+  private final KubernetesClient client;
+  private final Notifier notifier;
+  private final Optional<Duration> watchdog;
+  private final AgentMetrics metrics;
+  private final Clock clock;
+  private final DeviceInventory inventory;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition wake = lock.newCondition();
+  private boolean stopRequested;
+  private boolean discoveryRequested = true;
+  private boolean publishRequested;
+
+  private Checkpoint checkpoint;
+  private ClaimSpecStore specStore;
+  private KubeletPluginServer kubelet;
+  private ResourceSlicePublisher publisher;
+  private Watch sliceWatch;
+  private HealthEndpoints http;
+
+  private volatile Instant lastTick = Instant.EPOCH;
+  private volatile boolean discovered;
+  private volatile String lastPublishError = "not published yet";
+  private volatile String lastCdiError = "";
+  private Duration backoff = MIN_BACKOFF;
+  private Instant nextDiscovery = Instant.EPOCH;
+  private Instant nextPublishRetry = Instant.MAX;
+  private boolean readySent;
+
+  public Agent(AgentSettings settings, Supplier<NodeReport> discovery, KubernetesClient client, Notifier notifier,
+      Optional<Duration> watchdog, AgentMetrics metrics, Clock clock) {
+    this.settings = settings;
+    this.discovery = discovery;
+    this.client = client;
+    this.notifier = notifier;
+    this.watchdog = watchdog;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.inventory = new DeviceInventory(settings.nodeName());
+  }
+
+  public boolean standalone() {
+    return client == null;
+  }
+
+  /** Opens the checkpoint, binds the sockets and the HTTP port; discovery and publishing start in {@link #run()}. */
+  public void start() throws IOException, CorruptCheckpointException {
+    specStore = new ClaimSpecStore(settings.cdiRoot());
+    if (!standalone()) {
+      checkpoint = Checkpoint.open(settings.checkpointFile());
+      LOG.info("checkpoint loaded file={} claims={}", checkpoint.file(), checkpoint.all().size());
+      publisher = new ResourceSlicePublisher(client, settings.driverName(), settings.nodeName());
+      ClaimPreparer preparer = new ClaimPreparer(settings.driverName(), inventory, new ApiClaimLookup(client),
+          specStore, checkpoint, metrics);
+      kubelet = KubeletPluginServer.start(new KubeletPaths(settings.kubeletRoot(), settings.driverName()), preparer);
+      kubelet.setServing(false);
+    }
+    if (settings.httpPort() != 0) {
+      Map<String, HealthEndpoints.Check> live = new LinkedHashMap<>();
+      live.put("loop", new HealthEndpoints.Check("loop", this::loopFailure));
+      Map<String, HealthEndpoints.Check> ready = new LinkedHashMap<>(live);
+      ready.put("discovered", new HealthEndpoints.Check("discovered", () -> discovered ? null : "no discovery yet"));
+      if (standalone()) {
+        ready.put("cdi", new HealthEndpoints.Check("cdi", () -> lastCdiError.isEmpty() ? null : lastCdiError));
+      } else {
+        ready.put("registered", new HealthEndpoints.Check("registered", this::registrationFailure));
+        ready.put("published", new HealthEndpoints.Check("published", () -> lastPublishError.isEmpty() ? null : lastPublishError));
+      }
+      http = HealthEndpoints.start(settings.httpBindAddress(), Math.max(settings.httpPort(), 0), live, ready, metrics);
+      LOG.info("serving /healthz /readyz /metrics port={}", http.port());
+    }
+  }
+
+  /** The bound HTTP port, when enabled. */
+  public Optional<Integer> httpPort() {
+    return Optional.ofNullable(http).map(HealthEndpoints::port);
+  }
+
+  /** Runs the main loop until {@link #requestStop()}. */
+  public void run() {
+    if (!standalone()) {
+      try {
+        sliceWatch = publisher.watch(this::requestPublish);
+      } catch (RuntimeException e) {
+        LOG.warn("cannot watch ResourceSlices err=\"{}\"; relying on the periodic resync", e.getMessage());
+      }
+    }
+    while (true) {
+      Instant now = clock.instant();
+      lastTick = now;
+      watchdog.ifPresent(w -> notifier.notify("WATCHDOG=1"));
+      boolean doDiscover;
+      boolean doPublish;
+      lock.lock();
+      try {
+        if (stopRequested) {
+          return;
+        }
+        doDiscover = discoveryRequested || !now.isBefore(nextDiscovery);
+        doPublish = publishRequested || !now.isBefore(nextPublishRetry);
+        discoveryRequested = false;
+        publishRequested = false;
+      } finally {
+        lock.unlock();
+      }
+      if (doDiscover) {
+        discover();
+        nextDiscovery = now.plus(settings.resyncInterval());
+        doPublish = true;
+      }
+      if (doPublish && !standalone()) {
+        publish();
+      }
+      updateReadiness();
+      waitForWork();
+    }
+  }
+
+  private void discover() {
+    long start = System.nanoTime();
+    NodeReport report;
+    try {
+      report = discovery.get();
+    } catch (RuntimeException e) {
+      LOG.error("discovery failed err=\"{}\"", e.toString());
+      return;
+    }
+    List<Device> devices = report.devices();
+    inventory.replace(devices);
+    Map<String, Long> bySource = new TreeMap<>(devices.stream().collect(Collectors.groupingBy(Device::source, Collectors.counting())));
+    report.sources().keySet().forEach(s -> bySource.putIfAbsent(s, 0L));
+    metrics.discovered((System.nanoTime() - start) / 1e9, bySource,
+        report.warnings().stream().collect(Collectors.groupingBy(DiscoveryWarning::source, Collectors.counting())));
+    for (DiscoveryWarning w : report.warnings()) {
+      LOG.debug("discovery warning source={} msg=\"{}\"", w.source(), w.message());
+    }
+    discovered = true;
+    if (standalone()) {
+      try {
+        int changed = specStore.reconcileStatic(devices);
+        lastCdiError = "";
+        if (changed > 0) {
+          LOG.info("static CDI specs updated dir={} changed={}", settings.cdiRoot(), changed);
+        }
+      } catch (IOException | RuntimeException e) {
+        lastCdiError = e.getMessage();
+        LOG.error("cannot write static CDI specs dir={} err=\"{}\"", settings.cdiRoot(), e.getMessage());
+      }
+    }
+  }
+
+  private void publish() {
+    try {
+      PublishResult r = publisher.sync(inventory.all());
+      r.warnings().forEach(w -> LOG.warn("{}", w));
+      metrics.published(r.unchanged() ? "unchanged" : "changed", r.devices());
+      lastPublishError = "";
+      backoff = MIN_BACKOFF;
+      nextPublishRetry = Instant.MAX;
+    } catch (PublishException | RuntimeException e) {
+      metrics.published("error", 0);
+      lastPublishError = e.getMessage();
+      nextPublishRetry = clock.instant().plus(backoff);
+      LOG.warn("publish failed, retrying in {} s err=\"{}\"", backoff.toMillis() / 1000.0, e.getMessage());
+      backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+    }
+  }
+
+  private void updateReadiness() {
+    boolean ready = readinessFailure() == null;
+    metrics.ready(ready);
+    if (kubelet != null) {
+      kubelet.setServing(ready);
+    }
+    String status = status();
+    if (!readySent) {
+      // READY=1 after the sockets are bound, the first discovery ran and the first publish was tried.
+      notifier.notify("READY=1\nSTATUS=" + status);
+      readySent = true;
+    } else {
+      notifier.notify("STATUS=" + status);
+    }
+  }
+
+  private String status() {
+    int n = inventory.all().size();
+    if (standalone()) {
+      return "standalone: " + n + " devices, " + (lastCdiError.isEmpty() ? "CDI specs current" : "CDI error: " + lastCdiError);
+    }
+    return n + " devices; " + (lastPublishError.isEmpty() ? "published" : "publish failing: " + lastPublishError)
+        + "; " + (registrationFailure() == null ? "registered" : registrationFailure());
+  }
+
+  private String readinessFailure() {
+    if (!discovered) {
+      return "no discovery yet";
+    }
+    if (standalone()) {
+      return lastCdiError.isEmpty() ? null : lastCdiError;
+    }
+    if (registrationFailure() != null) {
+      return registrationFailure();
+    }
+    return lastPublishError.isEmpty() ? null : lastPublishError;
+  }
+
+  private String registrationFailure() {
+    RegistrationState.Status s = kubelet.registration().current();
+    if (!s.notified()) {
+      return "waiting for the kubelet to register the plugin";
+    }
+    return s.registered() ? null : "kubelet refused the registration: " + s.error();
+  }
+
+  private String loopFailure() {
+    Duration age = Duration.between(lastTick, clock.instant());
+    Duration limit = settings.resyncInterval().plus(Duration.ofMinutes(2));
+    return age.compareTo(limit) > 0 ? "main loop last ran " + age.toSeconds() + " s ago" : null;
+  }
+
+  private void waitForWork() {
+    Instant now = clock.instant();
+    Instant until = nextDiscovery.isBefore(nextPublishRetry) ? nextDiscovery : nextPublishRetry;
+    if (watchdog.isPresent() && now.plus(watchdog.get()).isBefore(until)) {
+      until = now.plus(watchdog.get());
+    }
+    if (now.plusSeconds(30).isBefore(until)) {
+      until = now.plusSeconds(30);
+    }
+    long nanos = Math.max(1, Duration.between(now, until).toNanos());
+    lock.lock();
+    try {
+      if (!stopRequested && !discoveryRequested && !publishRequested) {
+        wake.awaitNanos(nanos);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stopRequested = true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Re-discovers (and republishes) now, e.g. on SIGHUP. */
+  public void requestDiscovery() {
+    signal(() -> discoveryRequested = true);
+  }
+
+  /** Publishes now, e.g. after one of our slices was deleted. */
+  public void requestPublish() {
+    signal(() -> publishRequested = true);
+  }
+
+  /** Makes {@link #run()} return. */
+  public void requestStop() {
+    signal(() -> stopRequested = true);
+  }
+
+  private void signal(Runnable change) {
+    lock.lock();
+    try {
+      change.run();
+      wake.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** STOPPING=1, then drains the kubelet calls in flight and removes the sockets. */
+  @Override
+  public void close() {
+    notifier.notify("STOPPING=1\nSTATUS=shutting down");
+    if (sliceWatch != null) {
+      sliceWatch.close();
+    }
+    if (kubelet != null) {
+      kubelet.shutdown(settings.drainTimeout().toMillis());
+    }
+    if (http != null) {
+      http.close();
+    }
+    LOG.info("stopped");
+  }
+}

@@ -1,0 +1,186 @@
+package io.nodeatlas.agent.bench;
+
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.nodeatlas.agent.kubelet.KubeletPaths;
+import io.nodeatlas.agent.kubelet.api.dra.v1.Claim;
+import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourceResponse;
+import io.nodeatlas.agent.kubelet.api.registration.RegistrationStatus;
+import io.nodeatlas.agent.testing.ApiObjects;
+import io.nodeatlas.agent.testing.FakeKubelet;
+import io.nodeatlas.agent.testing.TestDevices;
+import io.nodeatlas.discovery.report.NodeReportCodec;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Load benchmark behind bench/agent-load.sh: the agent jar runs as its own process (so its RSS is its
+ * own), the API server is fabric8's CRUD mock in this process, and this process plays the kubelet over
+ * the real sockets. Each round sends N concurrent NodePrepareResources calls of one claim with 8
+ * devices each, then unprepares them all. Prints throughput, p50/p99 latency of Prepare and the
+ * agent's RSS idle and under load.
+ *
+ * <p>Arguments: {@code <agent jar> <work dir> <N> <rounds> <jvm options...>}.
+ */
+public final class AgentLoadBench {
+
+  private AgentLoadBench() {}
+
+  public static void main(String[] args) throws Exception {
+    Path jar = Path.of(args[0]);
+    Path work = Files.createDirectories(Path.of(args[1]));
+    int n = Integer.parseInt(args[2]);
+    int rounds = Integer.parseInt(args[3]);
+    List<String> jvm = Arrays.asList(args).subList(4, args.length);
+    int devicesPerClaim = 8;
+
+    KubernetesMockServer api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+        new KubernetesCrudDispatcher(), false);
+    api.init();
+    KubernetesClient client = api.createClient();
+    ApiObjects.node(client, "node-a");
+    Path report = work.resolve("report.json");
+    Files.writeString(report, new NodeReportCodec().toJson(TestDevices.report(TestDevices.gpus(n * devicesPerClaim))));
+    List<String> uids = new ArrayList<>();
+    for (int c = 0; c < n; c++) {
+      List<DeviceRequestAllocationResult> results = new ArrayList<>();
+      for (int d = 0; d < devicesPerClaim; d++) {
+        results.add(ApiObjects.result("gpus", "nodeatlas.io", "node-a", "gpu-" + (c * devicesPerClaim + d)));
+      }
+      uids.add(ApiObjects.allocatedClaim(client, "bench", "claim-" + c, results).getMetadata().getUid());
+    }
+    Path kubeconfig = work.resolve("kubeconfig");
+    Files.writeString(kubeconfig, """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: mock, cluster: {server: "%s"}}]
+        users: [{name: bench, user: {token: bench}}]
+        contexts: [{name: mock, context: {cluster: mock, user: bench}}]
+        current-context: mock
+        """.formatted(client.getConfiguration().getMasterUrl()));
+
+    Path kubeletRoot = work.resolve("kubelet");
+    // /var/run is a tmpfs on real hosts, so CDI specs are written to memory; the checkpoint stays on disk.
+    Path shm = Path.of("/dev/shm");
+    Path cdiRoot = Files.isDirectory(shm) ? Files.createTempDirectory(shm, "nodeatlas-bench-cdi") : work.resolve("cdi");
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(jvm);
+    cmd.addAll(List.of("-jar", jar.toString(), "run", "--kubeconfig", kubeconfig.toString(), "--node-name", "node-a",
+        "--kubelet-root", kubeletRoot.toString(), "--cdi-root", cdiRoot.toString(),
+        "--state-dir", work.resolve("state").toString(), "--replay-report", report.toString()));
+    Process agent = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(work.resolve("agent.log").toFile())
+        .start();
+    KubeletPaths paths = new KubeletPaths(kubeletRoot, "nodeatlas.io");
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!Files.exists(paths.registrationSocket())) {
+        if (System.nanoTime() > deadline || !agent.isAlive()) {
+          throw new IllegalStateException("agent did not start; see " + work.resolve("agent.log"));
+        }
+        Thread.sleep(50);
+      }
+      try (FakeKubelet kubelet = new FakeKubelet(paths.registrationSocket(), paths.draSocket())) {
+        for (int attempt = 0; ; attempt++) {
+          try {
+            kubelet.registration().notifyRegistrationStatus(RegistrationStatus.newBuilder().setPluginRegistered(true).build());
+            break;
+          } catch (io.grpc.StatusRuntimeException e) {
+            if (attempt == 20) {
+              throw e;
+            }
+            Thread.sleep(250); // a cold JVM may miss the first 1 s deadline, as a kubelet would retry
+          }
+        }
+        Thread.sleep(5000);
+        long idleRss = rssKib(agent.pid());
+
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        AtomicLong peakRss = new AtomicLong(idleRss);
+        List<Long> latencies = new ArrayList<>();
+        long measuredNanos = 0;
+        for (int r = 0; r < rounds + 1; r++) {
+          CountDownLatch go = new CountDownLatch(1);
+          List<Future<Long>> calls = new ArrayList<>();
+          for (int c = 0; c < n; c++) {
+            Claim claim = FakeKubelet.claim("bench", "claim-" + c, uids.get(c));
+            calls.add(pool.submit(() -> {
+              go.await();
+              long t0 = System.nanoTime();
+              NodePrepareResourceResponse e = kubelet.prepare(claim).getClaimsOrThrow(claim.getUid());
+              long t = System.nanoTime() - t0;
+              if (!e.getError().isEmpty() || e.getDevicesCount() != devicesPerClaim) {
+                throw new IllegalStateException("prepare failed: " + e);
+              }
+              return t;
+            }));
+          }
+          long start = System.nanoTime();
+          go.countDown();
+          List<Long> round = new ArrayList<>();
+          for (Future<Long> f : calls) {
+            round.add(f.get());
+          }
+          long elapsed = System.nanoTime() - start;
+          peakRss.accumulateAndGet(rssKib(agent.pid()), Math::max);
+          for (int c = 0; c < n; c++) {
+            kubelet.unprepare(FakeKubelet.claim("bench", "claim-" + c, uids.get(c)));
+          }
+          if (r > 0) { // round 0 warms the JIT up
+            latencies.addAll(round);
+            measuredNanos += elapsed;
+          }
+        }
+        pool.shutdown();
+        latencies.sort(null);
+        System.out.printf("claims per round (concurrent): %d, devices per claim: %d, measured rounds: %d%n",
+            n, devicesPerClaim, rounds);
+        System.out.printf("throughput: %.0f claims/s%n", latencies.size() / (measuredNanos / 1e9));
+        System.out.printf("prepare latency p50: %.2f ms, p99: %.2f ms, max: %.2f ms%n",
+            pct(latencies, 0.50), pct(latencies, 0.99), latencies.get(latencies.size() - 1) / 1e6);
+        System.out.printf("agent RSS idle: %.1f MiB, under load (peak sampled): %.1f MiB%n",
+            idleRss / 1024.0, peakRss.get() / 1024.0);
+        System.out.printf("agent JVM options: %s%n", String.join(" ", jvm));
+      }
+    } finally {
+      agent.destroy();
+      agent.waitFor(30, TimeUnit.SECONDS);
+      try (var files = Files.list(cdiRoot)) {
+        for (Path f : files.toList()) {
+          Files.deleteIfExists(f);
+        }
+      }
+      Files.deleteIfExists(cdiRoot);
+      client.close();
+      api.destroy();
+    }
+  }
+
+  static double pct(List<Long> sorted, double p) {
+    int i = (int) Math.ceil(p * sorted.size()) - 1;
+    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i))) / 1e6;
+  }
+
+  static long rssKib(long pid) throws java.io.IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return -1;
+  }
+}
