@@ -13,6 +13,6 @@ public final class Main {
 
   /** Runs a command line and returns its exit status (0 ok, 1 a source or operation failed, 2 bad usage). */
   public static int run(String... args) {
-    return NodeAtlasCommand.commandLine().execute(args);
+    return NodeAtlasCommand.commandLineFor(args).execute(args);
   }
 }
