@@ -41,8 +41,8 @@ public final class CpuNumaDevices {
   public static final String PAGES_CAPACITY = Names.ours("pages");
   public static final String MEMORY_CAPACITY = Names.ours("memory");
 
-  /** Mount options for handing the host's hugetlbfs mount to a container (mount(8) bind semantics). */
-  static final List<String> HUGETLBFS_BIND_OPTIONS = List.of("rw", "nosuid", "nodev", "bind");
+  /** Options of the container's own hugetlbfs mount; {@code pagesize=} is added per device. */
+  static final List<String> HUGETLBFS_OPTIONS = List.of("rw", "nosuid", "nodev");
 
   private CpuNumaDevices() {}
 
@@ -149,18 +149,18 @@ public final class CpuNumaDevices {
     if (numaNode != null) {
       b.attribute(Names.NUMA_NODE, numaNode);
     }
-    mountFor(t, pageSize).ifPresent(mountPoint -> b.containerEdits(ContainerEdits.builder()
-        .mount(new ContainerEdits.Mount(mountPoint, mountPoint, null, HUGETLBFS_BIND_OPTIONS))
-        .build()));
+    // A fresh hugetlbfs instance of the matching page size in each container (CDI mount with
+    // hostPath "nodev", rdma-nic-hugepages.md §3.6 (a)): unlike a bind mount of the host's
+    // /dev/hugepages it shares no files between pods and needs no host mount to exist.
+    String quantity = HugepageSizes.quantity(pageSize);
+    String containerPath = "/dev/hugepages-" + quantity;
+    List<String> options = new ArrayList<>(HUGETLBFS_OPTIONS);
+    options.add("pagesize=" + (quantity.endsWith("i") ? quantity.substring(0, quantity.length() - 1) : quantity));
+    b.containerEdits(ContainerEdits.builder()
+        .env("NODEATLAS_HUGEPAGES_" + quantity.toUpperCase(java.util.Locale.ROOT) + "=" + containerPath)
+        .mount(new ContainerEdits.Mount("nodev", containerPath, "hugetlbfs", options))
+        .build());
     return b.build();
-  }
-
-  /** The first (by path) hugetlbfs mount serving this page size. */
-  private static java.util.Optional<String> mountFor(Topology t, long pageSize) {
-    return t.hugepages().stream()
-        .filter(s -> s.pageSizeBytes() == pageSize)
-        .flatMap(s -> s.mounts().stream())
-        .findFirst();
   }
 
   private static long multiplyOrMax(long a, long b) {

@@ -155,12 +155,15 @@ class CpuNumaSourceTest {
         Names.ours("pageSizeBytes"), AttributeValue.of(GI1)));
     assertThat(gi1.capacity()).containsExactlyInAnyOrderEntriesOf(Map.of(
         Names.ours("pages"), Quantity.of(16), Names.ours("memory"), Quantity.of(16 * GI1)));
+    // Each container gets its own hugetlbfs instance of the device's page size (§3.6 (a)).
     assertThat(gi1.containerEdits().mounts()).containsExactly(new ContainerEdits.Mount(
-        "/dev/hugepages-1G", "/dev/hugepages-1G", null, List.of("rw", "nosuid", "nodev", "bind")));
+        "nodev", "/dev/hugepages-1Gi", "hugetlbfs", List.of("rw", "nosuid", "nodev", "pagesize=1G")));
+    assertThat(gi1.containerEdits().env()).containsExactly("NODEATLAS_HUGEPAGES_1GI=/dev/hugepages-1Gi");
 
     Device mi2 = devices.stream().filter(d -> d.name().equals("hugepages-2mi-numa0")).findFirst().orElseThrow();
     assertThat(mi2.capacity().get(Names.ours("pages"))).isEqualTo(Quantity.of(4096));
-    assertThat(mi2.containerEdits().mounts()).extracting(ContainerEdits.Mount::hostPath).containsExactly("/dev/hugepages");
+    assertThat(mi2.containerEdits().mounts()).extracting(ContainerEdits.Mount::options)
+        .containsExactly(List.of("rw", "nosuid", "nodev", "pagesize=2M"));
   }
 
   @Test
@@ -231,7 +234,8 @@ class CpuNumaSourceTest {
     Device hp = r.devices().get(1);
     assertThat(hp.attributes()).doesNotContainKey(Names.NUMA_NODE);
     assertThat(hp.capacity().get(Names.ours("pages"))).isEqualTo(Quantity.of(3));
-    assertThat(hp.containerEdits().mounts()).extracting(ContainerEdits.Mount::hostPath).containsExactly("/hp");
+    assertThat(hp.containerEdits().mounts()).extracting(ContainerEdits.Mount::type, ContainerEdits.Mount::containerPath)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("hugetlbfs", "/dev/hugepages-1Mi"));
   }
 
   @Test
