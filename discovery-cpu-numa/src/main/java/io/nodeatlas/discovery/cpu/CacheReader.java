@@ -20,6 +20,9 @@ import java.util.Set;
  */
 final class CacheReader {
 
+  /** The sharing CPUs as a list, or as a mask on kernels without the list file. */
+  private static final List<String> SHARING_FILES = List.of("shared_cpu_list", "shared_cpu_map");
+
   private CacheReader() {}
 
   static List<CacheInfo> read(SysfsReader in, CpuSet online) {
@@ -63,8 +66,9 @@ final class CacheReader {
       return null;
     }
     String size = in.value(index.resolve("size")).orElse(null);
-    String list = in.value(index.resolve("shared_cpu_list")).orElse(null);
-    String map = list == null ? in.value(index.resolve("shared_cpu_map")).orElse(null) : null;
+    SysfsReader.NamedValue sharing = in.firstValue(index, SHARING_FILES);
+    String list = sharing != null && sharing.name().equals("shared_cpu_list") ? sharing.value() : null;
+    String map = sharing != null && list == null ? sharing.value() : null;
     CacheInfo parsed;
     try {
       parsed = CacheParser.parse(level, type, size, list, map, cpu);

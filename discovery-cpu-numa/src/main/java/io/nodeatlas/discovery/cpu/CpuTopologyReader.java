@@ -33,6 +33,16 @@ final class CpuTopologyReader {
       List<ClusterInfo> clusters,
       List<CoreInfo> cores) {}
 
+  /** A core's threads: lists before masks, the long-standing name before its 5.x twin. */
+  private static final List<SysfsReader.CpuSetFile> THREAD_SIBLINGS = List.of(
+      SysfsReader.CpuSetFile.list("thread_siblings_list"), SysfsReader.CpuSetFile.list("core_cpus_list"),
+      SysfsReader.CpuSetFile.mask("thread_siblings"), SysfsReader.CpuSetFile.mask("core_cpus"));
+
+  /** A package's CPUs, for kernels that print no package id. */
+  private static final List<SysfsReader.CpuSetFile> PACKAGE_SIBLINGS = List.of(
+      SysfsReader.CpuSetFile.list("package_cpus_list"), SysfsReader.CpuSetFile.list("core_siblings_list"),
+      SysfsReader.CpuSetFile.mask("package_cpus"), SysfsReader.CpuSetFile.mask("core_siblings"));
+
   private CpuTopologyReader() {}
 
   static CpuTopology read(SysfsReader in) {
@@ -67,11 +77,7 @@ final class CpuTopologyReader {
       }
       Path topo = cpuDir.resolve("cpu" + cpu).resolve("topology");
       int coreId = in.id(topo.resolve("core_id")).orElse(-1);
-      Optional<CpuSet> siblings = firstPresent(in,
-          () -> in.cpuList(topo.resolve("thread_siblings_list")),
-          () -> in.cpuList(topo.resolve("core_cpus_list")),
-          () -> in.cpuMask(topo.resolve("thread_siblings")),
-          () -> in.cpuMask(topo.resolve("core_cpus")));
+      Optional<CpuSet> siblings = in.firstCpuSet(topo, THREAD_SIBLINGS);
       BitSet threadBits = new BitSet();
       threadBits.set(cpu);
       if (siblings.isPresent()) {
@@ -104,12 +110,7 @@ final class CpuTopologyReader {
         pkg = knownSiblingPackage(packageCpus.keySet(), cpu);
       } else {
         // s390 and POWER print -1: the package is then the set of CPUs sharing core_siblings, as hwloc does.
-        CpuSet packageSiblings = firstPresent(in,
-            () -> in.cpuList(topo.resolve("package_cpus_list")),
-            () -> in.cpuList(topo.resolve("core_siblings_list")),
-            () -> in.cpuMask(topo.resolve("package_cpus")),
-            () -> in.cpuMask(topo.resolve("core_siblings")))
-            .orElse(CpuSet.EMPTY).intersect(online);
+        CpuSet packageSiblings = in.firstCpuSet(topo, PACKAGE_SIBLINGS).orElse(CpuSet.EMPTY).intersect(online);
         pkg = new PackageKey(-1, packageSiblings);
       }
       // die_id (5.x) and cluster_id (5.16+) exist for every CPU or for none: probe once, not per core.
@@ -173,17 +174,6 @@ final class CpuTopologyReader {
       return CpuNumaDevices.EFFICIENCY;
     }
     return null;
-  }
-
-  @SafeVarargs
-  private static Optional<CpuSet> firstPresent(SysfsReader in, java.util.function.Supplier<Optional<CpuSet>>... readers) {
-    for (var r : readers) {
-      Optional<CpuSet> v = r.get();
-      if (v.isPresent()) {
-        return v;
-      }
-    }
-    return Optional.empty();
   }
 
   private static PackageKey knownSiblingPackage(java.util.Set<PackageKey> known, int cpu) {

@@ -48,7 +48,7 @@ final class NumaNodeReader {
         in.warn("NUMA node " + id + " is online but " + dir + " does not exist; node left out");
         continue;
       }
-      CpuSet cpus = in.cpuListOrMask(dir.resolve("cpulist"), dir.resolve("cpumap"))
+      CpuSet cpus = in.cpuListOrMask(dir, "cpulist", "cpumap")
           .orElse(CpuSet.EMPTY).intersect(onlineCpus);
       Long total = null;
       Long free = null;

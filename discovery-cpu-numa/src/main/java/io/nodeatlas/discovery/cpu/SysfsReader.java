@@ -7,7 +7,9 @@ import io.nodeatlas.discovery.parse.CpuMaskParser;
 import io.nodeatlas.discovery.parse.SizeParser;
 import io.nodeatlas.discovery.topology.CpuSet;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -19,8 +21,26 @@ import java.util.function.Function;
  */
 final class SysfsReader {
 
+  /** One file of a CPU set the kernel prints under several names: a list, its mask twin, an older name. */
+  record CpuSetFile(String name, boolean mask) {
+    static CpuSetFile list(String name) {
+      return new CpuSetFile(name, false);
+    }
+
+    static CpuSetFile mask(String name) {
+      return new CpuSetFile(name, true);
+    }
+  }
+
   private final HostFs fs;
   private final Consumer<String> warnings;
+  /**
+   * Per chain of alternative names, the one that was present last time. A kernel creates the same
+   * attribute files for every CPU, cache and node (one attribute group each), so after the first
+   * object the file that exists is tried first: an old kernel without {@code shared_cpu_list} then
+   * costs one failed lookup per run, not one per cache. Lives for one run only (one reader per run).
+   */
+  private final Map<List<String>, Integer> presentAlternative = new HashMap<>();
 
   SysfsReader(HostFs fs, Consumer<String> warnings) {
     this.fs = fs;
@@ -97,10 +117,61 @@ final class SysfsReader {
   }
 
   /** A list file ({@code <name>_list} or {@code cpulist}) or, on kernels without one, its mask twin. */
-  Optional<CpuSet> cpuListOrMask(Path list, Path mask) {
-    Optional<CpuSet> fromList = cpuList(list);
-    return fromList.isPresent() ? fromList : cpuMask(mask);
+  Optional<CpuSet> cpuListOrMask(Path dir, String list, String mask) {
+    return firstCpuSet(dir, List.of(CpuSetFile.list(list), CpuSetFile.mask(mask)));
   }
+
+  /**
+   * The CPU set from the first of {@code files} in {@code dir} that exists and parses, in the given
+   * order, except that the alternative found last time in this run is tried first.
+   */
+  Optional<CpuSet> firstCpuSet(Path dir, List<CpuSetFile> files) {
+    List<String> key = files.stream().map(CpuSetFile::name).toList();
+    int preferred = presentAlternative.getOrDefault(key, 0);
+    Optional<CpuSet> value = cpuSet(dir, files.get(preferred));
+    if (value.isPresent()) {
+      return value;
+    }
+    for (int i = 0; i < files.size(); i++) {
+      if (i != preferred) {
+        value = cpuSet(dir, files.get(i));
+        if (value.isPresent()) {
+          presentAlternative.put(key, i);
+          return value;
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private Optional<CpuSet> cpuSet(Path dir, CpuSetFile file) {
+    return file.mask() ? cpuMask(dir.resolve(file.name())) : cpuList(dir.resolve(file.name()));
+  }
+
+  /**
+   * The raw value of the first of {@code names} in {@code dir} that exists (same order and memory as
+   * {@link #firstCpuSet}); null when none does.
+   */
+  NamedValue firstValue(Path dir, List<String> names) {
+    int preferred = presentAlternative.getOrDefault(names, 0);
+    Optional<String> value = value(dir.resolve(names.get(preferred)));
+    if (value.isPresent()) {
+      return new NamedValue(names.get(preferred), value.get());
+    }
+    for (int i = 0; i < names.size(); i++) {
+      if (i != preferred) {
+        value = value(dir.resolve(names.get(i)));
+        if (value.isPresent()) {
+          presentAlternative.put(names, i);
+          return new NamedValue(names.get(i), value.get());
+        }
+      }
+    }
+    return null;
+  }
+
+  /** A file's name and trimmed value. */
+  record NamedValue(String name, String value) {}
 
   boolean isDirectory(Path path) {
     return fs.isDirectory(path);

@@ -5,7 +5,8 @@ import java.util.Optional;
 
 /**
  * One entry of {@code /sys/class/infiniband}. {@code pciBusId} is the PCI function the {@code device}
- * link resolves to; devices without one (rxe, siw, scif) are skipped before a record is made.
+ * link resolves to; devices without one (rxe, siw, scif) are skipped before a record is made. Only
+ * facts that are published are kept ({@code hw_rev} is not read: each file is a few syscalls, per VF).
  */
 public record RdmaDevice(
     String name,
@@ -16,7 +17,6 @@ public record RdmaDevice(
     Optional<String> firmwareVersion,
     Optional<String> hcaType,
     Optional<String> boardId,
-    Optional<String> hwRev,
     List<RdmaPort> ports) {
 
   public RdmaDevice {

@@ -3,7 +3,10 @@ package io.nodeatlas.discovery.net.model;
 import java.util.Optional;
 import java.util.OptionalInt;
 
-/** {@code /sys/class/infiniband/<ibdev>/ports/<number>/}; every fact is optional because any file may be unreadable. */
+/**
+ * {@code /sys/class/infiniband/<ibdev>/ports/<number>/}; every fact is optional because any file may be
+ * unreadable. {@code sm_lid} is not read: it is published nowhere, and every file costs syscalls per VF.
+ */
 public record RdmaPort(
     int number,
     Optional<NumberedState> state,
@@ -11,5 +14,4 @@ public record RdmaPort(
     Optional<LinkLayer> linkLayer,
     Optional<Rate> rate,
     OptionalInt lid,
-    OptionalInt smLid,
     GidTable gids) {}

@@ -44,7 +44,6 @@ public final class PortReader {
         a.read("link_layer", LinkLayerParser::parse),
         a.read("rate", RateParser::parse),
         optionalInt(a.read("lid", t -> (int) Numbers.parseHex("lid", t, MAX_LID))),
-        optionalInt(a.read("sm_lid", t -> (int) Numbers.parseHex("sm_lid", t, MAX_LID))),
         gidTable(a));
   }
 

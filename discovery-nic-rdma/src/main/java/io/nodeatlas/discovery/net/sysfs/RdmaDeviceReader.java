@@ -81,7 +81,6 @@ public final class RdmaDeviceReader {
         a.read("fw_ver", RdmaDeviceReader::freeText),
         a.read("hca_type", RdmaDeviceReader::freeText),
         a.read("board_id", RdmaDeviceReader::freeText),
-        a.read("hw_rev", RdmaDeviceReader::freeText),
         readPorts(dir, name, a, warn));
     return Optional.of(new Found(device, dir, parent.get()));
   }
