@@ -221,17 +221,39 @@ public final class HostFs {
       throw new HostFileException(file, attributes.isDirectory() ? "is a directory" : "not a regular file", null);
     }
     try (InputStream in = Files.newInputStream(file)) {
-      byte[] bytes = in.readNBytes(MAX_FILE_BYTES + 1);
-      if (bytes.length > MAX_FILE_BYTES) {
-        throw new HostFileException(file, "larger than " + (MAX_FILE_BYTES >> 20) + " MiB", null);
-      }
-      return bytes;
+      return readCapped(in, file);
     } catch (NoSuchFileException e) {
       return null;
     } catch (AccessDeniedException e) {
       throw new HostFileException(file, "permission denied", e);
     } catch (IOException e) {
       throw new HostFileException(file, e.getMessage() == null ? e.toString() : e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Reads at most {@link #MAX_FILE_BYTES}. Starts with a buffer the size of a typical sysfs value and
+   * grows it only for larger files: a 4,096-VF node means a quarter of a million reads, and an 8 KiB
+   * buffer per read (what {@code readNBytes} allocates) turned into gigabytes of garbage.
+   */
+  private static byte[] readCapped(InputStream in, Path file) throws IOException {
+    byte[] buf = new byte[128];
+    int length = 0;
+    while (true) {
+      if (length == buf.length) {
+        if (buf.length > MAX_FILE_BYTES) {
+          throw new HostFileException(file, "larger than " + (MAX_FILE_BYTES >> 20) + " MiB", null);
+        }
+        buf = java.util.Arrays.copyOf(buf, Math.min(buf.length * 4, MAX_FILE_BYTES + 1));
+      }
+      int n = in.read(buf, length, buf.length - length);
+      if (n < 0) {
+        if (length > MAX_FILE_BYTES) {
+          throw new HostFileException(file, "larger than " + (MAX_FILE_BYTES >> 20) + " MiB", null);
+        }
+        return java.util.Arrays.copyOf(buf, length);
+      }
+      length += n;
     }
   }
 

@@ -72,6 +72,20 @@ class HostFsTest {
   }
 
   @Test
+  void filesOfEverySizeUpToTheLimitReadWhole() throws Exception {
+    HostFs fs = HostFs.of(root);
+    for (int size : new int[] {0, 1, 127, 128, 129, 4096, 100_000, HostFs.MAX_FILE_BYTES}) {
+      byte[] content = new byte[size];
+      for (int i = 0; i < size; i++) {
+        content[i] = (byte) ('a' + i % 26);
+      }
+      Path f = root.resolve("f" + size);
+      Files.write(f, content);
+      assertThat(fs.readString(f)).as("size %d", size).contains(new String(content, java.nio.charset.StandardCharsets.UTF_8));
+    }
+  }
+
+  @Test
   void listIsSortedByNameAndEmptyWhenMissing() {
     FixtureTree.at(root).value("d/node10/x", 1).value("d/node2/x", 1).value("d/node1/x", 1);
     HostFs fs = HostFs.of(root);
