@@ -41,7 +41,11 @@ import java.util.Set;
  *       files among those we own: write the wanted ones, remove our stale ones and our crashed writers'
  *       temporary files, never touch anyone else's.</li>
  * </ul>
- * Thread-safe as long as two writers do not write the same file name at once.
+ * Thread-safe as long as two writers do not write the same file name at once. The conflict check
+ * keeps the directory's other files as last read ({@link SpecFileIndex}: re-read only when their stat
+ * changed, and this writer's own files are known without reading them back), so a write costs a
+ * directory listing and a stat per file rather than a parse and validation of every file; use one
+ * writer per process for that to pay off.
  */
 public final class CdiSpecWriter {
 
@@ -58,6 +62,7 @@ public final class CdiSpecWriter {
 
   private final CdiSpecCodec codec;
   private final CdiValidator validator;
+  private final SpecFileIndex index = new SpecFileIndex();
 
   public CdiSpecWriter() {
     this(new CdiSpecCodec());
@@ -86,7 +91,7 @@ public final class CdiSpecWriter {
   public Change write(Path dir, CdiSpecFile file) throws IOException, CdiValidationException {
     List<CdiProblem> problems = new ArrayList<>(validator.validate(file.spec(), file.fileName()));
     if (problems.isEmpty()) {
-      problems.addAll(validator.conflicts(dir, Map.of(file.fileName(), file.spec())));
+      problems.addAll(validator.conflicts(dir, Map.of(file.fileName(), file.spec()), Set.of(), index));
     }
     if (!problems.isEmpty()) {
       throw new CdiValidationException(problems);
@@ -101,6 +106,7 @@ public final class CdiSpecWriter {
       throw new IllegalArgumentException("not a plain file name: " + fileName);
     }
     boolean removed = Files.deleteIfExists(target);
+    index.forget(dir, fileName);
     if (removed) {
       fsyncDirectory(dir);
     }
@@ -124,7 +130,7 @@ public final class CdiSpecWriter {
     }
     List<String> stale = staleFiles(dir, byName.keySet(), ownership);
     if (problems.isEmpty()) {
-      problems.addAll(validator.conflicts(dir, byName, new HashSet<>(stale)));
+      problems.addAll(validator.conflicts(dir, byName, new HashSet<>(stale), index));
     }
     if (!problems.isEmpty()) {
       throw new CdiValidationException(problems);
@@ -181,6 +187,7 @@ public final class CdiSpecWriter {
     byte[] bytes = render(file);
     Path target = dir.resolve(file.fileName());
     if (sameContent(target, bytes)) {
+      index.remember(dir, file.fileName(), file.spec(), SpecFileIndex.fileKey(target));
       return new Change(target, Outcome.UNCHANGED);
     }
     if (!Files.isDirectory(dir)) {
@@ -189,6 +196,7 @@ public final class CdiSpecWriter {
     // ".<name>.<random>.tmp": in the same directory (a rename from elsewhere is only a Create event, which
     // the runtimes' watchers ignore) and never ending in .json/.yaml (dotfiles are scanned too).
     Path temp = Files.createTempFile(dir, "." + file.fileName() + ".", TEMP_SUFFIX);
+    Object written;
     try {
       try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
         ByteBuffer buf = ByteBuffer.wrap(bytes);
@@ -199,6 +207,7 @@ public final class CdiSpecWriter {
       }
       // createTempFile makes 0600 files; runtimes (and nvidia-ctk's readers) expect 0644.
       Files.setPosixFilePermissions(temp, FILE_MODE);
+      written = SpecFileIndex.fileKey(temp);
       try {
         Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException e) {
@@ -208,6 +217,7 @@ public final class CdiSpecWriter {
       Files.deleteIfExists(temp);
     }
     fsyncDirectory(dir);
+    index.remember(dir, file.fileName(), file.spec(), written);
     return new Change(target, Outcome.WRITTEN);
   }
 

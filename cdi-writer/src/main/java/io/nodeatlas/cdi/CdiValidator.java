@@ -338,22 +338,45 @@ public final class CdiValidator {
    * (they are about to be replaced), and so are the names in {@code ignored} (about to be removed).
    */
   public List<CdiProblem> conflicts(Path dir, Map<String, CdiSpec> candidates, Set<String> ignored) throws IOException {
-    Map<Path, CdiSpec> specs = new LinkedHashMap<>();
-    for (Path file : specFiles(dir)) {
-      String name = file.getFileName().toString();
-      if (candidates.containsKey(name) || ignored.contains(name)) {
-        continue;
+    return conflicts(dir, candidates, ignored, new SpecFileIndex());
+  }
+
+  /**
+   * {@link #conflicts(Path, Map, Set)} reading the other files through {@code index}, which re-reads
+   * only the files that changed since its last scan (used by {@link CdiSpecWriter}).
+   */
+  List<CdiProblem> conflicts(Path dir, Map<String, CdiSpec> candidates, Set<String> ignored, SpecFileIndex index)
+      throws IOException {
+    // Only names the candidates define can conflict, so collect those first and look up the others' names in it.
+    Map<String, List<Path>> definers = new TreeMap<>();
+    candidates.forEach((name, spec) -> {
+      Set<String> once = new HashSet<>();
+      for (CdiDevice d : spec.devices()) {
+        String qualified = spec.qualifiedName(d.name());
+        if (once.add(qualified)) {
+          definers.computeIfAbsent(qualified, k -> new ArrayList<>()).add(dir.resolve(name));
+        }
       }
+    });
+    Set<String> skip = new HashSet<>(ignored);
+    skip.addAll(candidates.keySet());
+    Map<Path, List<String>> others = index.validFiles(dir, skip, file -> {
       LoadedFile loaded = load(file);
       // A runtime ignores an invalid file entirely, so its devices cannot conflict.
-      if (loaded.spec() != null && validate(loaded.spec(), name).isEmpty()) {
-        specs.put(file, loaded.spec());
+      return loaded.spec() != null && validate(loaded.spec(), file.getFileName().toString()).isEmpty()
+          ? Optional.of(loaded.spec()) : Optional.empty();
+    });
+    others.forEach((file, names) -> {
+      for (String qualified : names) {
+        List<Path> files = definers.get(qualified);
+        if (files != null) {
+          files.add(file);
+        }
       }
-    }
-    candidates.forEach((name, spec) -> specs.put(dir.resolve(name), spec));
+    });
     List<CdiProblem> out = new ArrayList<>();
-    definers(specs).forEach((qualified, files) -> {
-      if (files.size() > 1 && files.stream().anyMatch(f -> candidates.containsKey(f.getFileName().toString()))) {
+    definers.forEach((qualified, files) -> {
+      if (files.size() > 1) {
         out.add(conflict(qualified, files));
       }
     });

@@ -79,6 +79,31 @@ class CdiSpecWriterTest {
   }
 
   @Test
+  void theConflictCheckSeesFilesChangedInPlaceAfterAnEarlierWrite(@TempDir Path dir) throws Exception {
+    ClaimCdiSpecs claims = new ClaimCdiSpecs();
+    List<Device> gpu0 = SyntheticNode.devices().subList(0, 1);
+    writer.write(dir, claims.forClaim("uid-1", gpu0).file().orElseThrow());
+    // Another writer's file, valid and harmless when the writer first reads the directory.
+    Path other = dir.resolve("other.json");
+    CdiSpecFile uid2 = claims.forClaim("uid-2", gpu0).file().orElseThrow();
+    String harmless = writer.renderText(claims.forClaim("uid-9", gpu0).file().orElseThrow());
+    Files.writeString(other, harmless);
+    writer.write(dir, claims.forClaim("uid-3", gpu0).file().orElseThrow());
+    // Rewritten in place (same inode, same size) so that it now defines uid-2's device.
+    Object inode = Files.getAttribute(other, "unix:ino");
+    Files.writeString(other, harmless.replace("uid-9", "uid-2"));
+    assertThat(Files.getAttribute(other, "unix:ino")).isEqualTo(inode);
+
+    assertThatThrownBy(() -> writer.write(dir, uid2))
+        .isInstanceOf(CdiValidationException.class)
+        .hasMessageContaining("conflicting device \"nodeatlas.io/claim=uid-2-" + gpu0.get(0).name() + "\"");
+    assertThat(names(dir)).containsExactly("nodeatlas.io-claim_uid-1.json", "nodeatlas.io-claim_uid-3.json", "other.json");
+    // Once the other file is gone, the same write goes through.
+    Files.delete(other);
+    assertThat(writer.write(dir, uid2).outcome()).isEqualTo(CdiSpecWriter.Outcome.WRITTEN);
+  }
+
+  @Test
   void reconcileRemovesOurStaleSpecsButNeverOthers(@TempDir Path dir) throws Exception {
     writer.reconcile(dir, specs(SyntheticNode.devices()), generator.ownership());
     assertThat(names(dir)).containsExactly("nodeatlas.io-gpu.json", "nodeatlas.io-hugepages.json", "nodeatlas.io-nic.json",

@@ -3,6 +3,9 @@ package io.nodeatlas.agent.claims;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimList;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.ArrayList;
@@ -11,17 +14,18 @@ import java.util.List;
 /** Reads claims as {@code resource.k8s.io/v1} ResourceClaims through fabric8. */
 public final class ApiClaimLookup implements ClaimLookup {
 
-  private final KubernetesClient client;
+  /** Built once: fabric8 operation objects are immutable and safe to share between threads. */
+  private final MixedOperation<ResourceClaim, ResourceClaimList, Resource<ResourceClaim>> claims;
 
   public ApiClaimLookup(KubernetesClient client) {
-    this.client = client;
+    this.claims = client.resources(ResourceClaim.class, ResourceClaimList.class);
   }
 
   @Override
   public List<AllocatedDevice> allocation(ClaimRef ref) throws ClaimLookupException {
     ResourceClaim claim;
     try {
-      claim = client.resources(ResourceClaim.class).inNamespace(ref.namespace()).withName(ref.name()).get();
+      claim = claims.inNamespace(ref.namespace()).withName(ref.name()).get();
     } catch (KubernetesClientException e) {
       throw new ClaimLookupException("cannot read ResourceClaim " + ref.namespace() + "/" + ref.name()
           + " from the API server: " + describe(e), e);

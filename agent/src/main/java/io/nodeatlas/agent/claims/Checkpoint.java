@@ -38,6 +38,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * changes are committed together (whoever writes next writes everyone's changes), so hundreds of
  * parallel Prepare calls cost a handful of writes, not hundreds. A SHA-256 over the claims detects a
  * damaged file, which is reported and never overwritten.
+ *
+ * <p>The file is one claim per line, each claim's JSON encoded once when it is recorded (not on every
+ * write), so a write with hundreds of claims is a concatenation, one SHA-256 and the fsyncs. Which
+ * claim holds which device is kept as an index, so the "is this device free?" check of Prepare does not
+ * walk every claim.
  */
 public final class Checkpoint {
 
@@ -55,12 +60,38 @@ public final class Checkpoint {
   private final Object stateLock = new Object();
   private final ReentrantLock writeLock = new ReentrantLock();
   private final Map<String, PreparedClaim> claims;
+  /** The compact JSON of each claim in {@link #claims}, as it goes into the file and the checksum. */
+  private final Map<String, byte[]> encoded = new TreeMap<>();
+  /** Device name → UID of a claim holding it (the claim that recorded it last, when several do). */
+  private final Map<String, String> holders = new java.util.HashMap<>();
   private long changeCount;
   private long durableCount;
 
   private Checkpoint(Path file, Map<String, PreparedClaim> claims) {
     this.file = file;
     this.claims = claims;
+    claims.values().forEach(this::index);
+  }
+
+  private void index(PreparedClaim c) {
+    encoded.put(c.claim().uid(), encodeClaim(c));
+    c.devices().forEach(d -> holders.put(d.device(), c.claim().uid()));
+  }
+
+  private void unindex(PreparedClaim c) {
+    encoded.remove(c.claim().uid());
+    for (PreparedDevice d : c.devices()) {
+      if (c.claim().uid().equals(holders.get(d.device()))) {
+        holders.remove(d.device());
+        // Another claim may hold the same device (admin access): let it be found again.
+        for (PreparedClaim other : claims.values()) {
+          if (other.devices().stream().anyMatch(o -> o.device().equals(d.device()))) {
+            holders.put(d.device(), other.claim().uid());
+            break;
+          }
+        }
+      }
+    }
   }
 
   /** Opens the checkpoint at {@code file}; a missing file is an empty checkpoint. */
@@ -122,6 +153,26 @@ public final class Checkpoint {
     }
   }
 
+  /** A recorded claim other than {@code exceptUid} that holds {@code device}. */
+  public Optional<ClaimRef> holderOf(String device, String exceptUid) {
+    synchronized (stateLock) {
+      String uid = holders.get(device);
+      if (uid == null) {
+        return Optional.empty();
+      }
+      if (!uid.equals(exceptUid)) {
+        return Optional.of(claims.get(uid).claim());
+      }
+      // The index names exceptUid; only the rare device held by two claims needs the walk.
+      for (PreparedClaim c : claims.values()) {
+        if (!c.claim().uid().equals(exceptUid) && c.devices().stream().anyMatch(d -> d.device().equals(device))) {
+          return Optional.of(c.claim());
+        }
+      }
+      return Optional.empty();
+    }
+  }
+
   public Collection<PreparedClaim> all() {
     synchronized (stateLock) {
       return List.copyOf(claims.values());
@@ -132,7 +183,11 @@ public final class Checkpoint {
   public void put(PreparedClaim claim) throws IOException {
     long change;
     synchronized (stateLock) {
-      claims.put(claim.claim().uid(), claim);
+      PreparedClaim old = claims.put(claim.claim().uid(), claim);
+      if (old != null) {
+        unindex(old);
+      }
+      index(claim);
       change = ++changeCount;
     }
     awaitDurable(change);
@@ -142,9 +197,11 @@ public final class Checkpoint {
   public void remove(String uid) throws IOException {
     long change;
     synchronized (stateLock) {
-      if (claims.remove(uid) == null) {
+      PreparedClaim old = claims.remove(uid);
+      if (old == null) {
         return;
       }
+      unindex(old);
       change = ++changeCount;
     }
     awaitDurable(change);
@@ -156,21 +213,20 @@ public final class Checkpoint {
       if (durableCount >= change) {
         return;
       }
-      List<PreparedClaim> snapshot;
+      List<byte[]> snapshot;
       long snapshotCount;
       synchronized (stateLock) {
-        snapshot = new ArrayList<>(claims.values());
+        snapshot = new ArrayList<>(encoded.values());
         snapshotCount = changeCount;
       }
-      write(snapshot);
+      write(assemble(snapshot));
       durableCount = snapshotCount;
     } finally {
       writeLock.unlock();
     }
   }
 
-  private void write(List<PreparedClaim> snapshot) throws IOException {
-    byte[] bytes = encode(snapshot);
+  private void write(byte[] bytes) throws IOException {
     Path dir = file.toAbsolutePath().getParent();
     Path tmp = dir.resolve("." + file.getFileName() + ".tmp");
     try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
@@ -194,12 +250,53 @@ public final class Checkpoint {
     }
   }
 
+  /** The file for {@code snapshot} (in UID order, as the checkpoint keeps them). */
   static byte[] encode(List<PreparedClaim> snapshot) {
+    return assemble(snapshot.stream().map(Checkpoint::encodeClaim).toList());
+  }
+
+  private static byte[] encodeClaim(PreparedClaim claim) {
     try {
-      FileFormat f = new FileFormat(KIND, VERSION, checksum(snapshot), snapshot);
-      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(f).concat("\n").getBytes(StandardCharsets.UTF_8);
+      return JSON.writeValueAsBytes(claim);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot encode checkpoint", e);
+      throw new IllegalStateException("cannot encode claim " + claim.claim(), e);
+    }
+  }
+
+  /**
+   * The file from the claims' compact JSON: the fields of {@link FileFormat} in alphabetical order, one
+   * claim per line. The checksum covers {@code [claim,claim,...]} exactly as {@link #checksum} encodes
+   * the list, so the reader (which re-encodes what it parsed) gets the same hash.
+   */
+  private static byte[] assemble(List<byte[]> claimJson) {
+    MessageDigest sha = sha256();
+    sha.update((byte) '[');
+    int size = 0;
+    for (int i = 0; i < claimJson.size(); i++) {
+      if (i > 0) {
+        sha.update((byte) ',');
+      }
+      sha.update(claimJson.get(i));
+      size += claimJson.get(i).length + 6;
+    }
+    sha.update((byte) ']');
+    String head = "{\n  \"checksum\" : \"sha256:" + HexFormat.of().formatHex(sha.digest()) + "\",\n  \"claims\" : [";
+    String tail = (claimJson.isEmpty() ? "" : "\n  ") + "],\n  \"kind\" : \"" + KIND + "\",\n  \"version\" : " + VERSION + "\n}\n";
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(size + 256);
+    out.writeBytes(head.getBytes(StandardCharsets.UTF_8));
+    for (int i = 0; i < claimJson.size(); i++) {
+      out.writeBytes((i == 0 ? "\n    " : ",\n    ").getBytes(StandardCharsets.UTF_8));
+      out.writeBytes(claimJson.get(i));
+    }
+    out.writeBytes(tail.getBytes(StandardCharsets.UTF_8));
+    return out.toByteArray();
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("no SHA-256", e);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.nodeatlas.agent.bench;
 
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -14,12 +15,15 @@ import io.nodeatlas.agent.testing.ApiObjects;
 import io.nodeatlas.agent.testing.FakeKubelet;
 import io.nodeatlas.agent.testing.TestDevices;
 import io.nodeatlas.discovery.report.NodeReportCodec;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,10 +33,12 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Load benchmark behind bench/agent-load.sh: the agent jar runs as its own process (so its RSS is its
- * own), the API server is fabric8's CRUD mock in this process, and this process plays the kubelet over
- * the real sockets. Each round sends N concurrent NodePrepareResources calls of one claim with 8
- * devices each, then unprepares them all. Prints throughput, p50/p99 latency of Prepare and the
- * agent's RSS idle and under load.
+ * own), the API server is fabric8's CRUD mock in this process behind an {@link ApiFront}, and this
+ * process plays the kubelet over the real sockets. Each round sends N concurrent NodePrepareResources
+ * calls of one claim with 8 devices each, then unprepares them all. Two phases against the same agent
+ * process: end to end (every claim GET served by the mock), then with the claim GET answered at once by
+ * the front, which leaves the agent's own cost (same code path, HTTP round trip included). Prints
+ * throughput, p50/p99 latency of Prepare for both, and the agent's RSS idle and under load.
  *
  * <p>Arguments: {@code <agent jar> <work dir> <N> <rounds> <jvm options...>}.
  */
@@ -63,6 +69,13 @@ public final class AgentLoadBench {
       }
       uids.add(ApiObjects.allocatedClaim(client, "bench", "claim-" + c, results).getMetadata().getUid());
     }
+    Map<String, byte[]> claimJson = new HashMap<>();
+    for (int c = 0; c < n; c++) {
+      ResourceClaim stored = client.resources(ResourceClaim.class).inNamespace("bench").withName("claim-" + c).get();
+      claimJson.put("/apis/resource.k8s.io/v1/namespaces/bench/resourceclaims/claim-" + c,
+          client.getKubernetesSerialization().asJson(stored).getBytes(StandardCharsets.UTF_8));
+    }
+    ApiFront front = new ApiFront(URI.create(client.getConfiguration().getMasterUrl()), claimJson);
     Path kubeconfig = work.resolve("kubeconfig");
     Files.writeString(kubeconfig, """
         apiVersion: v1
@@ -71,7 +84,7 @@ public final class AgentLoadBench {
         users: [{name: bench, user: {token: bench}}]
         contexts: [{name: mock, context: {cluster: mock, user: bench}}]
         current-context: mock
-        """.formatted(client.getConfiguration().getMasterUrl()));
+        """.formatted(front.url()));
 
     Path kubeletRoot = work.resolve("kubelet");
     // /var/run is a tmpfs on real hosts, so CDI specs are written to memory; the checkpoint stays on disk.
@@ -108,52 +121,22 @@ public final class AgentLoadBench {
         }
         Thread.sleep(5000);
         long idleRss = rssKib(agent.pid());
+        long idleThreads = status(agent.pid(), "Threads:");
 
         ExecutorService pool = Executors.newFixedThreadPool(n);
         AtomicLong peakRss = new AtomicLong(idleRss);
-        List<Long> latencies = new ArrayList<>();
-        long measuredNanos = 0;
-        for (int r = 0; r < rounds + 1; r++) {
-          CountDownLatch go = new CountDownLatch(1);
-          List<Future<Long>> calls = new ArrayList<>();
-          for (int c = 0; c < n; c++) {
-            Claim claim = FakeKubelet.claim("bench", "claim-" + c, uids.get(c));
-            calls.add(pool.submit(() -> {
-              go.await();
-              long t0 = System.nanoTime();
-              NodePrepareResourceResponse e = kubelet.prepare(claim).getClaimsOrThrow(claim.getUid());
-              long t = System.nanoTime() - t0;
-              if (!e.getError().isEmpty() || e.getDevicesCount() != devicesPerClaim) {
-                throw new IllegalStateException("prepare failed: " + e);
-              }
-              return t;
-            }));
-          }
-          long start = System.nanoTime();
-          go.countDown();
-          List<Long> round = new ArrayList<>();
-          for (Future<Long> f : calls) {
-            round.add(f.get());
-          }
-          long elapsed = System.nanoTime() - start;
-          peakRss.accumulateAndGet(rssKib(agent.pid()), Math::max);
-          for (int c = 0; c < n; c++) {
-            kubelet.unprepare(FakeKubelet.claim("bench", "claim-" + c, uids.get(c)));
-          }
-          if (r > 0) { // round 0 warms the JIT up
-            latencies.addAll(round);
-            measuredNanos += elapsed;
-          }
-        }
-        pool.shutdown();
-        latencies.sort(null);
-        System.out.printf("claims per round (concurrent): %d, devices per claim: %d, measured rounds: %d%n",
+        System.out.printf("claims per round (concurrent): %d, devices per claim: %d, measured rounds: %d (after 1 warm-up)%n",
             n, devicesPerClaim, rounds);
-        System.out.printf("throughput: %.0f claims/s%n", latencies.size() / (measuredNanos / 1e9));
-        System.out.printf("prepare latency p50: %.2f ms, p99: %.2f ms, max: %.2f ms%n",
-            pct(latencies, 0.50), pct(latencies, 0.99), latencies.get(latencies.size() - 1) / 1e6);
-        System.out.printf("agent RSS idle: %.1f MiB, under load (peak sampled): %.1f MiB%n",
-            idleRss / 1024.0, peakRss.get() / 1024.0);
+        Phase endToEnd = measure(kubelet, pool, agent, peakRss, uids, rounds, devicesPerClaim);
+        endToEnd.print("end to end, claim GET served by the fabric8 mock");
+        front.instant(true);
+        Phase own = measure(kubelet, pool, agent, peakRss, uids, rounds, devicesPerClaim);
+        own.print("agent's own share, claim GET answered at once");
+        pool.shutdown();
+        Thread.sleep(2000);
+        System.out.printf("agent RSS idle: %.1f MiB, under load (peak sampled): %.1f MiB, idle after load: %.1f MiB%n",
+            idleRss / 1024.0, peakRss.get() / 1024.0, rssKib(agent.pid()) / 1024.0);
+        System.out.printf("agent threads idle: %d, after load: %d%n", idleThreads, status(agent.pid(), "Threads:"));
         System.out.printf("agent JVM options: %s%n", String.join(" ", jvm));
       }
     } finally {
@@ -165,9 +148,60 @@ public final class AgentLoadBench {
         }
       }
       Files.deleteIfExists(cdiRoot);
+      front.close();
       client.close();
       api.destroy();
     }
+  }
+
+  /** Latencies (sorted) and wall time of the measured rounds. */
+  record Phase(List<Long> latencies, long nanos) {
+    void print(String label) {
+      System.out.printf("%s: throughput %.0f claims/s, prepare latency p50 %.2f ms, p99 %.2f ms, max %.2f ms%n", label,
+          latencies.size() / (nanos / 1e9), pct(latencies, 0.50), pct(latencies, 0.99),
+          latencies.get(latencies.size() - 1) / 1e6);
+    }
+  }
+
+  private static Phase measure(FakeKubelet kubelet, ExecutorService pool, Process agent, AtomicLong peakRss,
+      List<String> uids, int rounds, int devicesPerClaim) throws Exception {
+    int n = uids.size();
+    List<Long> latencies = new ArrayList<>();
+    long measuredNanos = 0;
+    for (int r = 0; r < rounds + 1; r++) {
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<Long>> calls = new ArrayList<>();
+      for (int c = 0; c < n; c++) {
+        Claim claim = FakeKubelet.claim("bench", "claim-" + c, uids.get(c));
+        calls.add(pool.submit(() -> {
+          go.await();
+          long t0 = System.nanoTime();
+          NodePrepareResourceResponse e = kubelet.prepare(claim).getClaimsOrThrow(claim.getUid());
+          long t = System.nanoTime() - t0;
+          if (!e.getError().isEmpty() || e.getDevicesCount() != devicesPerClaim) {
+            throw new IllegalStateException("prepare failed: " + e);
+          }
+          return t;
+        }));
+      }
+      long start = System.nanoTime();
+      go.countDown();
+      List<Long> round = new ArrayList<>();
+      for (Future<Long> f : calls) {
+        round.add(f.get());
+      }
+      long elapsed = System.nanoTime() - start;
+      peakRss.accumulateAndGet(rssKib(agent.pid()), Math::max);
+      for (int c = 0; c < n; c++) {
+        kubelet.unprepare(FakeKubelet.claim("bench", "claim-" + c, uids.get(c)));
+      }
+      if (r > 0) { // round 0 warms the JIT up
+        latencies.addAll(round);
+        measuredNanos += elapsed;
+      }
+    }
+    latencies.sort(null);
+    return new Phase(latencies, measuredNanos);
   }
 
   static double pct(List<Long> sorted, double p) {
@@ -176,8 +210,13 @@ public final class AgentLoadBench {
   }
 
   static long rssKib(long pid) throws java.io.IOException {
+    return status(pid, "VmRSS:");
+  }
+
+  /** A number from /proc/PID/status ({@code VmRSS:} in KiB, {@code Threads:}). */
+  static long status(long pid, String key) throws java.io.IOException {
     for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-      if (line.startsWith("VmRSS:")) {
+      if (line.startsWith(key)) {
         return Long.parseLong(line.replaceAll("[^0-9]", ""));
       }
     }

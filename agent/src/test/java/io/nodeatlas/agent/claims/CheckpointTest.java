@@ -38,6 +38,32 @@ class CheckpointTest {
   }
 
   @Test
+  void theFileHasTheChecksumAJsonEncoderComputesAndOneClaimPerLine() throws Exception {
+    List<PreparedClaim> claims = List.of(claim("a"), claim("b"), claim("c"));
+    String text = new String(Checkpoint.encode(claims), StandardCharsets.UTF_8);
+    assertThat(text).contains("\"checksum\" : \"" + Checkpoint.checksum(claims) + "\"");
+    assertThat(text.lines().filter(l -> l.contains("\"uid\""))).hasSize(3);
+    assertThat(Checkpoint.decode(Path.of("x"), Checkpoint.encode(List.of()))).isEmpty();
+  }
+
+  @Test
+  void knowsWhichClaimHoldsADeviceAcrossChangesAndReopening() throws Exception {
+    Path file = dir.resolve("checkpoint.json");
+    Checkpoint c = Checkpoint.open(file);
+    c.put(claim("u1"));
+    c.put(claim("u2")); // both hold gpu-0, as admin-access claims may
+    assertThat(c.holderOf("gpu-0", "u1")).map(ClaimRef::uid).contains("u2");
+    assertThat(c.holderOf("gpu-0", "u2")).map(ClaimRef::uid).contains("u1");
+    c.remove("u2");
+    assertThat(c.holderOf("gpu-0", "u2")).map(ClaimRef::uid).contains("u1");
+    assertThat(c.holderOf("gpu-0", "u1")).isEmpty();
+    assertThat(Checkpoint.open(file).holderOf("gpu-0", "x")).map(ClaimRef::uid).contains("u1");
+    c.remove("u1");
+    assertThat(c.holderOf("gpu-0", "x")).isEmpty();
+    assertThat(c.holderOf("gpu-1", "x")).isEmpty();
+  }
+
+  @Test
   void aMissingFileIsEmpty() throws Exception {
     assertThat(Checkpoint.open(dir.resolve("none.json")).all()).isEmpty();
   }
