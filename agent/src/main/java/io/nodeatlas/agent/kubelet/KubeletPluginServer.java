@@ -77,6 +77,24 @@ public final class KubeletPluginServer implements AutoCloseable {
     return s;
   }
 
+  /**
+   * Also serves the {@code grpc.health.v1} status over TCP, for Kubernetes {@code grpc:} probes, which
+   * cannot dial a unix socket (the NVIDIA plugin's {@code --healthcheck-port}). Returns the bound port.
+   */
+  public int startHealthPort(String bindAddress, int port) throws IOException {
+    Server server = io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder
+        .forAddress(new java.net.InetSocketAddress(bindAddress, port))
+        .executor(executor)
+        .addService(health.getHealthService())
+        .build()
+        .start();
+    synchronized (servers) {
+      servers.add(server);
+    }
+    LOG.info("serving grpc.health.v1 on {}:{}", bindAddress, server.getPort());
+    return server.getPort();
+  }
+
   public KubeletPaths paths() {
     return paths;
   }

@@ -73,6 +73,7 @@ public final class Agent implements AutoCloseable {
   private Checkpoint checkpoint;
   private ClaimSpecStore specStore;
   private KubeletPluginServer kubelet;
+  private Integer grpcHealthPort;
   private ResourceSlicePublisher publisher;
   private Watch sliceWatch;
   private HealthEndpoints http;
@@ -113,6 +114,9 @@ public final class Agent implements AutoCloseable {
           specStore, checkpoint, metrics);
       kubelet = KubeletPluginServer.start(new KubeletPaths(settings.kubeletRoot(), settings.driverName()), preparer);
       kubelet.setServing(false);
+      if (settings.healthcheckPort() >= 0) {
+        grpcHealthPort = kubelet.startHealthPort(settings.httpBindAddress(), settings.healthcheckPort());
+      }
     }
     if (settings.httpPort() != 0) {
       Map<String, HealthEndpoints.Check> live = new LinkedHashMap<>();
@@ -128,6 +132,11 @@ public final class Agent implements AutoCloseable {
       http = HealthEndpoints.start(settings.httpBindAddress(), Math.max(settings.httpPort(), 0), live, ready, metrics);
       LOG.info("serving /healthz /readyz /metrics port={}", http.port());
     }
+  }
+
+  /** The bound TCP port of {@code grpc.health.v1}, when enabled (cluster mode only: it reports registration). */
+  public Optional<Integer> healthcheckPort() {
+    return Optional.ofNullable(grpcHealthPort);
   }
 
   /** The bound HTTP port, when enabled. */

@@ -8,6 +8,7 @@ import java.time.Duration;
  * were merged.
  *
  * @param httpPort 0 = no HTTP endpoints; -1 = an ephemeral port (tests)
+ * @param healthcheckPort TCP port of {@code grpc.health.v1} for Kubernetes gRPC probes; -1 = off, 0 = ephemeral
  */
 public record AgentSettings(
     String driverName,
@@ -17,6 +18,7 @@ public record AgentSettings(
     Path stateDir,
     String httpBindAddress,
     int httpPort,
+    int healthcheckPort,
     Duration resyncInterval,
     Duration drainTimeout) {
 

@@ -90,6 +90,11 @@ public final class RunCommand implements Callable<Integer> {
       description = "Port for /healthz, /readyz and /metrics; 0 = off (default: ${DEFAULT-VALUE}; env NODEATLAS_HTTP_PORT).")
   int httpPort;
 
+  @Option(names = "--healthcheck-port", paramLabel = "PORT", defaultValue = "${env:NODEATLAS_HEALTHCHECK_PORT:--1}",
+      description = "TCP port serving grpc.health.v1 for Kubernetes gRPC probes (SERVING once registered with the "
+          + "kubelet); -1 = off, 0 = any free port (default: ${DEFAULT-VALUE}; env NODEATLAS_HEALTHCHECK_PORT).")
+  int healthcheckPort;
+
   @Option(names = "--http-bind-address", paramLabel = "ADDR", defaultValue = "${env:NODEATLAS_HTTP_BIND_ADDRESS:-0.0.0.0}",
       description = "Address the HTTP port binds to (default: ${DEFAULT-VALUE}; env NODEATLAS_HTTP_BIND_ADDRESS).")
   String httpBindAddress;
@@ -175,7 +180,7 @@ public final class RunCommand implements Callable<Integer> {
       discover = () -> NodeDiscovery.run(sources, host);
     }
     AgentSettings settings = new AgentSettings(driverName, node, kubeletRoot, cdiRoot, stateDir, httpBindAddress,
-        httpPort, resyncInterval, drainTimeout);
+        httpPort, healthcheckPort, resyncInterval, drainTimeout);
     String version = String.valueOf(RunCommand.class.getPackage().getImplementationVersion());
     Map<String, String> env = System.getenv();
     try (Notifier notifier = SdNotifier.fromEnvironment(env)) {

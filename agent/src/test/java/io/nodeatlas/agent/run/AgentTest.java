@@ -38,7 +38,7 @@ class AgentTest {
   void publishesBecomesReadyAfterRegistrationRecreatesWipedSlicesAndCleansUp() throws Exception {
     ApiObjects.node(client, "node-a");
     AgentSettings settings = new AgentSettings("nodeatlas.io", "node-a", dir.resolve("kubelet"), dir.resolve("cdi"),
-        dir.resolve("state"), "127.0.0.1", -1, Duration.ofMinutes(10), Duration.ofSeconds(2));
+        dir.resolve("state"), "127.0.0.1", -1, 0, Duration.ofMinutes(10), Duration.ofSeconds(2));
     List<String> notes = new CopyOnWriteArrayList<>();
     Notifier notifier = notes::add;
     Agent agent = new Agent(settings, () -> TestDevices.report(TestDevices.gpus(3)), client, notifier,
@@ -51,10 +51,13 @@ class AgentTest {
       await(() -> client.resources(ResourceSlice.class).list().getItems().size() == 1);
       await(() -> notes.stream().anyMatch(n -> n.startsWith("READY=1")));
       assertThat(readyz(agent)).isEqualTo(503);
+      // A Kubernetes gRPC probe dials TCP; it sees the same status as the DRA socket's health service.
+      assertThat(grpcHealth(agent)).isEqualTo(io.grpc.health.v1.HealthCheckResponse.ServingStatus.NOT_SERVING);
 
       kubelet.registration().notifyRegistrationStatus(RegistrationStatus.newBuilder().setPluginRegistered(true).build());
       agent.requestPublish();
       await(() -> readyz(agent) == 200);
+      await(() -> grpcHealth(agent) == io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
 
       // The kubelet wipes the node's slices when it restarts; the watch brings them back.
       client.resources(ResourceSlice.class).delete();
@@ -86,6 +89,17 @@ class AgentTest {
         throw new AssertionError("condition not met within 20 s");
       }
       Thread.sleep(50);
+    }
+  }
+
+  private static io.grpc.health.v1.HealthCheckResponse.ServingStatus grpcHealth(Agent agent) {
+    io.grpc.ManagedChannel channel = io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder
+        .forAddress("127.0.0.1", agent.healthcheckPort().orElseThrow()).usePlaintext().build();
+    try {
+      return io.grpc.health.v1.HealthGrpc.newBlockingStub(channel).withDeadlineAfter(5, java.util.concurrent.TimeUnit.SECONDS)
+          .check(io.grpc.health.v1.HealthCheckRequest.getDefaultInstance()).getStatus();
+    } finally {
+      channel.shutdownNow();
     }
   }
 }
