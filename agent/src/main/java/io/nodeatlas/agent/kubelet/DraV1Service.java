@@ -33,6 +33,18 @@ final class DraV1Service extends DRAPluginGrpc.DRAPluginImplBase {
   @Override
   public void nodePrepareResources(NodePrepareResourcesRequest request,
       StreamObserver<NodePrepareResourcesResponse> response) {
+    response.onNext(prepare(request));
+    response.onCompleted();
+  }
+
+  @Override
+  public void nodeUnprepareResources(NodeUnprepareResourcesRequest request,
+      StreamObserver<NodeUnprepareResourcesResponse> response) {
+    response.onNext(unprepare(request));
+    response.onCompleted();
+  }
+
+  NodePrepareResourcesResponse prepare(NodePrepareResourcesRequest request) {
     NodePrepareResourcesResponse.Builder out = NodePrepareResourcesResponse.newBuilder();
     List<ClaimRef> refs = KubeletClaims.valid(request.getClaimsList(), Claim::getNamespace, Claim::getName, Claim::getUid,
         (uid, error) -> out.putClaims(uid, NodePrepareResourceResponse.newBuilder().setError(error).build()));
@@ -44,19 +56,15 @@ final class DraV1Service extends DRAPluginGrpc.DRAPluginImplBase {
       }
       out.putClaims(e.getKey(), r.build());
     }
-    response.onNext(out.build());
-    response.onCompleted();
+    return out.build();
   }
 
-  @Override
-  public void nodeUnprepareResources(NodeUnprepareResourcesRequest request,
-      StreamObserver<NodeUnprepareResourcesResponse> response) {
+  NodeUnprepareResourcesResponse unprepare(NodeUnprepareResourcesRequest request) {
     NodeUnprepareResourcesResponse.Builder out = NodeUnprepareResourcesResponse.newBuilder();
     List<ClaimRef> refs = KubeletClaims.valid(request.getClaimsList(), Claim::getNamespace, Claim::getName, Claim::getUid,
         (uid, error) -> out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(error).build()));
     preparer.unprepare(refs).forEach((uid, error) ->
         out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(error).build()));
-    response.onNext(out.build());
-    response.onCompleted();
+    return out.build();
   }
 }

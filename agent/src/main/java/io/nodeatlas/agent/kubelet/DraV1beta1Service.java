@@ -1,62 +1,52 @@
 package io.nodeatlas.agent.kubelet;
 
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
-import io.nodeatlas.agent.claims.ClaimPreparer;
-import io.nodeatlas.agent.claims.ClaimRef;
-import io.nodeatlas.agent.claims.ClaimResult;
-import io.nodeatlas.agent.claims.PreparedDevice;
-import io.nodeatlas.agent.kubelet.api.dra.v1beta1.Claim;
+import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourcesRequest;
+import io.nodeatlas.agent.kubelet.api.dra.v1.NodeUnprepareResourcesRequest;
 import io.nodeatlas.agent.kubelet.api.dra.v1beta1.DRAPluginGrpc;
-import io.nodeatlas.agent.kubelet.api.dra.v1beta1.Device;
-import io.nodeatlas.agent.kubelet.api.dra.v1beta1.NodePrepareResourceResponse;
-import io.nodeatlas.agent.kubelet.api.dra.v1beta1.NodePrepareResourcesRequest;
 import io.nodeatlas.agent.kubelet.api.dra.v1beta1.NodePrepareResourcesResponse;
-import io.nodeatlas.agent.kubelet.api.dra.v1beta1.NodeUnprepareResourceResponse;
-import io.nodeatlas.agent.kubelet.api.dra.v1beta1.NodeUnprepareResourcesRequest;
 import io.nodeatlas.agent.kubelet.api.dra.v1beta1.NodeUnprepareResourcesResponse;
-import java.util.List;
-import java.util.Map;
 
 /**
- * {@code k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin} (dra-api.md §1.2; the v1 wire format without share_id, for kubelets that pick v1beta1). Only translates; the work is
- * in {@link ClaimPreparer}. A claim without UID fails that claim, never the whole call (an RPC error
- * would make the kubelet drop every claim's answer).
+ * {@code k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin}, for kubelets that pick v1beta1. The v1beta1
+ * messages are the v1 messages without {@code Device.share_id} (field 5), with the same field
+ * numbers (dra-api.md §1.2), so a request is re-read as v1 and served by {@link DraV1Service}, and the
+ * answer re-read as v1beta1: one translation of claims, not two. We never set {@code share_id}, so
+ * nothing is lost on the way back.
  */
 final class DraV1beta1Service extends DRAPluginGrpc.DRAPluginImplBase {
 
-  private final ClaimPreparer preparer;
+  private final DraV1Service v1;
 
-  DraV1beta1Service(ClaimPreparer preparer) {
-    this.preparer = preparer;
+  DraV1beta1Service(DraV1Service v1) {
+    this.v1 = v1;
   }
 
   @Override
-  public void nodePrepareResources(NodePrepareResourcesRequest request,
+  public void nodePrepareResources(io.nodeatlas.agent.kubelet.api.dra.v1beta1.NodePrepareResourcesRequest request,
       StreamObserver<NodePrepareResourcesResponse> response) {
-    NodePrepareResourcesResponse.Builder out = NodePrepareResourcesResponse.newBuilder();
-    List<ClaimRef> refs = KubeletClaims.valid(request.getClaimsList(), Claim::getNamespace, Claim::getName, Claim::getUid,
-        (uid, error) -> out.putClaims(uid, NodePrepareResourceResponse.newBuilder().setError(error).build()));
-    for (Map.Entry<String, ClaimResult> e : preparer.prepare(refs).entrySet()) {
-      NodePrepareResourceResponse.Builder r = NodePrepareResourceResponse.newBuilder().setError(e.getValue().error());
-      for (PreparedDevice d : e.getValue().devices()) {
-        r.addDevices(Device.newBuilder().addAllRequestNames(d.requestNames()).setPoolName(d.pool())
-            .setDeviceName(d.device()).addAllCdiDeviceIds(d.cdiDeviceIds()));
-      }
-      out.putClaims(e.getKey(), r.build());
+    try {
+      NodePrepareResourcesRequest asV1 = NodePrepareResourcesRequest.parseFrom(request.toByteString());
+      response.onNext(NodePrepareResourcesResponse.parseFrom(v1.prepare(asV1).toByteString()));
+      response.onCompleted();
+    } catch (InvalidProtocolBufferException e) {
+      response.onError(Status.INTERNAL.withDescription("v1beta1 and v1 messages disagree: " + e.getMessage())
+          .asRuntimeException());
     }
-    response.onNext(out.build());
-    response.onCompleted();
   }
 
   @Override
-  public void nodeUnprepareResources(NodeUnprepareResourcesRequest request,
+  public void nodeUnprepareResources(io.nodeatlas.agent.kubelet.api.dra.v1beta1.NodeUnprepareResourcesRequest request,
       StreamObserver<NodeUnprepareResourcesResponse> response) {
-    NodeUnprepareResourcesResponse.Builder out = NodeUnprepareResourcesResponse.newBuilder();
-    List<ClaimRef> refs = KubeletClaims.valid(request.getClaimsList(), Claim::getNamespace, Claim::getName, Claim::getUid,
-        (uid, error) -> out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(error).build()));
-    preparer.unprepare(refs).forEach((uid, error) ->
-        out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(error).build()));
-    response.onNext(out.build());
-    response.onCompleted();
+    try {
+      NodeUnprepareResourcesRequest asV1 = NodeUnprepareResourcesRequest.parseFrom(request.toByteString());
+      response.onNext(NodeUnprepareResourcesResponse.parseFrom(v1.unprepare(asV1).toByteString()));
+      response.onCompleted();
+    } catch (InvalidProtocolBufferException e) {
+      response.onError(Status.INTERNAL.withDescription("v1beta1 and v1 messages disagree: " + e.getMessage())
+          .asRuntimeException());
+    }
   }
 }

@@ -63,7 +63,8 @@ public final class KubeletPluginServer implements AutoCloseable {
     paths.requireSocketPathsFit();
     KubeletPluginServer s = new KubeletPluginServer(paths);
     try {
-      List<BindableService> dra = List.of(new DraV1Service(preparer), new DraV1beta1Service(preparer),
+      DraV1Service v1 = new DraV1Service(preparer);
+      List<BindableService> dra = List.of(v1, new DraV1beta1Service(v1),
           s.health.getHealthService());
       s.servers.add(UnixSocketServers.start(paths.draSocket(), s.group, s.executor, dra));
       s.servers.add(UnixSocketServers.start(paths.registrationSocket(), s.group, s.executor,
