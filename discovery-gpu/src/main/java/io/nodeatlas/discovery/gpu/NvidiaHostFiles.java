@@ -4,6 +4,7 @@ import io.nodeatlas.discovery.gpu.MigMinorsParser.MigMinors;
 import io.nodeatlas.discovery.gpu.ProcDevicesParser.CharMajors;
 import io.nodeatlas.discovery.host.HostFileException;
 import io.nodeatlas.discovery.host.HostFs;
+import io.nodeatlas.discovery.pci.PcieRoots;
 import io.nodeatlas.discovery.model.ContainerEdits.DeviceNode;
 import io.nodeatlas.discovery.model.ContainerEdits.Mount;
 import java.nio.file.Path;
@@ -76,30 +77,14 @@ final class NvidiaHostFiles {
     }
   }
 
-  /**
-   * The PCIe root complex, {@code pci<domain>:<bus>}: the first path element after {@code devices/}
-   * of the resolved {@code /sys/bus/pci/devices/<bdf>} link (DRALIB's pcieRoot rule, nvml.md §2).
-   */
+  /** The PCIe root complex by the rule every PCI source shares ({@link PcieRoots}, nvml.md §2). */
   Optional<String> pcieRoot(String busId) {
-    Path link = fs.sys("bus/pci/devices/" + busId);
     try {
-      Optional<Path> target = fs.resolveLink(link);
-      if (target.isEmpty()) {
-        return Optional.empty();
+      Optional<String> root = PcieRoots.of(fs, busId);
+      if (root.isEmpty() && fs.readLink(fs.sys("bus/pci/devices/" + busId)).isPresent()) {
+        warn.accept(fs.sys("bus/pci/devices/" + busId) + ": link does not lead to a host bridge under devices/, no PCIe root");
       }
-      Path t = target.get();
-      if (!t.startsWith(fs.sysfsRoot())) {
-        warn.accept(link + ": link leaves sysfs, no PCIe root");
-        return Optional.empty();
-      }
-      Path rel = fs.sysfsRoot().relativize(t);
-      if (rel.getNameCount() < 3 || !rel.getName(0).toString().equals("devices")
-          || !rel.getName(1).toString().startsWith("pci")
-          || !rel.getFileName().toString().equals(busId)) {
-        warn.accept(link + ": unexpected link target " + t + ", no PCIe root");
-        return Optional.empty();
-      }
-      return Optional.of(rel.getName(1).toString());
+      return root;
     } catch (HostFileException e) {
       warn.accept(e.getMessage());
       return Optional.empty();

@@ -2,6 +2,7 @@ package io.nodeatlas.discovery.net.sysfs;
 
 import io.nodeatlas.discovery.host.HostFileException;
 import io.nodeatlas.discovery.host.HostFs;
+import io.nodeatlas.discovery.pci.PcieRoots;
 import io.nodeatlas.discovery.net.model.PciFunction;
 import io.nodeatlas.discovery.net.model.SriovRole;
 import io.nodeatlas.discovery.net.parse.Numbers;
@@ -67,7 +68,7 @@ public final class PciFunctionReader {
             .filter(w -> w > 0)
             .map(OptionalInt::of)
             .orElse(OptionalInt.empty()),
-        roots.rootOf(dir).or(() -> roots.resolve(bdf, knownDir)),
+        PcieRoots.ofResolved(fs, dir).or(() -> roots.resolve(bdf, knownDir)),
         role);
   }
 

@@ -2,14 +2,14 @@ package io.nodeatlas.discovery.net.sysfs;
 
 import io.nodeatlas.discovery.host.HostFileException;
 import io.nodeatlas.discovery.host.HostFs;
-import io.nodeatlas.discovery.net.parse.BusIds;
+import io.nodeatlas.discovery.pci.PcieRoots;
 import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * The PCIe root of a PCI function: the first component under {@code devices/} of the lexically
- * resolved {@code /sys/bus/pci/devices/<BDF>} link, e.g. {@code pci0000:15} (k8s deviceattribute
- * {@code pcieRoot}; rdma-nic-hugepages.md §2.4). Lexical, because captured trees have dangling links.
+ * The PCIe root of a PCI function by the shared rule ({@link PcieRoots}), falling back to the directory
+ * a netdev's or ibdev's {@code device} link led to when the bus entry is not a symlink, as in some
+ * partial captures (rdma-nic-hugepages.md §2.4).
  */
 public final class PcieRootResolver {
 
@@ -24,23 +24,12 @@ public final class PcieRootResolver {
    *     {@code device} link); used when the bus entry is not a symlink, as in some partial captures
    */
   public Optional<String> resolve(String bdf, Optional<Path> knownDir) {
-    Optional<Path> target;
+    Optional<String> root;
     try {
-      target = fs.resolveLink(fs.sys("bus/pci/devices/" + bdf));
+      root = PcieRoots.of(fs, bdf);
     } catch (HostFileException e) {
-      target = Optional.empty();
+      root = Optional.empty();
     }
-    Optional<String> root = target.flatMap(this::rootOf);
-    return root.isPresent() ? root : knownDir.flatMap(this::rootOf);
-  }
-
-  /** The PCIe root of a resolved path inside sysfs, or empty when it is not under {@code devices/pci*}. */
-  public Optional<String> rootOf(Path resolved) {
-    Path sysfs = fs.sysfsRoot();
-    Path normalised = resolved.toAbsolutePath().normalize();
-    if (!normalised.startsWith(sysfs)) {
-      return Optional.empty();
-    }
-    return BusIds.pcieRoot(sysfs.relativize(normalised));
+    return root.isPresent() ? root : knownDir.flatMap(dir -> PcieRoots.ofResolved(fs, dir));
   }
 }

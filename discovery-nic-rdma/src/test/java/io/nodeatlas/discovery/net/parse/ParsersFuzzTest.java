@@ -120,6 +120,6 @@ class ParsersFuzzTest {
       return;
     }
     BusIds.nearestBdf(p).ifPresent(b -> assertThat(BusIds.isBdf(b)).isTrue());
-    BusIds.pcieRoot(p).ifPresent(r -> assertThat(r).startsWith("pci"));
+    io.nodeatlas.discovery.pci.PcieRoots.ofSysfsPath(p).ifPresent(r -> assertThat(r).startsWith("pci"));
   }
 }

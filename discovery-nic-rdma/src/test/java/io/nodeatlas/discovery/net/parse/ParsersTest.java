@@ -130,9 +130,9 @@ class ParsersTest {
     assertThat(BusIds.isBdf("0000:1a:00.8")).isFalse();
     assertThat(BusIds.nearestBdf(Path.of("devices/pci0000:00/0000:00:04.0/virtio1"))).contains("0000:00:04.0");
     assertThat(BusIds.nearestBdf(Path.of("devices/pci0000:17/0000:17:00.0/0000:17:00.0:pcie001"))).contains("0000:17:00.0");
-    assertThat(BusIds.pcieRoot(Path.of("devices/pci0000:15/0000:15:01.0/0000:16:00.0"))).contains("pci0000:15");
-    assertThat(BusIds.pcieRoot(Path.of("devices/virtual/net/lo"))).isEmpty();
-    assertThat(BusIds.pcieRoot(Path.of("bus/pci/devices/0000:15:01.0"))).isEmpty();
+    assertThat(io.nodeatlas.discovery.pci.PcieRoots.ofSysfsPath(Path.of("devices/pci0000:15/0000:15:01.0/0000:16:00.0"))).contains("pci0000:15");
+    assertThat(io.nodeatlas.discovery.pci.PcieRoots.ofSysfsPath(Path.of("devices/virtual/net/lo"))).isEmpty();
+    assertThat(io.nodeatlas.discovery.pci.PcieRoots.ofSysfsPath(Path.of("bus/pci/devices/0000:15:01.0"))).isEmpty();
   }
 
   @Test
