@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemLoopException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -12,9 +13,13 @@ import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Every read of host state goes through here, rooted at a configurable host root so that a DaemonSet
@@ -25,6 +30,14 @@ import java.util.Optional;
  * an absent fact ({@link Optional#empty()}); a file that exists but is not a regular file, cannot be
  * read, or is larger than {@link #MAX_FILE_BYTES} raises {@link HostFileException}; values are
  * trimmed of whitespace and the NUL bytes some kernels append ({@code 0-1\n\0}).
+ *
+ * <p>Reads are confined: a path whose symlinks (relative or absolute, in the last element or in any
+ * directory on the way) resolve outside every configured root is refused with a
+ * {@link HostFileException}, never followed. A hostile or merely odd host tree (an absolute
+ * {@code /etc/...} link in a snapshot, a link planted under the host root of a DaemonSet) therefore
+ * cannot make us read the agent's own files. Real paths of directories are remembered until
+ * {@link #forgetResolvedDirectories()} (called at the start of every discovery run), so confinement
+ * costs one {@code lstat} per read, not one {@code readlink} per path element.
  */
 public final class HostFs {
 
@@ -35,12 +48,99 @@ public final class HostFs {
   private final Path sysfsRoot;
   private final Path procfsRoot;
   private final Path devRoot;
+  /** Roots beyond the four (a driver root) that reads may also resolve into. */
+  private final List<Path> extraRoots;
+  /** Real paths of every root, for the confinement check; empty when one root is {@code /} (nothing to escape). */
+  private final List<Path> realRoots;
+  /** Directory → its real path, bounded; see {@link #forgetResolvedDirectories()}. */
+  private final Map<Path, Path> realDirectories = new ConcurrentHashMap<>();
 
-  private HostFs(Path hostRoot, Path sysfsRoot, Path procfsRoot, Path devRoot) {
+  private static final int MAX_REMEMBERED_DIRECTORIES = 16_384;
+
+  private HostFs(Path hostRoot, Path sysfsRoot, Path procfsRoot, Path devRoot, List<Path> extraRoots) {
     this.hostRoot = hostRoot;
     this.sysfsRoot = sysfsRoot;
     this.procfsRoot = procfsRoot;
     this.devRoot = devRoot;
+    this.extraRoots = List.copyOf(extraRoots);
+    Set<Path> roots = new LinkedHashSet<>();
+    roots.add(hostRoot);
+    roots.add(sysfsRoot);
+    roots.add(procfsRoot);
+    roots.add(devRoot);
+    roots.addAll(extraRoots);
+    List<Path> real = new ArrayList<>();
+    boolean unconfined = false;
+    for (Path r : roots) {
+      Path rr = realOrSelf(r);
+      if (rr.getParent() == null) {
+        unconfined = true;
+      }
+      real.add(rr);
+    }
+    this.realRoots = unconfined ? List.of() : List.copyOf(real);
+  }
+
+  private static Path realOrSelf(Path p) {
+    try {
+      return p.toRealPath();
+    } catch (IOException e) {
+      return p;
+    }
+  }
+
+  /**
+   * The same host with one more root that reads may resolve into (a driver installation outside the
+   * host root, such as {@code --nvidia-driver-root}).
+   */
+  public HostFs withRoot(Path extraRoot) {
+    List<Path> extra = new ArrayList<>(extraRoots);
+    extra.add(extraRoot.toAbsolutePath().normalize());
+    return new HostFs(hostRoot, sysfsRoot, procfsRoot, devRoot, extra);
+  }
+
+  /** Drops the remembered real paths of directories, so a re-discovery sees links changed since (hotplug). */
+  public void forgetResolvedDirectories() {
+    realDirectories.clear();
+  }
+
+  /** Whether {@code realPath} lies under one of the roots; everything does when a root is {@code /}. */
+  public boolean isConfined(Path realPath) {
+    if (realRoots.isEmpty()) {
+      return true;
+    }
+    for (Path r : realRoots) {
+      if (realPath.startsWith(r)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * How the host itself would name {@code path} ({@code /sys/devices/system/cpu/online} for a file
+   * under {@code --sysfs-root}), for messages: users know the host's paths, not our mount points.
+   */
+  public String hostPath(Path path) {
+    Path p = path.toAbsolutePath().normalize();
+    if (p.startsWith(sysfsRoot) && !sysfsRoot.equals(hostRoot)) {
+      return join("/sys", sysfsRoot.relativize(p));
+    }
+    if (p.startsWith(procfsRoot) && !procfsRoot.equals(hostRoot)) {
+      return join("/proc", procfsRoot.relativize(p));
+    }
+    if (p.startsWith(devRoot) && !devRoot.equals(hostRoot)) {
+      return join("/dev", devRoot.relativize(p));
+    }
+    if (p.startsWith(hostRoot)) {
+      return join("", hostRoot.relativize(p));
+    }
+    return p.toString();
+  }
+
+  private static String join(String prefix, Path relative) {
+    String rel = relative.toString();
+    return rel.isEmpty() ? (prefix.isEmpty() ? "/" : prefix) : prefix + "/" + rel;
   }
 
   /** A host rooted at {@code hostRoot}: sysfs at {@code <root>/sys}, procfs at {@code <root>/proc}, dev at {@code <root>/dev}. */
@@ -122,13 +222,92 @@ public final class HostFs {
     return readString(file).map(text -> text.replace("\0", "").lines().toList()).orElse(List.of());
   }
 
-  /** Whether a path exists, following symlinks (a dangling link does not exist). */
+  /**
+   * Whether a path exists, following symlinks (a dangling link does not exist, and neither does a
+   * path that resolves outside the roots).
+   */
   public boolean exists(Path path) {
-    return Files.exists(path);
+    return Files.exists(path) && confinedQuietly(path);
   }
 
+  /** Whether a path is a directory inside the roots, following symlinks. */
   public boolean isDirectory(Path path) {
-    return Files.isDirectory(path);
+    return Files.isDirectory(path) && confinedQuietly(path);
+  }
+
+  private boolean confinedQuietly(Path path) {
+    if (realRoots.isEmpty()) {
+      return true;
+    }
+    try {
+      Path real = realDirectoryOrFile(path);
+      return real == null || isConfined(real);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** The real path of a directory, remembered; null when it does not exist. */
+  private Path realDirectory(Path dir) throws IOException {
+    Path known = realDirectories.get(dir);
+    if (known != null) {
+      return known;
+    }
+    Path real;
+    try {
+      real = dir.toRealPath();
+    } catch (NoSuchFileException | NotDirectoryException e) {
+      return null;
+    } catch (java.nio.file.FileSystemException e) {
+      if (e.getReason() != null && e.getReason().contains("symbolic links")) {
+        throw new FileSystemLoopException(dir.toString());
+      }
+      throw e;
+    }
+    if (realDirectories.size() >= MAX_REMEMBERED_DIRECTORIES) {
+      realDirectories.clear();
+    }
+    realDirectories.put(dir, real);
+    return real;
+  }
+
+  /** The real path of any path: its directory's remembered real path plus the last element, resolved if a link. */
+  private Path realDirectoryOrFile(Path path) throws IOException {
+    Path parent = path.toAbsolutePath().getParent();
+    if (parent == null) {
+      return path.toRealPath();
+    }
+    Path realParent = realDirectory(parent);
+    if (realParent == null) {
+      return null;
+    }
+    Path leaf = realParent.resolve(path.getFileName().toString());
+    if (Files.isSymbolicLink(leaf) || Files.isDirectory(leaf, LinkOption.NOFOLLOW_LINKS)) {
+      try {
+        return leaf.toRealPath();
+      } catch (NoSuchFileException e) {
+        return null;
+      }
+    }
+    return leaf;
+  }
+
+  /**
+   * Refuses a path that resolves outside the roots. Returns the path to open: its real path when any
+   * element is a symlink, so the check and the open see the same file.
+   */
+  private Path confine(Path path) throws IOException {
+    if (realRoots.isEmpty()) {
+      return path;
+    }
+    Path real = realDirectoryOrFile(path);
+    if (real == null) {
+      throw new NoSuchFileException(path.toString());
+    }
+    if (!isConfined(real)) {
+      throw new HostFileException(path, "resolves outside the host root (to " + real + "); symlink not followed", null);
+    }
+    return real;
   }
 
   /**
@@ -136,6 +315,15 @@ public final class HostFs {
    * whether or not they are dangling symlinks, so callers can report those.
    */
   public List<Path> list(Path dir) {
+    try {
+      if (Files.isDirectory(dir)) {
+        confine(dir);
+      }
+    } catch (NoSuchFileException e) {
+      return List.of();
+    } catch (IOException e) {
+      throw new HostFileException(dir, e.toString(), e);
+    }
     if (!Files.isDirectory(dir)) {
       if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS) && !Files.exists(dir)) {
         return List.of();
@@ -194,7 +382,11 @@ public final class HostFs {
   /** The canonical path of an existing file, symlinks resolved; empty when it does not exist. */
   public Optional<Path> realPath(Path path) {
     try {
-      return Optional.of(path.toRealPath());
+      Path real = path.toRealPath();
+      if (!isConfined(real)) {
+        throw new HostFileException(path, "resolves outside the host root (to " + real + "); symlink not followed", null);
+      }
+      return Optional.of(real);
     } catch (NoSuchFileException e) {
       return Optional.empty();
     } catch (IOException e) {
@@ -202,33 +394,69 @@ public final class HostFs {
     }
   }
 
-  private static byte[] readBytes(Path file) {
-    // One stat (following links) answers "missing", "dangling link", "directory" and "FIFO" at once;
-    // it has to come before open(2), which would block on a FIFO. Discovery reads thousands of small
-    // sysfs files, so the syscall count per read matters.
+  private byte[] readBytes(Path file) {
+    // One stat answers "missing", "dangling link", "directory" and "FIFO" at once; it has to come
+    // before open(2), which would block on a FIFO. Discovery reads thousands of small sysfs files, so
+    // the syscall count per read matters: when confined, the stat is an lstat of the last element
+    // under its directory's remembered real path, and only a link costs a full resolution.
+    Path open = file;
     BasicFileAttributes attributes;
     try {
-      attributes = Files.readAttributes(file, BasicFileAttributes.class);
+      if (realRoots.isEmpty()) {
+        attributes = Files.readAttributes(file, BasicFileAttributes.class);
+      } else {
+        Path parent = file.toAbsolutePath().getParent();
+        Path realParent = parent == null ? null : realDirectory(parent);
+        if (realParent == null) {
+          return null;
+        }
+        if (!isConfined(realParent)) {
+          throw new HostFileException(file, "resolves outside the host root (to " + realParent + "); symlink not followed", null);
+        }
+        open = realParent.resolve(file.getFileName().toString());
+        attributes = Files.readAttributes(open, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (attributes.isSymbolicLink()) {
+          open = open.toRealPath();
+          if (!isConfined(open)) {
+            throw new HostFileException(file, "resolves outside the host root (to " + open + "); symlink not followed", null);
+          }
+          attributes = Files.readAttributes(open, BasicFileAttributes.class);
+        }
+      }
     } catch (NoSuchFileException | NotDirectoryException e) {
       return null; // absent, or a dangling symlink: the fact is absent
     } catch (AccessDeniedException e) {
       throw new HostFileException(file, "permission denied", e);
+    } catch (FileSystemLoopException e) {
+      throw new HostFileException(file, "symlink loop", e);
     } catch (IOException e) {
-      throw new HostFileException(file, e.getMessage() == null ? e.toString() : e.getMessage(), e);
+      throw new HostFileException(file, ioReason(e), e);
     }
     if (!attributes.isRegularFile()) {
       // Never open a FIFO or socket (it could block) and never treat a directory as a value.
       throw new HostFileException(file, attributes.isDirectory() ? "is a directory" : "not a regular file", null);
     }
-    try (InputStream in = Files.newInputStream(file)) {
+    try (InputStream in = Files.newInputStream(open)) {
       return readCapped(in, file);
     } catch (NoSuchFileException e) {
       return null;
     } catch (AccessDeniedException e) {
       throw new HostFileException(file, "permission denied", e);
     } catch (IOException e) {
-      throw new HostFileException(file, e.getMessage() == null ? e.toString() : e.getMessage(), e);
+      throw new HostFileException(file, ioReason(e), e);
     }
+  }
+
+  private static String ioReason(IOException e) {
+    String m = e.getMessage();
+    if (m == null) {
+      return e.getClass().getSimpleName();
+    }
+    // FileSystemException messages repeat the path ("/x/y: Too many levels of symbolic links").
+    if (e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null) {
+      return fse.getReason();
+    }
+    return m;
   }
 
   /**
@@ -285,6 +513,7 @@ public final class HostFs {
     private Path sysfsRoot;
     private Path procfsRoot;
     private Path devRoot;
+    private final List<Path> extraRoots = new ArrayList<>();
 
     private Builder(Path hostRoot) {
       this.hostRoot = Objects.requireNonNull(hostRoot, "hostRoot").toAbsolutePath().normalize();
@@ -305,12 +534,19 @@ public final class HostFs {
       return this;
     }
 
+    /** One more root that reads may resolve into (see {@link HostFs#withRoot}). */
+    public Builder extraRoot(Path path) {
+      extraRoots.add(path.toAbsolutePath().normalize());
+      return this;
+    }
+
     public HostFs build() {
       return new HostFs(
           hostRoot,
           normalise(sysfsRoot, hostRoot.resolve("sys")),
           normalise(procfsRoot, hostRoot.resolve("proc")),
-          normalise(devRoot, hostRoot.resolve("dev")));
+          normalise(devRoot, hostRoot.resolve("dev")),
+          extraRoots);
     }
 
     private static Path normalise(Path given, Path fallback) {

@@ -12,13 +12,21 @@ import java.util.TreeMap;
  *
  * <p>The name is a DNS label that stays the same across runs for the same hardware; attribute and
  * capacity names are fully qualified ({@code nodeatlas.io/type}, {@code resource.kubernetes.io/numaNode})
- * and together number at most 32, as the ResourceSlice API allows (dra-api.md §3.2).
+ * and together number at most 32, as the ResourceSlice API allows ({@code resource.k8s.io/v1}
+ * {@code ResourceSliceMaxAttributesAndCapacitiesPerDevice}).
+ *
+ * <p>Whether several claims may hold the device at once is a fact about the device, set by its source:
+ * {@code allowMultipleAllocations} and, per capacity, a {@link RequestPolicy} (KEP-5075, consumable
+ * capacity). Every consumer (ResourceSlices, {@code match}, Prepare) reads it from here; none keeps
+ * its own list of shareable types.
  */
 public record Device(
     String name,
     String source,
     SortedMap<String, AttributeValue> attributes,
     SortedMap<String, Quantity> capacity,
+    SortedMap<String, RequestPolicy> requestPolicies,
+    boolean allowMultipleAllocations,
     ContainerEdits containerEdits) {
 
   /** ResourceSliceMaxAttributesAndCapacitiesPerDevice. */
@@ -34,6 +42,16 @@ public record Device(
     }
     attributes = Collections.unmodifiableSortedMap(new TreeMap<>(attributes));
     capacity = Collections.unmodifiableSortedMap(new TreeMap<>(capacity));
+    requestPolicies = Collections.unmodifiableSortedMap(new TreeMap<>(requestPolicies == null ? Map.of() : requestPolicies));
+    for (String key : requestPolicies.keySet()) {
+      if (!capacity.containsKey(key)) {
+        throw new IllegalArgumentException("device " + name + ": request policy for \"" + key + "\", which is no capacity");
+      }
+    }
+    if (!requestPolicies.isEmpty() && !allowMultipleAllocations) {
+      throw new IllegalArgumentException(
+          "device " + name + ": request policies only apply to a device that allows multiple allocations");
+    }
     attributes.keySet().forEach(Names::requireQualifiedName);
     capacity.keySet().forEach(Names::requireQualifiedName);
     int total = attributes.size() + capacity.size();
@@ -50,6 +68,16 @@ public record Device(
     if (containerEdits == null) {
       containerEdits = ContainerEdits.EMPTY;
     }
+  }
+
+  /** A device that one claim at a time may hold (no request policies). */
+  public Device(
+      String name,
+      String source,
+      SortedMap<String, AttributeValue> attributes,
+      SortedMap<String, Quantity> capacity,
+      ContainerEdits containerEdits) {
+    this(name, source, attributes, capacity, new TreeMap<>(), false, containerEdits);
   }
 
   public static Builder builder(String name, String source) {
@@ -73,6 +101,8 @@ public record Device(
     private final String source;
     private final Map<String, AttributeValue> attributes = new TreeMap<>();
     private final Map<String, Quantity> capacity = new TreeMap<>();
+    private final Map<String, RequestPolicy> requestPolicies = new TreeMap<>();
+    private boolean allowMultipleAllocations;
     private ContainerEdits edits = ContainerEdits.EMPTY;
 
     private Builder(String name, String source) {
@@ -110,13 +140,35 @@ public record Device(
       return capacity(qualifiedName, Quantity.of(value));
     }
 
+    /** A capacity that claims consume in shares, by {@code policy}. */
+    public Builder capacity(String qualifiedName, Quantity value, RequestPolicy policy) {
+      capacity(qualifiedName, value);
+      if (value != null && policy != null) {
+        requestPolicies.put(qualifiedName, policy);
+      }
+      return this;
+    }
+
+    /** The request policy of a capacity set with {@link #capacity(String, Quantity)}. */
+    public Builder requestPolicy(String qualifiedName, RequestPolicy policy) {
+      requestPolicies.put(qualifiedName, policy);
+      return this;
+    }
+
+    /** Several claims may hold this device at once ({@code allowMultipleAllocations}). */
+    public Builder allowMultipleAllocations(boolean allow) {
+      this.allowMultipleAllocations = allow;
+      return this;
+    }
+
     public Builder containerEdits(ContainerEdits containerEdits) {
       this.edits = containerEdits;
       return this;
     }
 
     public Device build() {
-      return new Device(name, source, new TreeMap<>(attributes), new TreeMap<>(capacity), edits);
+      return new Device(name, source, new TreeMap<>(attributes), new TreeMap<>(capacity),
+          new TreeMap<>(requestPolicies), allowMultipleAllocations, edits);
     }
   }
 }

@@ -8,8 +8,15 @@ import java.util.regex.Pattern;
  */
 public final class Names {
 
-  /** Our own attribute and capacity domain. */
+  /**
+   * Our own domain: the qualifier of our attribute and capacity names, the default DRA driver name
+   * ({@code --driver-name}), the CDI vendor and the prefix of everything else we name. Written once,
+   * here.
+   */
   public static final String DOMAIN = "nodeatlas.io";
+
+  /** The default DRA driver name ({@code ResourceSlice.spec.driver}, {@code DeviceClass} selectors' {@code device.driver}). */
+  public static final String DRIVER = DOMAIN;
 
   /** Kubernetes' standard attributes (DRALIB {@code deviceattribute}, KEP-6072). */
   public static final String STANDARD_DOMAIN = "resource.kubernetes.io";

@@ -32,6 +32,6 @@ public record NodeReport(
 
   /** True when some selected source failed: {@code discover} then exits with status 1. */
   public boolean anySourceFailed() {
-    return sources.containsValue(SourceStatus.FAILED);
+    return sources.values().stream().anyMatch(SourceStatus::isFailed);
   }
 }

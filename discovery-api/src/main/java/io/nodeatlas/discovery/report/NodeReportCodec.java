@@ -16,6 +16,7 @@ import io.nodeatlas.discovery.model.AttributeValue;
 import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Quantity;
+import io.nodeatlas.discovery.model.RequestPolicy;
 import io.nodeatlas.discovery.parse.CpuListParser;
 import io.nodeatlas.discovery.spi.DiscoveryWarning;
 import io.nodeatlas.discovery.topology.CpuSet;
@@ -34,6 +35,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -190,8 +192,53 @@ public final class NodeReportCodec {
     });
     ObjectNode capacity = out.putObject("capacity");
     d.capacity().forEach((k, q) -> capacity.put(k, q.value()));
+    if (d.allowMultipleAllocations()) {
+      // Written only when true, as the API leaves it out when false: documents of exclusive
+      // devices stay as they were.
+      out.put("allowMultipleAllocations", true);
+    }
+    if (!d.requestPolicies().isEmpty()) {
+      ObjectNode policies = out.putObject("requestPolicies");
+      d.requestPolicies().forEach((k, p) -> policies.set(k, requestPolicy(p)));
+    }
     out.set("containerEdits", containerEdits(d.containerEdits()));
     return out;
+  }
+
+  /** A request policy with the API's field names ({@code default}, {@code validRange}, {@code validValues}). */
+  public static ObjectNode requestPolicy(RequestPolicy p) {
+    ObjectNode out = NODES.objectNode();
+    out.put("default", p.defaultValue().value());
+    p.validRange().ifPresent(r -> {
+      ObjectNode range = out.putObject("validRange");
+      r.max().ifPresent(q -> range.put("max", q.value()));
+      range.put("min", r.min().value());
+      r.step().ifPresent(q -> range.put("step", q.value()));
+    });
+    if (!p.validValues().isEmpty()) {
+      ArrayNode values = out.putArray("validValues");
+      p.validValues().forEach(q -> values.add(q.value()));
+    }
+    return out;
+  }
+
+  private static RequestPolicy readRequestPolicy(String capacity, JsonNode p) {
+    if (!p.isObject() || !p.path("default").isTextual()) {
+      throw new IllegalArgumentException("request policy of " + capacity + " has no default quantity");
+    }
+    Optional<RequestPolicy.ValidRange> range = Optional.empty();
+    if (p.has("validRange")) {
+      JsonNode r = p.get("validRange");
+      range = Optional.of(new RequestPolicy.ValidRange(
+          Quantity.parse(text(r, "min")),
+          r.has("max") ? Optional.of(Quantity.parse(text(r, "max"))) : Optional.empty(),
+          r.has("step") ? Optional.of(Quantity.parse(text(r, "step"))) : Optional.empty()));
+    }
+    List<Quantity> values = new ArrayList<>();
+    for (JsonNode v : p.path("validValues")) {
+      values.add(Quantity.parse(v.asText()));
+    }
+    return new RequestPolicy(Quantity.parse(p.get("default").asText()), range, values);
   }
 
   /** Container edits with CDI's field names; empty lists are left out. */
@@ -280,7 +327,8 @@ public final class NodeReportCodec {
     }
     Map<String, SourceStatus> sources = new TreeMap<>();
     root.path("sources").fields().forEachRemaining(e ->
-        sources.put(e.getKey(), SourceStatus.valueOf(e.getValue().asText().toUpperCase(java.util.Locale.ROOT))));
+        sources.put(e.getKey(), new SourceStatus(
+            SourceStatus.State.valueOf(e.getValue().asText().toUpperCase(java.util.Locale.ROOT)), "")));
     Topology topology = root.has("topology") ? readTopology(root.get("topology")) : Topology.EMPTY;
     return new NodeReport(schema, hostInfo, topology, devices, warnings, sources);
   }
@@ -309,6 +357,14 @@ public final class NodeReportCodec {
       b.attribute(e.getKey(), value);
     }
     d.path("capacity").fields().forEachRemaining(e -> b.capacity(e.getKey(), Quantity.parse(e.getValue().asText())));
+    if (d.has("allowMultipleAllocations")) {
+      if (!d.get("allowMultipleAllocations").isBoolean()) {
+        throw new IllegalArgumentException("allowMultipleAllocations must be true or false");
+      }
+      b.allowMultipleAllocations(d.get("allowMultipleAllocations").asBoolean());
+    }
+    d.path("requestPolicies").fields().forEachRemaining(e ->
+        b.requestPolicy(e.getKey(), readRequestPolicy(e.getKey(), e.getValue())));
     b.containerEdits(readEdits(d.path("containerEdits")));
     return b.build();
   }

@@ -1,18 +1,39 @@
 package io.nodeatlas.discovery.spi;
 
 import io.nodeatlas.discovery.host.HostContext;
+import java.util.List;
 
 /**
  * A pluggable discovery module, found with {@link java.util.ServiceLoader}: each module ships
  * {@code META-INF/services/io.nodeatlas.discovery.spi.DiscoverySource}. Implementations must be
- * stateless and thread-safe, read the host only through {@link HostContext#fs()}, and degrade per
- * fact: a broken file becomes a warning, not an exception. {@link DiscoveryException} is for the
- * source failing as a whole.
+ * stateless and thread-safe, read the host only through a {@link io.nodeatlas.discovery.host.FactReader}
+ * over {@link HostContext#fs()}, build devices with {@link io.nodeatlas.discovery.model.DeviceDraft},
+ * and degrade per fact: a broken file becomes a warning, not an exception.
+ * {@link DiscoveryException} is for the source failing as a whole.
+ *
+ * <p>A source owns its names: its {@link #settings()} (the command line, env twins and config file
+ * are generated from them) and its {@link #catalogue()} (the attribute documentation is generated
+ * from it). No other module names a source's classes, settings or attributes.
  */
 public interface DiscoverySource {
 
   /** The name users select with {@code --sources} (a DNS label: {@code cpu-numa}, {@code gpu}, {@code nic-rdma}). */
   String name();
+
+  /** One line for {@code --help}: what this source discovers and how. */
+  default String description() {
+    return name();
+  }
+
+  /** The settings this source reads from {@link HostContext#options()}. */
+  default List<SourceSetting> settings() {
+    return List.of();
+  }
+
+  /** Every attribute and capacity this source publishes, per device type. */
+  default List<AttributeDoc> catalogue() {
+    return List.of();
+  }
 
   /**
    * Whether the source can run here (NVML present, sysfs class directory present...). An unavailable

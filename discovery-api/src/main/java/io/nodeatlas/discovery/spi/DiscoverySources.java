@@ -13,12 +13,10 @@ import java.util.TreeMap;
 /**
  * The registry of installed discovery sources. Names are unique (a duplicate is a packaging bug and
  * fails fast, as in NFD's registry) and users select with NFD's syntax: {@code all}, a comma list of
- * names, and {@code -name} to drop one ({@code all,-gpu}).
+ * names, and {@code -name} to drop one ({@code all,-gpu}). A selection of only {@code -name} items
+ * starts from all ({@code -gpu} is "all but gpu"), as NFD's {@code -label-sources} does.
  */
 public final class DiscoverySources {
-
-  /** The sources this distribution is built with; selecting one that is not installed is a clear error. */
-  public static final List<String> KNOWN_NAMES = List.of("cpu-numa", "gpu", "nic-rdma");
 
   private final Map<String, DiscoverySource> byName;
 
@@ -51,6 +49,25 @@ public final class DiscoverySources {
     return byName.keySet();
   }
 
+  /** Installed sources in name order. */
+  public List<DiscoverySource> all() {
+    return List.copyOf(byName.values());
+  }
+
+  /** Every setting of every installed source, in source then declaration order. */
+  public List<SourceSetting> settings() {
+    List<SourceSetting> out = new ArrayList<>();
+    for (DiscoverySource s : byName.values()) {
+      for (SourceSetting setting : s.settings()) {
+        if (!setting.source().equals(s.name())) {
+          throw new IllegalStateException("source " + s.name() + " declares setting " + setting.key() + " of another source");
+        }
+        out.add(setting);
+      }
+    }
+    return out;
+  }
+
   /**
    * Resolves a selection such as {@code all,-gpu} or {@code cpu-numa,nic-rdma} into sources in name
    * order. Unknown names are an {@link IllegalArgumentException} that lists the valid ones.
@@ -61,13 +78,15 @@ public final class DiscoverySources {
     }
     Set<String> chosen = new LinkedHashSet<>();
     Set<String> dropped = new LinkedHashSet<>();
+    boolean anyPositive = false;
     for (String raw : spec.split(",")) {
       String item = raw.trim();
       if (item.isEmpty()) {
         continue;
       }
       boolean minus = item.startsWith("-");
-      String name = minus ? item.substring(1) : item;
+      String name = minus ? item.substring(1).trim() : item;
+      anyPositive |= !minus;
       if (name.equals("all")) {
         if (minus) {
           throw new IllegalArgumentException("'-all' selects nothing; list the sources to run instead");
@@ -76,12 +95,13 @@ public final class DiscoverySources {
         continue;
       }
       if (!byName.containsKey(name)) {
-        if (KNOWN_NAMES.contains(name)) {
-          throw new IllegalArgumentException("source '" + name + "' is not installed in this build; installed: " + validNames());
-        }
-        throw new IllegalArgumentException("unknown source '" + name + "'; valid sources: " + validNames());
+        throw new IllegalArgumentException("unknown source '" + io.nodeatlas.discovery.host.Excerpt.scrub(name)
+            + "'; installed sources: " + validNames());
       }
       (minus ? dropped : chosen).add(name);
+    }
+    if (!anyPositive) {
+      chosen.addAll(byName.keySet());
     }
     chosen.removeAll(dropped);
     return chosen.stream().sorted().map(byName::get).toList();

@@ -29,13 +29,14 @@ public final class NodeDiscovery {
     Map<String, SourceStatus> statuses = new TreeMap<>();
     Map<String, String> deviceOwners = new HashMap<>();
     Topology topology = null;
+    host.fs().forgetResolvedDirectories();
 
     for (DiscoverySource source : sources) {
       String name = source.name();
       try {
         Availability availability = source.availability(host);
         if (!availability.available()) {
-          statuses.put(name, SourceStatus.UNAVAILABLE);
+          statuses.put(name, SourceStatus.unavailable(availability.reason()));
           warnings.add(new DiscoveryWarning(name, "source unavailable: " + availability.reason()));
           continue;
         }
@@ -59,11 +60,11 @@ public final class NodeDiscovery {
           }
         }
       } catch (DiscoveryException e) {
-        statuses.put(name, SourceStatus.FAILED);
+        statuses.put(name, SourceStatus.failed(e.getMessage()));
         warnings.add(new DiscoveryWarning(name, "source failed: " + e.getMessage()));
       } catch (RuntimeException | LinkageError e) {
         // A bug or a broken native library in one source must not take the other sources down.
-        statuses.put(name, SourceStatus.FAILED);
+        statuses.put(name, SourceStatus.failed(e.toString()));
         warnings.add(new DiscoveryWarning(name, "source failed: " + e));
       }
     }

@@ -43,7 +43,7 @@ class NodeReportCodecTest {
         .capacity(Names.ours("cpu"), 4).build();
     return new NodeReport("v1", new HostInfo("node-1", "6.8.0", "/"), topology, List.of(hugepages, cpu),
         List.of(new DiscoveryWarning("gpu", "source unavailable: no NVML")), Map.of("cpu-numa", SourceStatus.OK,
-        "gpu", SourceStatus.UNAVAILABLE));
+        "gpu", new SourceStatus(SourceStatus.State.UNAVAILABLE, "")));
   }
 
   @Test

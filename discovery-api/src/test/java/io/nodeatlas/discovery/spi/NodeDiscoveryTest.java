@@ -46,7 +46,7 @@ class NodeDiscoveryTest {
         new FixedSource("nic-rdma", Availability.ok(), List.of(device("nic-a", "nic-rdma")), null));
     NodeReport report = NodeDiscovery.run(sources, HostContext.of(HostFs.of(root)));
     assertThat(report.devices()).extracting(Device::name).containsExactly("cpu-numa0", "nic-a");
-    assertThat(report.sources()).containsEntry("gpu", SourceStatus.FAILED).containsEntry("cpu-numa", SourceStatus.OK);
+    assertThat(report.sources()).containsEntry("gpu", SourceStatus.failed("java.lang.IllegalStateException: boom")).containsEntry("cpu-numa", SourceStatus.OK);
     assertThat(report.anySourceFailed()).isTrue();
     assertThat(report.warnings()).extracting(DiscoveryWarning::message)
         .contains("source failed: java.lang.IllegalStateException: boom", "one fact missing");
@@ -58,7 +58,7 @@ class NodeDiscoveryTest {
         List.of(new FixedSource("gpu", Availability.unavailable("libnvidia-ml.so.1 not found"), List.of(), null)),
         HostContext.of(HostFs.of(root)));
     assertThat(report.anySourceFailed()).isFalse();
-    assertThat(report.sources()).containsEntry("gpu", SourceStatus.UNAVAILABLE);
+    assertThat(report.sources()).containsEntry("gpu", SourceStatus.unavailable("libnvidia-ml.so.1 not found"));
     assertThat(report.warnings()).containsExactly(
         new DiscoveryWarning("gpu", "source unavailable: libnvidia-ml.so.1 not found"));
   }
@@ -97,9 +97,20 @@ class NodeDiscoveryTest {
   }
 
   @Test
-  void knownButMissingSourceSaysSo() {
+  void aSourceNotInstalledIsNamedWithTheInstalledOnes() {
     DiscoverySources registry = DiscoverySources.of(List.of(new FixedSource("cpu-numa", Availability.ok(), List.of(), null)));
-    assertThatThrownBy(() -> registry.select("gpu")).hasMessageContaining("not installed in this build");
+    assertThatThrownBy(() -> registry.select("gpu")).hasMessage("unknown source 'gpu'; installed sources: all, cpu-numa");
+  }
+
+  @Test
+  void onlyExclusionsStartFromAll() {
+    DiscoverySources registry = DiscoverySources.of(List.of(
+        new FixedSource("cpu-numa", Availability.ok(), List.of(), null),
+        new FixedSource("gpu", Availability.ok(), List.of(), null),
+        new FixedSource("nic-rdma", Availability.ok(), List.of(), null)));
+    assertThat(registry.select("-gpu")).extracting(DiscoverySource::name).containsExactly("cpu-numa", "nic-rdma");
+    assertThat(registry.select("-gpu,-nic-rdma")).extracting(DiscoverySource::name).containsExactly("cpu-numa");
+    assertThat(registry.select("cpu-numa,-gpu")).extracting(DiscoverySource::name).containsExactly("cpu-numa");
   }
 
   @Test

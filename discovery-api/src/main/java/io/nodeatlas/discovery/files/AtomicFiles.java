@@ -1,0 +1,140 @@
+package io.nodeatlas.discovery.files;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The one way nodeatlas replaces a file that others read (CDI specs, watched by container runtimes)
+ * or that it must find intact after a crash (the checkpoint). The rules, and why:
+ *
+ * <ol>
+ *   <li>The content goes to a temporary file in the same directory, created with {@code O_CREAT|O_EXCL}
+ *       ({@link StandardOpenOption#CREATE_NEW}) and {@code O_NOFOLLOW}: a symlink planted at the
+ *       temporary name makes the write fail instead of redirecting it (a root write of any file).
+ *       Its name starts with a dot, which runtimes skip when they scan a CDI directory
+ *       (CDI spec v0.6+: only {@code *.json}/{@code *.yaml} files are read), and carries
+ *       {@link #TEMP_MARKER} so {@link #removeStaleTemps} can find what a crash left.
+ *   <li>It is {@code fsync}ed, then {@code rename(2)}d over the target: readers see the old or the
+ *       new file, never half of one. A file system that cannot rename atomically is refused, not
+ *       worked around with a copy.
+ *   <li>The directory is {@code fsync}ed, so the rename survives a power cut. A failure there is an
+ *       error too: the caller must not answer "prepared" for a file that may vanish.
+ * </ol>
+ */
+public final class AtomicFiles {
+
+  /** Part of every temporary file's name, so stale ones can be told from anyone else's files. */
+  public static final String TEMP_MARKER = ".nodeatlas-tmp-";
+
+  /** Owner read/write only (checkpoints: they name claims and devices of other tenants). */
+  public static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+
+  /** World-readable (CDI specs: the container runtime may not run as our user). */
+  public static final Set<PosixFilePermission> WORLD_READABLE = PosixFilePermissions.fromString("rw-r--r--");
+
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private AtomicFiles() {}
+
+  /**
+   * Replaces {@code target} with {@code content}, durably, with {@code permissions}. The target's
+   * directory must exist. Throws on any failure; the target is then unchanged and no temporary
+   * file is left behind.
+   */
+  public static void write(Path target, byte[] content, Set<PosixFilePermission> permissions) throws IOException {
+    Path dir = target.toAbsolutePath().getParent();
+    if (dir == null || !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      throw new IOException("cannot write " + target + ": " + dir + " is not a directory");
+    }
+    byte[] random = new byte[6];
+    RANDOM.nextBytes(random);
+    Path temp = dir.resolve("." + target.getFileName() + TEMP_MARKER + HexFormat.of().formatHex(random));
+    FileAttribute<Set<PosixFilePermission>> mode = PosixFilePermissions.asFileAttribute(permissions);
+    boolean moved = false;
+    try {
+      try (FileChannel ch = FileChannel.open(temp,
+          Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), mode)) {
+        ByteBuffer buf = ByteBuffer.wrap(content);
+        while (buf.hasRemaining()) {
+          ch.write(buf);
+        }
+        ch.force(true);
+      } catch (FileAlreadyExistsException e) {
+        throw new IOException("cannot write " + target + ": temporary file " + temp + " already exists", e);
+      }
+      // The umask may have narrowed the mode given at creation; set it exactly.
+      Files.setPosixFilePermissions(temp, permissions);
+      try {
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        throw new IOException("cannot replace " + target + " atomically on this file system: " + e.getMessage(), e);
+      }
+      moved = true;
+      syncDirectory(dir);
+    } finally {
+      if (!moved) {
+        Files.deleteIfExists(temp);
+      }
+    }
+  }
+
+  /** {@code fsync} of a directory, so a rename or unlink in it is durable. */
+  public static void syncDirectory(Path dir) throws IOException {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    }
+  }
+
+  /** Deletes {@code file} if it exists (never following a link) and makes the deletion durable. */
+  public static boolean delete(Path file) throws IOException {
+    boolean deleted = Files.deleteIfExists(file);
+    if (deleted) {
+      Path dir = file.toAbsolutePath().getParent();
+      if (dir != null) {
+        syncDirectory(dir);
+      }
+    }
+    return deleted;
+  }
+
+  /**
+   * Removes the temporary files a crash left in {@code dir} for targets whose names start with
+   * {@code targetPrefix} (ours only: other writers' files are never touched). Returns what was removed.
+   */
+  public static List<Path> removeStaleTemps(Path dir, String targetPrefix) throws IOException {
+    List<Path> removed = new ArrayList<>();
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return removed;
+    }
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, "." + targetPrefix + "*" + TEMP_MARKER + "*")) {
+      for (Path p : entries) {
+        if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(p)) {
+          Files.deleteIfExists(p);
+          removed.add(p);
+        }
+      }
+    }
+    if (!removed.isEmpty()) {
+      syncDirectory(dir);
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,72 @@
+package io.nodeatlas.discovery.pci;
+
+import io.nodeatlas.discovery.model.DeviceDraft;
+import io.nodeatlas.discovery.model.Names;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * What the kernel says about one PCI function in {@code /sys/bus/pci/devices/<address>/}
+ * ({@code Documentation/ABI/testing/sysfs-bus-pci}): ids as lower-case hex without {@code 0x},
+ * zero-padded (the form of {@code pci.ids} and NFD), the bound kernel driver, the NUMA node
+ * (absent for the kernel's {@code -1}), the PCIe root, the negotiated link and the IOMMU group.
+ * Every source that publishes PCI devices reads this one record with {@link PciFunctionReader} and
+ * publishes its common attributes with {@link #publishTo}, so a GPU, a NIC and an accelerator say
+ * the same thing the same way.
+ */
+public record PciFunctionFacts(
+    PciAddress address,
+    Optional<String> vendorId,
+    Optional<String> deviceId,
+    Optional<String> subsystemVendorId,
+    Optional<String> subsystemDeviceId,
+    Optional<String> classCode,
+    Optional<String> kernelDriver,
+    OptionalInt numaNode,
+    Optional<String> pcieRoot,
+    Optional<String> linkSpeed,
+    OptionalInt linkWidth,
+    OptionalInt iommuGroup) {
+
+  /** {@code resource.kubernetes.io/pciBusID}: {@code DDDD:BB:DD.F}. */
+  public static final String PCI_BUS_ID = Names.PCI_BUS_ID;
+  /** {@code resource.kubernetes.io/pcieRoot}: the host bridge, {@code pci0000:15}. */
+  public static final String PCIE_ROOT = Names.PCIE_ROOT;
+  /** {@code resource.kubernetes.io/numaNode}. */
+  public static final String NUMA_NODE = Names.NUMA_NODE;
+  public static final String PCI_VENDOR_ID = Names.ours("pciVendorID");
+  public static final String PCI_DEVICE_ID = Names.ours("pciDeviceID");
+  public static final String PCI_SUBSYSTEM_VENDOR_ID = Names.ours("pciSubsystemVendorID");
+  public static final String PCI_SUBSYSTEM_DEVICE_ID = Names.ours("pciSubsystemDeviceID");
+  public static final String PCI_CLASS = Names.ours("pciClass");
+  public static final String KERNEL_DRIVER = Names.ours("kernelDriver");
+  public static final String PCIE_LINK_SPEED = Names.ours("pcieLinkSpeed");
+  public static final String PCIE_LINK_WIDTH = Names.ours("pcieLinkWidth");
+  public static final String IOMMU_GROUP = Names.ours("iommuGroup");
+
+  /** Only an address: what a source knows of a function whose sysfs entry is missing. */
+  public static PciFunctionFacts unknown(PciAddress address) {
+    return new PciFunctionFacts(address, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+        Optional.empty(), Optional.empty(), OptionalInt.empty(), Optional.empty(), Optional.empty(),
+        OptionalInt.empty(), OptionalInt.empty());
+  }
+
+  /**
+   * Publishes the facts every PCI device carries, in the one spelling: the standard
+   * {@code pciBusID}, {@code pcieRoot} and {@code numaNode}, then the ids, the kernel driver and
+   * the link. A source adds its own attributes before these (what users select on first).
+   */
+  public DeviceDraft publishTo(DeviceDraft draft) {
+    address.standardBusId().ifPresent(id -> draft.attribute(PCI_BUS_ID, id));
+    draft.attribute(PCIE_ROOT, pcieRoot);
+    draft.attribute(NUMA_NODE, numaNode);
+    draft.attribute(PCI_VENDOR_ID, vendorId);
+    draft.attribute(PCI_DEVICE_ID, deviceId);
+    draft.attribute(PCI_SUBSYSTEM_VENDOR_ID, subsystemVendorId);
+    draft.attribute(PCI_SUBSYSTEM_DEVICE_ID, subsystemDeviceId);
+    draft.attribute(KERNEL_DRIVER, kernelDriver);
+    draft.attribute(PCIE_LINK_SPEED, linkSpeed);
+    draft.attribute(PCIE_LINK_WIDTH, linkWidth);
+    return draft;
+  }
+}
