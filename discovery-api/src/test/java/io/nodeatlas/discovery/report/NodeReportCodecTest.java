@@ -98,4 +98,21 @@ class NodeReportCodecTest {
       // documented: every malformed document is an IllegalArgumentException with a reason
     }
   }
+
+  @Test
+  void sharingAndRequestPoliciesRoundTrip() {
+    io.nodeatlas.discovery.model.RequestPolicy cpus = io.nodeatlas.discovery.model.RequestPolicy.range(
+        io.nodeatlas.discovery.model.Quantity.of(1), io.nodeatlas.discovery.model.Quantity.of(1),
+        io.nodeatlas.discovery.model.Quantity.of(64), io.nodeatlas.discovery.model.Quantity.of(1));
+    Device shared = Device.builder("cpu-numa0", "cpu-numa").attribute(Device.TYPE, "cpu")
+        .capacity(Names.ours("cpu"), io.nodeatlas.discovery.model.Quantity.of(64), cpus)
+        .allowMultipleAllocations(true).build();
+    NodeReport report = new NodeReport("v1", new HostInfo("n", "k", "/"), Topology.EMPTY, List.of(shared), List.of(),
+        Map.of("cpu-numa", SourceStatus.OK));
+    String json = codec.toJson(report);
+    assertThat(json).contains("\"allowMultipleAllocations\" : true")
+        .contains("\"requestPolicies\" : {");
+    Device back = codec.fromJson(json).devices().get(0);
+    assertThat(back).isEqualTo(shared);
+  }
 }
