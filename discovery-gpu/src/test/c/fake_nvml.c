@@ -1,7 +1,7 @@
 /*
  * A fake libnvidia-ml.so.1 for nodeatlas tests: the NVML entry points the GPU source binds,
  * with the same versioned symbol names, prototypes, struct layouts and return codes as the
- * real library (shared/reference/nvml.md §1), answering from a key=value file instead of a
+ * real library (nvml.h, NVML API Reference), answering from a key=value file instead of a
  * driver. The file is named by the environment variable FAKE_NVML_CONFIG and is read when the
  * first nvmlInit_v2/nvmlInitWithFlags call takes the reference count from 0 to 1, so a test can
  * point the variable elsewhere (setenv) between init/shutdown pairs. Keys: see README.md here.
@@ -32,7 +32,7 @@ enum {
 #define MAX_GPUS 64
 #define MAX_MIGS 8
 #define MAX_ENTRIES 8192
-#define MEMORY_V2_VERSION 0x02000028u /* sizeof(nvmlMemory_v2_t)=40 | 2<<24 (nvml.md §1.6) */
+#define MEMORY_V2_VERSION 0x02000028u /* sizeof(nvmlMemory_v2_t)=40 | 2<<24 (nvml.h NVML_STRUCT_VERSION) */
 
 /* ------------------------------------------------------------------ configuration */
 
@@ -453,7 +453,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *pci) 
   pci->device = dev;
   pci->pciDeviceId = (unsigned)cfg_ull(0, "device.%u.pci.device_id", d->gpu, 0, 0);
   pci->pciSubSystemId = (unsigned)cfg_ull(0, "device.%u.pci.subsystem_id", d->gpu, 0, 0);
-  /* The real library prints upper-case hex and always function 0 (nvml.md §1.4). */
+  /* The real library prints upper-case hex and always function 0 (nvmlPciInfo_t busId). */
   snprintf(pci->busId, sizeof pci->busId, "%08X:%02X:%02X.0", domain, bus, dev);
   snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%04X:%02X:%02X.0", domain & 0xffff, bus, dev);
   return NVML_SUCCESS;

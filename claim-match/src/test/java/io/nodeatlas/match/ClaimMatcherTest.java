@@ -163,7 +163,7 @@ class ClaimMatcherTest {
                 deviceClassName: gpu.nodeatlas.io
                 allocationMode: All
                 selectors:
-                - cel: {expression: 'device.attributes["nodeatlas.io"].architecture == "Blackwell"'}
+                - cel: {expression: 'device.attributes["nodeatlas.io"].architecture == "blackwell"'}
         """));
     assertThat(allNone.satisfiable()).isFalse();
     assertThat(allNone.reason()).contains("all matching devices (at least one)");
@@ -281,7 +281,7 @@ class ClaimMatcherTest {
               exactly:
                 deviceClassName: rdma.nodeatlas.io
                 selectors:
-                - cel: {expression: 'device.attributes["nodeatlas.io"].architecture == "Hopper"'}
+                - cel: {expression: 'device.attributes["nodeatlas.io"].architecture == "hopper"'}
         """));
     assertThat(claim.satisfiable()).isFalse();
     assertThat(claim.reason()).contains("CEL run-time error").contains("architecture").contains("aborts the allocation");

@@ -89,7 +89,7 @@ public final class NodeFixtures {
     return Device.builder("gpu-" + index, "gpu")
         .attribute(TYPE, "gpu")
         .attribute(Names.ours("productName"), "NVIDIA H100 80GB HBM3")
-        .attribute(Names.ours("architecture"), "Hopper")
+        .attribute(Names.ours("architecture"), "hopper")
         .attribute(Names.ours("cudaComputeCapability"), AttributeValue.version("9.0.0"))
         .attribute(Names.ours("driverVersion"), AttributeValue.version("550.54.15"))
         .attribute(Names.ours("index"), index)

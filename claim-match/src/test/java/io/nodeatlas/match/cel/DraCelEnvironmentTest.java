@@ -65,7 +65,7 @@ class DraCelEnvironmentTest {
     assertThat(matching("device.driver == 'nodeatlas.io' && device.attributes['nodeatlas.io'].type == 'gpu'")).isEqualTo(GPUS);
     assertThat(matching("device.attributes[\"nodeatlas.io\"].type == \"gpu\" && "
         + "device.attributes[\"nodeatlas.io\"].driverVersion.isGreaterThan(semver(\"550.0.0\"))")).isEqualTo(GPUS);
-    assertThat(matching("cel.bind(g, device.attributes[\"nodeatlas.io\"], g.type == \"gpu\" && g.architecture == \"Hopper\")"))
+    assertThat(matching("cel.bind(g, device.attributes[\"nodeatlas.io\"], g.type == \"gpu\" && g.architecture == \"hopper\")"))
         .isEqualTo(GPUS);
     // The capacity example reads a capacity only GPUs and hugepages have: the others fail at run time.
     Map<String, SelectorResult> memory = evaluate("device.capacity[\"nodeatlas.io\"].memory.compareTo(quantity(\"40Gi\")) >= 0");
@@ -167,11 +167,11 @@ class DraCelEnvironmentTest {
 
   @Test
   void missingAttributeIsAnErrorUnlessGuarded() throws Exception {
-    SelectorResult missing = on("rdma-mlx5-0", "device.attributes[\"nodeatlas.io\"].architecture == \"Hopper\"");
+    SelectorResult missing = on("rdma-mlx5-0", "device.attributes[\"nodeatlas.io\"].architecture == \"hopper\"");
     assertThat(missing.outcome()).isEqualTo(Outcome.ERROR);
     assertThat(missing.error()).contains("architecture");
     assertThat(on("rdma-mlx5-0", "\"architecture\" in device.attributes[\"nodeatlas.io\"] && "
-        + "device.attributes[\"nodeatlas.io\"].architecture == \"Hopper\"").outcome()).isEqualTo(Outcome.NO_MATCH);
+        + "device.attributes[\"nodeatlas.io\"].architecture == \"hopper\"").outcome()).isEqualTo(Outcome.NO_MATCH);
     assertThat(on("rdma-mlx5-0", "has(device.attributes[\"nodeatlas.io\"].architecture)").outcome()).isEqualTo(Outcome.NO_MATCH);
     assertThat(on("gpu-0", "has(device.attributes[\"nodeatlas.io\"].architecture)").outcome()).isEqualTo(Outcome.MATCH);
   }

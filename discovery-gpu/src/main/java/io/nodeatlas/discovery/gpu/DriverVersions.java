@@ -5,9 +5,10 @@ import java.util.regex.Pattern;
 
 /**
  * Turns NVIDIA's version numbers into the strict semantic versions a DRA {@code version}
- * attribute requires (dra-api.md §3.3), as NVIDIA's DRA driver does (nvml.md §4): one to three
- * dot-separated numbers, leading zeros dropped, missing parts zero ({@code 535.104.05} →
- * {@code 535.104.5}, {@code 591.86} → {@code 591.86.0}). Anything else is not a version.
+ * attribute requires ({@code resource.k8s.io/v1} {@code DeviceAttribute.version}: strict semver
+ * 2.0.0), as NVIDIA's DRA driver does: one to three dot-separated numbers, leading zeros dropped,
+ * missing parts zero ({@code 535.104.05} → {@code 535.104.5}, {@code 591.86} → {@code 591.86.0}).
+ * Anything else is not a version.
  */
 public final class DriverVersions {
 

@@ -1,28 +1,37 @@
 package io.nodeatlas.discovery.gpu;
 
 import io.nodeatlas.discovery.gpu.GpuInfo.MigInfo;
-import io.nodeatlas.discovery.model.AttributeValue;
+import io.nodeatlas.discovery.gpu.nvml.NvmlSession.MigMode;
+import io.nodeatlas.discovery.host.Excerpt;
 import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.model.DeviceDraft;
 import io.nodeatlas.discovery.model.Names;
+import io.nodeatlas.discovery.pci.PciAddress;
+import io.nodeatlas.discovery.pci.PciFunctionFacts;
+import io.nodeatlas.discovery.pci.PciFunctionReader;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.function.Consumer;
 
 /**
  * Turns {@link GpuInfo} into devices: {@code gpu-<minor>} of type {@code gpu} and
- * {@code gpu-<minor>-mig-<gi>-<ci>} of type {@code mig}. Attribute names are those of NVIDIA's DRA
- * driver (nvml.md §4) in our domain, plus the standard PCI/NUMA attributes. The device name uses
- * the minor number because NVML's index is not stable across reboots (nvml.md §1.7); a GPU whose
- * minor cannot be read therefore cannot be named and is reported instead.
+ * {@code gpu-<minor>-mig-<gi>-<ci>} of type {@code mig}. Attribute names follow those of NVIDIA's
+ * DRA driver ({@code gpu.nvidia.com}) in our domain, plus the PCI attributes every PCI source
+ * publishes ({@link PciFunctionFacts#publishTo}); {@link GpuCatalogue} documents each. The device
+ * name uses the minor number ({@code /dev/nvidia<minor>}) because NVML's index is not stable across
+ * reboots (NVML API Reference, {@code nvmlDeviceGetHandleByIndex_v2}); a GPU whose minor cannot be
+ * read therefore cannot be named and is reported instead.
+ *
+ * <p>GPUs and MIG devices are exclusive: one claim at a time holds one ({@code allowMultipleAllocations}
+ * false, no request policies).
  */
 final class GpuDevices {
 
   static final String SOURCE = "gpu";
 
-  static final String TYPE = Names.ours("type");
+  static final String TYPE = Device.TYPE;
   static final String UUID = Names.ours("uuid");
   static final String PARENT_UUID = Names.ours("parentUUID");
   static final String PRODUCT_NAME = Names.ours("productName");
@@ -36,7 +45,6 @@ final class GpuDevices {
   static final String SERIAL = Names.ours("serial");
   static final String BOARD_PART_NUMBER = Names.ours("boardPartNumber");
   static final String VBIOS_VERSION = Names.ours("vbiosVersion");
-  static final String PCI_DEVICE_ID = Names.ours("pciDeviceID");
   static final String MIG_ENABLED = Names.ours("migEnabled");
   static final String PROFILE = Names.ours("profile");
   static final String GPU_INSTANCE_ID = Names.ours("gpuInstanceID");
@@ -57,11 +65,13 @@ final class GpuDevices {
 
   private final SystemFacts system;
   private final NvidiaHostFiles host;
+  private final PciFunctionReader pciReader;
   private final Consumer<String> warn;
 
-  GpuDevices(SystemFacts system, NvidiaHostFiles host, Consumer<String> warn) {
+  GpuDevices(SystemFacts system, NvidiaHostFiles host, PciFunctionReader pciReader, Consumer<String> warn) {
     this.system = system;
     this.host = host;
+    this.pciReader = pciReader;
     this.warn = warn;
   }
 
@@ -74,38 +84,21 @@ final class GpuDevices {
     }
     int minor = gpu.minor().get();
     String name = "gpu-" + minor;
-    Optional<String> busId = gpu.pci().flatMap(p -> PciBusIds.normalise(p.busId())
-        .or(() -> Optional.of(PciBusIds.format(p.domain(), p.bus(), p.device(), 0))));
+    Optional<PciFunctionFacts> pci = pciFacts(gpu);
 
-    Attributes common = new Attributes(name);
-    common.string(PRODUCT_NAME, gpu.name());
-    common.string(BRAND, gpu.brand().flatMap(NvmlNames::brand));
-    common.string(ARCHITECTURE, gpu.architecture().flatMap(NvmlNames::architecture));
-    common.version(CUDA_COMPUTE_CAPABILITY, gpu.computeCapability()
-        .flatMap(cc -> DriverVersions.computeCapabilitySemver(cc.major(), cc.minor())));
-    common.version(DRIVER_VERSION, system.driverSemver());
-    common.version(CUDA_DRIVER_VERSION, system.cudaSemver());
-    busId.ifPresent(b -> {
-      if (PciBusIds.isStandard(b)) {
-        common.string(Names.PCI_BUS_ID, Optional.of(b));
-      }
-      host.pcieRoot(b).ifPresent(root -> common.string(Names.PCIE_ROOT, Optional.of(root)));
-      OptionalInt numa = host.numaNode(b);
-      if (numa.isPresent()) {
-        common.integer(Names.NUMA_NODE, numa.getAsInt());
-      }
-    });
-
-    Attributes own = common.copy();
-    own.string(TYPE, Optional.of("gpu"));
-    own.string(UUID, gpu.uuid());
-    own.integer(MINOR, minor);
-    own.string(SERIAL, gpu.serial());
-    own.string(BOARD_PART_NUMBER, gpu.boardPartNumber());
-    own.string(VBIOS_VERSION, gpu.vbiosVersion());
-    gpu.pci().ifPresent(p -> own.string(PCI_DEVICE_ID,
-        Optional.of(String.format("0x%04x", (p.pciDeviceId() >>> 16) & 0xffff))));
-    gpu.migMode().ifPresent(m -> own.bool(MIG_ENABLED, m.current()));
+    DeviceDraft d = DeviceDraft.of(name, SOURCE, warn)
+        .attribute(TYPE, "gpu")
+        .attribute(UUID, nonEmpty(gpu.uuid()));
+    identity(d, gpu);
+    d.attribute(MINOR, minor)
+        .attribute(SERIAL, nonEmpty(gpu.serial()))
+        .attribute(BOARD_PART_NUMBER, nonEmpty(gpu.boardPartNumber()))
+        .attribute(VBIOS_VERSION, nonEmpty(gpu.vbiosVersion()))
+        // Absent only when nvmlDeviceGetMigMode failed (with a warning): then MIG may be on, and a
+        // selector asking for a whole GPU without MIG must not match.
+        .boolAttribute(MIG_ENABLED, gpu.migMode().map(MigMode::current));
+    gpu.memory().ifPresent(m -> d.capacity(MEMORY, m.total()));
+    pci.ifPresent(f -> f.publishTo(d));
 
     ContainerEdits.Builder edits = ContainerEdits.builder();
     host.gpuNode(minor).ifPresent(edits::deviceNode);
@@ -113,18 +106,39 @@ final class GpuDevices {
     host.driverMounts(system.driverVersion()).forEach(edits::mount);
 
     List<Device> out = new ArrayList<>();
-    Device.Builder gpuDevice = Device.builder(name, SOURCE);
-    own.applyTo(gpuDevice);
-    gpu.memory().ifPresent(m -> gpuDevice.capacity(MEMORY, m.total()));
-    out.add(gpuDevice.containerEdits(edits.build()).build());
-
+    d.allowMultipleAllocations(false).containerEdits(edits.build()).build().ifPresent(out::add);
     for (MigInfo mig : gpu.migDevices()) {
-      migDevice(gpu, minor, common, mig).ifPresent(out::add);
+      migDevice(gpu, minor, pci, mig).ifPresent(out::add);
     }
     return out;
   }
 
-  private Optional<Device> migDevice(GpuInfo gpu, int parentMinor, Attributes common, MigInfo mig) {
+  /** The GPU's PCI function: NVML's address and ids, the rest from sysfs. */
+  private Optional<PciFunctionFacts> pciFacts(GpuInfo gpu) {
+    if (gpu.pci().isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<PciAddress> address = NvmlPci.address(gpu.pci().get());
+    if (address.isEmpty()) {
+      warn.accept(gpu.label() + ": NVML's PCI bus id " + Excerpt.of(gpu.pci().get().busId())
+          + " is not a PCI address; PCI attributes left out");
+      return Optional.empty();
+    }
+    return Optional.of(NvmlPci.withNvmlIds(pciReader.read(address.get()), gpu.pci().get()));
+  }
+
+  /** What a GPU and its MIG devices share: the product, the driver and the CUDA versions. */
+  private void identity(DeviceDraft d, GpuInfo gpu) {
+    d.attribute(PRODUCT_NAME, nonEmpty(gpu.name()))
+        .attribute(BRAND, gpu.brand().flatMap(NvmlNames::brand))
+        .attribute(ARCHITECTURE, gpu.architecture().flatMap(NvmlNames::architecture))
+        .version(CUDA_COMPUTE_CAPABILITY, gpu.computeCapability()
+            .flatMap(cc -> DriverVersions.computeCapabilitySemver(cc.major(), cc.minor())))
+        .version(DRIVER_VERSION, system.driverSemver())
+        .version(CUDA_DRIVER_VERSION, system.cudaSemver());
+  }
+
+  private Optional<Device> migDevice(GpuInfo gpu, int parentMinor, Optional<PciFunctionFacts> pci, MigInfo mig) {
     String where = gpu.label() + " MIG device " + mig.slot();
     if (mig.gpuInstanceId().isEmpty() || mig.computeInstanceId().isEmpty()) {
       warn.accept(where + " not published: its GPU/compute instance ids are unknown");
@@ -134,92 +148,55 @@ final class GpuDevices {
     int ci = mig.computeInstanceId().get();
     String name = "gpu-" + parentMinor + "-mig-" + gi + "-" + ci;
 
-    Attributes a = common.copy();
-    a.string(TYPE, Optional.of("mig"));
-    a.string(UUID, mig.uuid());
-    a.string(PARENT_UUID, gpu.uuid());
-    a.integer(PARENT_MINOR, parentMinor);
-    a.string(PROFILE, mig.profile());
-    a.integer(GPU_INSTANCE_ID, gi);
-    a.integer(COMPUTE_INSTANCE_ID, ci);
-
-    Device.Builder d = Device.builder(name, SOURCE);
-    a.applyTo(d);
+    DeviceDraft d = DeviceDraft.of(name, SOURCE, warn)
+        .attribute(TYPE, "mig")
+        .attribute(UUID, nonEmpty(mig.uuid()))
+        .attribute(PARENT_UUID, nonEmpty(gpu.uuid()))
+        .attribute(PARENT_MINOR, parentMinor)
+        .attribute(PROFILE, mig.profile())
+        .attribute(GPU_INSTANCE_ID, gi)
+        .attribute(COMPUTE_INSTANCE_ID, ci);
+    identity(d, gpu);
+    // nvmlDeviceGetMemoryInfo on a MIG handle is the instance's memory; nvmlDeviceAttributes_t's
+    // memorySizeMB (MiB) is the fallback.
     Optional<Long> memory = mig.memory().map(m -> m.total())
         .or(() -> mig.attributes().map(at -> at.memorySizeMiB() * MIB));
     memory.ifPresent(m -> d.capacity(MEMORY, m));
-    mig.attributes().ifPresent(at -> {
-      d.capacity(MULTIPROCESSORS, Integer.toUnsignedLong(at.multiprocessorCount()));
-      d.capacity(COPY_ENGINES, Integer.toUnsignedLong(at.sharedCopyEngineCount()));
-      d.capacity(DECODERS, Integer.toUnsignedLong(at.sharedDecoderCount()));
-      d.capacity(ENCODERS, Integer.toUnsignedLong(at.sharedEncoderCount()));
-      d.capacity(JPEG_ENGINES, Integer.toUnsignedLong(at.sharedJpegCount()));
-      d.capacity(OFA_ENGINES, Integer.toUnsignedLong(at.sharedOfaCount()));
-    });
+    mig.attributes().ifPresent(at -> d
+        .capacity(MULTIPROCESSORS, Integer.toUnsignedLong(at.multiprocessorCount()))
+        .capacity(COPY_ENGINES, Integer.toUnsignedLong(at.sharedCopyEngineCount()))
+        .capacity(DECODERS, Integer.toUnsignedLong(at.sharedDecoderCount()))
+        .capacity(ENCODERS, Integer.toUnsignedLong(at.sharedEncoderCount()))
+        .capacity(JPEG_ENGINES, Integer.toUnsignedLong(at.sharedJpegCount()))
+        .capacity(OFA_ENGINES, Integer.toUnsignedLong(at.sharedOfaCount())));
+    // A MIG device lives on its parent's PCI function: the parent's bus id, root and NUMA node.
+    pci.ifPresent(f -> f.publishTo(d));
 
-    // A MIG container needs its parent's node, the GI and CI capability nodes and the control nodes (nvml.md §3.2).
+    // A MIG container needs its parent's node, the GI and CI capability nodes and the control nodes
+    // (NVIDIA MIG User Guide, "Device Nodes and Capabilities").
     ContainerEdits.Builder edits = ContainerEdits.builder();
     host.gpuNode(parentMinor).ifPresent(edits::deviceNode);
     var minors = host.migMinors();
-    minors.gpuInstance(parentMinor, gi)
-        .flatMap(capMinor -> host.capNode(capMinor, name))
-        .ifPresentOrElse(edits::deviceNode, () -> missingCap(name, "gpu" + parentMinor + "/gi" + gi + "/access"));
-    minors.computeInstance(parentMinor, gi, ci)
-        .flatMap(capMinor -> host.capNode(capMinor, name))
-        .ifPresentOrElse(edits::deviceNode,
-            () -> missingCap(name, "gpu" + parentMinor + "/gi" + gi + "/ci" + ci + "/access"));
+    // A capability missing from mig-minors and a node that cannot be described are two different
+    // problems, each with its own warning.
+    minors.gpuInstance(parentMinor, gi).ifPresentOrElse(
+        capMinor -> host.capNode(capMinor, name).ifPresent(edits::deviceNode),
+        () -> missingCap(name, "gpu" + parentMinor + "/gi" + gi + "/access"));
+    minors.computeInstance(parentMinor, gi, ci).ifPresentOrElse(
+        capMinor -> host.capNode(capMinor, name).ifPresent(edits::deviceNode),
+        () -> missingCap(name, "gpu" + parentMinor + "/gi" + gi + "/ci" + ci + "/access"));
     host.controlNodes().forEach(edits::deviceNode);
     host.driverMounts(system.driverVersion()).forEach(edits::mount);
-    return Optional.of(d.containerEdits(edits.build()).build());
+    return d.allowMultipleAllocations(false).containerEdits(edits.build()).build();
   }
 
   private void missingCap(String device, String capability) {
     if (!host.migMinors().minors().isEmpty()) {
-      warn.accept(device + ": no " + capability + " in mig-minors, capability device node left out");
+      host.warnMigMinors("no " + capability + "; " + device + " gets no capability device node");
     }
   }
 
-  /** Attributes being collected; a value the API would reject costs that attribute and a warning. */
-  private final class Attributes {
-    private final String device;
-    private final java.util.Map<String, AttributeValue> values = new java.util.TreeMap<>();
-
-    Attributes(String device) {
-      this.device = device;
-    }
-
-    Attributes copy() {
-      Attributes a = new Attributes(device);
-      a.values.putAll(values);
-      return a;
-    }
-
-    void string(String key, Optional<String> value) {
-      value.filter(v -> !v.isEmpty()).ifPresent(v -> put(key, () -> AttributeValue.string(v)));
-    }
-
-    void version(String key, Optional<String> value) {
-      value.ifPresent(v -> put(key, () -> AttributeValue.version(v)));
-    }
-
-    void integer(String key, long value) {
-      values.put(key, AttributeValue.of(value));
-    }
-
-    void bool(String key, boolean value) {
-      values.put(key, AttributeValue.of(value));
-    }
-
-    private void put(String key, java.util.function.Supplier<AttributeValue> value) {
-      try {
-        values.put(key, value.get());
-      } catch (IllegalArgumentException e) {
-        warn.accept(device + ": attribute " + key + " left out: " + e.getMessage());
-      }
-    }
-
-    void applyTo(Device.Builder b) {
-      values.forEach(b::attribute);
-    }
+  private static Optional<String> nonEmpty(Optional<String> value) {
+    return value.filter(v -> !v.isEmpty());
   }
 }

@@ -5,12 +5,17 @@ import io.nodeatlas.discovery.gpu.nvml.NvmlDevice;
 import io.nodeatlas.discovery.gpu.nvml.NvmlException;
 import io.nodeatlas.discovery.gpu.nvml.NvmlLibrary;
 import io.nodeatlas.discovery.gpu.nvml.NvmlSession;
+import io.nodeatlas.discovery.host.Excerpt;
+import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.host.HostContext;
 import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.pci.PciFunctionReader;
+import io.nodeatlas.discovery.spi.AttributeDoc;
 import io.nodeatlas.discovery.spi.Availability;
 import io.nodeatlas.discovery.spi.DiscoveryException;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.spi.DiscoverySource;
+import io.nodeatlas.discovery.spi.SourceSetting;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -29,6 +34,21 @@ public final class GpuDiscoverySource implements DiscoverySource {
 
   public static final String NAME = "gpu";
 
+  /**
+   * {@code --nvidia-driver-root}: where the NVIDIA driver is installed, as the host names it (the
+   * variable name NVIDIA's container toolkit and DRA driver use). Unset means the host root.
+   */
+  public static final SourceSetting DRIVER_ROOT = SourceSetting.path(NAME, "driverRoot", "--nvidia-driver-root",
+      "NVIDIA_DRIVER_ROOT",
+      "Root of the NVIDIA driver installation as the host sees it, e.g. /run/nvidia/driver "
+          + "(unset: the host root); NVML and the driver files containers get are found under it.");
+
+  /** {@code --nvml-library}: load NVML from exactly this file on this machine. */
+  public static final SourceSetting NVML_LIBRARY = SourceSetting.path(NAME, "nvmlLibrary", "--nvml-library",
+      "NODEATLAS_NVML_LIBRARY",
+      "Load NVML from this file instead of finding libnvidia-ml.so.1 under the driver root or on the "
+          + "library path.").withAliases("--nvml-library-path");
+
   private final NvmlLoader loader;
 
   /** For {@link java.util.ServiceLoader}: NVML located from the host's {@code gpu.*} options. */
@@ -43,6 +63,21 @@ public final class GpuDiscoverySource implements DiscoverySource {
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public String description() {
+    return "NVIDIA GPUs and MIG devices through NVML, with their device nodes and driver files";
+  }
+
+  @Override
+  public List<SourceSetting> settings() {
+    return List.of(DRIVER_ROOT, NVML_LIBRARY);
+  }
+
+  @Override
+  public List<AttributeDoc> catalogue() {
+    return GpuCatalogue.DOCS;
   }
 
   @Override
@@ -79,11 +114,13 @@ public final class GpuDiscoverySource implements DiscoverySource {
 
   private static void discover(NvmlSession nvml, HostContext host, DiscoveryResult.Builder result)
       throws NvmlException {
-    SystemFacts system = systemFacts(nvml, result);
+    FactReader facts = new FactReader(host.fs(), result::warn);
+    SystemFacts system = systemFacts(nvml, facts);
     int count = nvml.deviceCount();
-    NvidiaHostFiles files = new NvidiaHostFiles(host.fs(), NvmlLibraryLocator.driverRoot(host), result::warn);
-    GpuDevices devices = new GpuDevices(system, files, result::warn);
-    NvmlGpuReader reader = new NvmlGpuReader(nvml, result::warn);
+    NvidiaHostFiles files = new NvidiaHostFiles(facts, new FactReader(NvmlLibraryLocator.driverFs(host), result::warn),
+        NvmlLibraryLocator.driverRoot(host));
+    GpuDevices devices = new GpuDevices(system, files, new PciFunctionReader(facts), facts::warn);
+    NvmlGpuReader reader = new NvmlGpuReader(nvml, facts::warn);
 
     List<Device> found = new ArrayList<>();
     Set<String> names = new HashSet<>();
@@ -93,12 +130,12 @@ public final class GpuDiscoverySource implements DiscoverySource {
         handle = nvml.deviceByIndex(index);
       } catch (NvmlException e) {
         // nvmlDeviceGetCount_v2 counts GPUs we may not open (NO_PERMISSION) or that fell off the bus.
-        result.warn("GPU at NVML index " + index + " not published: " + e.getMessage());
+        facts.warn("GPU at NVML index " + index + " not published: " + e.getMessage());
         continue;
       }
       GpuInfo gpu = reader.read(index, handle);
       if (gpu.lost()) {
-        result.warn(gpu.label() + gpu.uuid().map(u -> " (" + u + ")").orElse("")
+        facts.warn(gpu.label() + gpu.uuid().map(u -> " (" + u + ")").orElse("")
             + gpu.minor().map(m -> " minor " + m).orElse("")
             + " is lost (NVML_ERROR_GPU_IS_LOST) and not published; the GPU needs a reset or the node a reboot");
         continue;
@@ -107,7 +144,7 @@ public final class GpuDiscoverySource implements DiscoverySource {
         if (names.add(d.name())) {
           found.add(d);
         } else {
-          result.warn(gpu.label() + ": a second device named " + d.name() + " left out (duplicate minor number)");
+          facts.warn(gpu.label() + ": a second device named " + d.name() + " left out (duplicate minor number)");
         }
       }
     }
@@ -115,7 +152,7 @@ public final class GpuDiscoverySource implements DiscoverySource {
     found.forEach(result::device);
   }
 
-  private static SystemFacts systemFacts(NvmlSession nvml, DiscoveryResult.Builder result) {
+  private static SystemFacts systemFacts(NvmlSession nvml, FactReader result) {
     Optional<String> driver = Optional.empty();
     Optional<String> driverSemver = Optional.empty();
     Optional<String> cudaSemver = Optional.empty();
@@ -123,7 +160,7 @@ public final class GpuDiscoverySource implements DiscoverySource {
       driver = Optional.of(nvml.driverVersion());
       driverSemver = DriverVersions.semver(driver.get());
       if (driverSemver.isEmpty()) {
-        result.warn("driver version \"" + driver.get() + "\" is not a version number; driverVersion left out");
+        result.warn("driver version " + Excerpt.of(driver.get()) + " is not a version number; driverVersion left out");
       }
     } catch (NvmlException e) {
       result.warn("driver version not read: " + e.getMessage());

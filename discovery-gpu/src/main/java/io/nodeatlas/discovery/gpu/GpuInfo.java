@@ -9,7 +9,9 @@ import java.util.Optional;
 
 /**
  * What NVML told us about one GPU. Every fact is optional because every NVML call can fail on its
- * own; {@code lost} is set when any call answered {@code NVML_ERROR_GPU_IS_LOST}.
+ * own; {@code lost} is set when any call answered {@code NVML_ERROR_GPU_IS_LOST}. A GPU that is not
+ * MIG-capable ({@code nvmlDeviceGetMigMode} answers {@code NVML_ERROR_NOT_SUPPORTED}) has MIG mode
+ * disabled; {@code migMode} is empty only when that call failed otherwise.
  */
 public record GpuInfo(
     int index,
@@ -34,8 +36,12 @@ public record GpuInfo(
 
   /** A short way to name this GPU in warnings: its bus id when known, else its NVML index. */
   public String label() {
-    return pci.map(p -> "GPU " + PciBusIds.normalise(p.busId()).orElse(p.busId()))
-        .orElse("GPU at NVML index " + index);
+    return label(index, pci);
+  }
+
+  /** The label of the GPU at NVML index {@code index} with these PCI facts. */
+  static String label(int index, Optional<PciInfo> pci) {
+    return pci.flatMap(NvmlPci::address).map(a -> "GPU " + a).orElse("GPU at NVML index " + index);
   }
 
   /** One MIG device of this GPU; {@code slot} is its NVML MIG index. */

@@ -1,5 +1,6 @@
 package io.nodeatlas.discovery.gpu;
 
+import io.nodeatlas.discovery.host.Excerpt;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
@@ -12,8 +13,9 @@ import java.util.regex.Pattern;
  * {@code /proc/driver/nvidia-caps/mig-minors}: the fixed minor of every MIG capability device
  * ({@code /dev/nvidia-caps/nvidia-cap<minor>}), one {@code "<capability> <minor>"} per line, with
  * capabilities {@code config}, {@code monitor}, {@code gpu<G>/gi<I>/access} and
- * {@code gpu<G>/gi<I>/ci<C>/access}, where G is the GPU's minor number (nvml.md §3.2). The file is
- * read rather than the layout computed, as NVIDIA advises.
+ * {@code gpu<G>/gi<I>/ci<C>/access}, where G is the GPU's minor number (NVIDIA's "MIG User Guide",
+ * "Device Nodes and Capabilities"). The file is read rather than the layout computed, as NVIDIA
+ * advises. Parsed line by line ({@link #line}), so one malformed line costs that capability only.
  */
 public final class MigMinorsParser {
 
@@ -22,8 +24,11 @@ public final class MigMinorsParser {
 
   private MigMinorsParser() {}
 
-  /** Capability name → device minor, plus the number of lines that did not parse. */
-  public record MigMinors(SortedMap<String, Integer> minors, int badLines) {
+  /** One line: a capability and the minor of its device node. */
+  public record Capability(String name, int minor) {}
+
+  /** Capability name → device minor. */
+  public record MigMinors(SortedMap<String, Integer> minors) {
     public MigMinors {
       minors = Collections.unmodifiableSortedMap(new TreeMap<>(minors));
     }
@@ -39,21 +44,21 @@ public final class MigMinorsParser {
     }
   }
 
-  public static MigMinors parse(List<String> lines) {
-    SortedMap<String, Integer> minors = new TreeMap<>();
-    int bad = 0;
-    for (String raw : lines) {
-      String line = raw.strip();
-      if (line.isEmpty()) {
-        continue;
-      }
-      Matcher m = LINE.matcher(line);
-      if (!m.matches()) {
-        bad++;
-        continue;
-      }
-      minors.putIfAbsent(m.group(1), Integer.parseInt(m.group(2)));
+  /** One non-blank line; {@link IllegalArgumentException} when it is not {@code <capability> <minor>}. */
+  public static Capability line(String text) {
+    Matcher m = LINE.matcher(text.strip());
+    if (!m.matches()) {
+      throw new IllegalArgumentException("not \"<capability> <minor>\": " + Excerpt.of(text));
     }
-    return new MigMinors(minors, bad);
+    return new Capability(m.group(1), Integer.parseInt(m.group(2)));
+  }
+
+  /** The capabilities of the whole file, the first line of a capability winning. */
+  public static MigMinors of(List<Capability> capabilities) {
+    SortedMap<String, Integer> minors = new TreeMap<>();
+    for (Capability c : capabilities) {
+      minors.putIfAbsent(c.name(), c.minor());
+    }
+    return new MigMinors(minors);
   }
 }

@@ -2,34 +2,35 @@ package io.nodeatlas.discovery.gpu;
 
 import io.nodeatlas.discovery.gpu.MigMinorsParser.MigMinors;
 import io.nodeatlas.discovery.gpu.ProcDevicesParser.CharMajors;
+import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.host.HostFileException;
-import io.nodeatlas.discovery.host.HostFs;
-import io.nodeatlas.discovery.pci.PcieRoots;
 import io.nodeatlas.discovery.model.ContainerEdits.DeviceNode;
 import io.nodeatlas.discovery.model.ContainerEdits.Mount;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.function.Consumer;
 
 /**
- * The host files that NVML does not cover, all read through {@link HostFs}: the PCI device's NUMA
- * node and root complex in sysfs, the character majors in {@code /proc/devices}, the MIG
- * capability minors, which {@code /dev} nodes exist, and the driver's user-space files under the
- * driver root. Each broken file costs one warning.
+ * The host files that NVML does not cover, all read through a {@link FactReader}: the character
+ * majors in {@code /proc/devices}, the MIG capability minors, which {@code /dev} nodes exist, and the
+ * driver's user-space files under the driver root. Each broken fact costs one warning of the form
+ * {@code <host path>: <reason>}. One instance serves one discovery run.
  */
 final class NvidiaHostFiles {
 
-  /** Lib directories under the driver root, in the order NVIDIA's DRA driver searches them (nvml.md §1.1). */
+  /**
+   * Lib directories under the driver root, in the order NVIDIA's DRA driver ({@code
+   * k8s-dra-driver-gpu}, {@code cmd/gpu-kubelet-plugin}) searches them for {@code libnvidia-ml.so.1}.
+   */
   static final List<String> LIBRARY_DIRS = List.of(
       "", "usr/lib64", "usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu", "lib64",
       "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu");
 
   /**
-   * The compute and utility libraries a CUDA container needs (libnvidia-container's utility and
-   * compute lists, nvml.md §3.3), mounted by their full driver version as the toolkit does.
+   * The compute and utility libraries a CUDA container needs (libnvidia-container's
+   * {@code utility_libs} and {@code compute_libs} in {@code src/nvc_info.c}), mounted by their full
+   * driver version as the container toolkit does.
    */
   static final List<String> LIBRARIES = List.of(
       "libcuda", "libcudadebugger", "libnvidia-allocator", "libnvidia-cfg", "libnvidia-gpucomp",
@@ -41,95 +42,69 @@ final class NvidiaHostFiles {
   static final List<String> BINARIES = List.of(
       "nvidia-smi", "nvidia-debugdump", "nvidia-persistenced", "nvidia-cuda-mps-control", "nvidia-cuda-mps-server");
 
-  /** Fixed minors of the control devices on major {@code nvidia} / {@code nvidia-uvm} (nvml.md §3.1). */
+  /**
+   * Fixed minors of the control devices on the {@code nvidia} major: {@code nvidiactl} is 255 and
+   * {@code nvidia-modeset} 254 (nvidia-modprobe's {@code nvidia-modprobe-utils.h},
+   * {@code NV_CTL_DEVICE_MINOR} and {@code NV_MODESET_MINOR}).
+   */
   static final int CTL_MINOR = 255;
   static final int MODESET_MINOR = 254;
 
-  private final HostFs fs;
+  private final FactReader facts;
+  private final FactReader driverFiles;
   private final String driverRoot;
-  private final Consumer<String> warn;
   private CharMajors majors;
   private MigMinors migMinors;
   private List<Mount> driverMounts;
 
-  NvidiaHostFiles(HostFs fs, String driverRoot, Consumer<String> warn) {
-    this.fs = fs;
+  /**
+   * @param facts reads {@code /proc} and {@code /dev}
+   * @param driverFiles reads under the driver root (its file system may have the driver root as an
+   *     extra root, see {@link NvmlLibraryLocator#driverFs})
+   * @param driverRoot the driver root as the host names it ({@code /} or {@code /run/nvidia/driver})
+   */
+  NvidiaHostFiles(FactReader facts, FactReader driverFiles, String driverRoot) {
+    this.facts = facts;
+    this.driverFiles = driverFiles;
     this.driverRoot = driverRoot;
-    this.warn = warn;
   }
 
-  /** {@code /sys/bus/pci/devices/<bdf>/numa_node}; -1 ("no affinity") and absence both mean none. */
-  OptionalInt numaNode(String busId) {
-    Path file = fs.sys("bus/pci/devices/" + busId + "/numa_node");
-    try {
-      Optional<String> value = fs.readValue(file);
-      if (value.isEmpty()) {
-        return OptionalInt.empty();
-      }
-      int node = Integer.parseInt(value.get());
-      return node < 0 ? OptionalInt.empty() : OptionalInt.of(node);
-    } catch (NumberFormatException e) {
-      warn.accept(file + ": not a NUMA node number: \"" + fs.readValue(file).orElse("") + "\"");
-      return OptionalInt.empty();
-    } catch (HostFileException e) {
-      warn.accept(e.getMessage());
-      return OptionalInt.empty();
-    }
-  }
-
-  /** The PCIe root complex by the rule every PCI source shares ({@link PcieRoots}, nvml.md §2). */
-  Optional<String> pcieRoot(String busId) {
-    try {
-      Optional<String> root = PcieRoots.of(fs, busId);
-      if (root.isEmpty() && fs.readLink(fs.sys("bus/pci/devices/" + busId)).isPresent()) {
-        warn.accept(fs.sys("bus/pci/devices/" + busId) + ": link does not lead to a host bridge under devices/, no PCIe root");
-      }
-      return root;
-    } catch (HostFileException e) {
-      warn.accept(e.getMessage());
-      return Optional.empty();
-    }
-  }
-
+  /** {@code /proc/devices}, read once; a malformed line costs that line. */
   CharMajors majors() {
     if (majors == null) {
-      Path file = fs.proc("devices");
-      try {
-        majors = ProcDevicesParser.parse(fs.readLines(file));
-        if (majors.badLines() > 0) {
-          warn.accept(file + ": " + majors.badLines() + " line(s) not understood");
-        }
-      } catch (HostFileException e) {
-        warn.accept(e.getMessage());
-        majors = ProcDevicesParser.parse(List.of());
-      }
+      majors = ProcDevicesParser.of(facts.lines(procDevices(), ProcDevicesParser::line));
     }
     return majors;
   }
 
+  /** {@code /proc/driver/nvidia-caps/mig-minors}, read once (only when there are MIG devices). */
   MigMinors migMinors() {
     if (migMinors == null) {
-      Path file = fs.proc("driver/nvidia-caps/mig-minors");
-      try {
-        List<String> lines = fs.readLines(file);
-        if (lines.isEmpty()) {
-          warn.accept(file + " is missing or empty: MIG devices get no capability device nodes");
-        }
-        migMinors = MigMinorsParser.parse(lines);
-        if (migMinors.badLines() > 0) {
-          warn.accept(file + ": " + migMinors.badLines() + " line(s) not understood");
-        }
-      } catch (HostFileException e) {
-        warn.accept(e.getMessage());
-        migMinors = MigMinorsParser.parse(List.of());
+      Path file = migMinorsFile();
+      migMinors = MigMinorsParser.of(facts.lines(file, MigMinorsParser::line));
+      if (migMinors.minors().isEmpty()) {
+        facts.warn(file, "missing or without capabilities; MIG devices get no capability device nodes");
       }
     }
     return migMinors;
   }
 
-  /** Whether {@code /dev/<name>} exists on the host (a dangling link does not). */
+  /** A problem with what {@code mig-minors} says, in the one warning format. */
+  void warnMigMinors(String reason) {
+    facts.warn(migMinorsFile(), reason);
+  }
+
+  private Path migMinorsFile() {
+    return facts.fs().proc("driver/nvidia-caps/mig-minors");
+  }
+
+  private Path procDevices() {
+    return facts.fs().proc("devices");
+  }
+
+  /** Whether {@code /dev/<name>} exists on the host (a dangling link, or one leading out of the roots, does not). */
   boolean devExists(String name) {
-    return fs.exists(fs.dev(name));
+    return facts.exists(facts.fs().dev(name));
   }
 
   /** A character node; without a known major the runtime is left to stat the host node. */
@@ -142,7 +117,7 @@ final class NvidiaHostFiles {
   Optional<DeviceNode> gpuNode(int minor) {
     String name = "nvidia" + minor;
     if (!devExists(name)) {
-      warn.accept("/dev/" + name + " does not exist on the host: containers of gpu-" + minor + " get no GPU device node");
+      facts.warn(facts.fs().dev(name), "does not exist; containers of gpu-" + minor + " get no GPU device node");
       return Optional.empty();
     }
     return Optional.of(charNode("/dev/" + name, majors().nvidiaMajor(), minor));
@@ -173,14 +148,14 @@ final class NvidiaHostFiles {
    * host (nvidia-modprobe creates it on demand), so type, major and minor are always given; without
    * the {@code nvidia-caps} major that is impossible and the node is left out with a warning.
    */
-  Optional<DeviceNode> capNode(int capMinor, String what) {
+  Optional<DeviceNode> capNode(int capMinor, String device) {
     Optional<Integer> major = majors().major("nvidia-caps");
     String path = "/dev/nvidia-caps/nvidia-cap" + capMinor;
     if (major.isEmpty()) {
-      if (fs.exists(fs.dev("nvidia-caps/nvidia-cap" + capMinor))) {
+      if (devExists("nvidia-caps/nvidia-cap" + capMinor)) {
         return Optional.of(charNode(path, major, capMinor));
       }
-      warn.accept("no nvidia-caps major in /proc/devices: " + what + " gets no " + path);
+      facts.warn(procDevices(), "no nvidia-caps major; " + device + " gets no " + path);
       return Optional.empty();
     }
     return Optional.of(DeviceNode.charDevice(path, major.get(), capMinor));
@@ -195,22 +170,18 @@ final class NvidiaHostFiles {
   List<Mount> driverMounts(Optional<String> driverVersion) {
     if (driverMounts == null) {
       List<Mount> mounts = new ArrayList<>();
-      try {
-        driverVersion.ifPresent(version -> {
-          for (String dir : LIBRARY_DIRS) {
-            for (String lib : LIBRARIES) {
-              addIfPresent(mounts, dir, lib + ".so." + version);
-              addIfPresent(mounts, dir, lib + ".so.1");
-            }
-          }
-        });
-        for (String dir : BINARY_DIRS) {
-          for (String bin : BINARIES) {
-            addIfPresent(mounts, dir, bin);
+      driverVersion.ifPresent(version -> {
+        for (String dir : LIBRARY_DIRS) {
+          for (String lib : LIBRARIES) {
+            addIfPresent(mounts, dir, lib + ".so." + version);
+            addIfPresent(mounts, dir, lib + ".so.1");
           }
         }
-      } catch (HostFileException e) {
-        warn.accept(e.getMessage());
+      });
+      for (String dir : BINARY_DIRS) {
+        for (String bin : BINARIES) {
+          addIfPresent(mounts, dir, bin);
+        }
       }
       driverMounts = List.copyOf(mounts);
     }
@@ -220,9 +191,14 @@ final class NvidiaHostFiles {
   private void addIfPresent(List<Mount> mounts, String dir, String file) {
     String containerPath = "/" + (dir.isEmpty() ? file : dir + "/" + file);
     String hostPath = hostPath(containerPath);
-    Path local = fs.fromHostPath(hostPath);
-    if (fs.exists(local)) {
-      mounts.add(Mount.readOnlyBind(hostPath, containerPath));
+    Path local = driverFiles.fs().fromHostPath(hostPath);
+    try {
+      if (driverFiles.fs().realPath(local).isPresent()) {
+        mounts.add(Mount.readOnlyBind(hostPath, containerPath));
+      }
+    } catch (HostFileException e) {
+      // A link that leads out of the host and driver roots is not mounted: the runtime would follow it.
+      driverFiles.warn(local, e.reason());
     }
   }
 

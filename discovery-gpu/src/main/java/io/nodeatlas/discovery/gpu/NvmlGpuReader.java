@@ -14,8 +14,9 @@ import java.util.function.Consumer;
 
 /**
  * Reads one GPU through an open session, call by call: a failing call costs that fact and one
- * warning, never the GPU. The call order follows NVIDIA's DRA plugin (nvml.md §1.8). The MIG walk
- * skips empty slots ({@code NOT_FOUND}, {@code INVALID_ARGUMENT}), which are normal.
+ * warning, never the GPU. Identity (PCI, minor, UUID) is read first, so that later warnings can
+ * name the GPU. The MIG walk skips empty slots ({@code NOT_FOUND}, {@code INVALID_ARGUMENT}), which
+ * are normal.
  */
 final class NvmlGpuReader {
 
@@ -42,10 +43,11 @@ final class NvmlGpuReader {
     }
 
     <T> Optional<T> read(String what, Call<T> call) {
-      return read(what, call, false);
+      return read(what, call, null);
     }
 
-    <T> Optional<T> read(String what, Call<T> call, boolean unsupportedIsNormal) {
+    /** Like {@link #read(String, Call)}; {@code NOT_SUPPORTED} gives {@code whenUnsupported}, silently, when given. */
+    <T> Optional<T> read(String what, Call<T> call, T whenUnsupported) {
       if (lost) {
         return Optional.empty();
       }
@@ -54,7 +56,9 @@ final class NvmlGpuReader {
       } catch (NvmlException e) {
         if (e.status() == NvmlReturn.ERROR_GPU_IS_LOST) {
           lost = true;
-        } else if (!(unsupportedIsNormal && e.status() == NvmlReturn.ERROR_NOT_SUPPORTED)) {
+        } else if (whenUnsupported != null && e.status() == NvmlReturn.ERROR_NOT_SUPPORTED) {
+          return Optional.of(whenUnsupported);
+        } else {
           warn.accept(label + ": " + what + " not read: " + e.getMessage());
         }
         return Optional.empty();
@@ -65,8 +69,7 @@ final class NvmlGpuReader {
   GpuInfo read(int index, NvmlDevice device) {
     Facts f = new Facts("GPU at NVML index " + index);
     Optional<PciInfo> pci = f.read("PCI info", () -> nvml.pciInfo(device));
-    String label = pci.map(p -> "GPU " + PciBusIds.normalise(p.busId()).orElse(p.busId()))
-        .orElse("GPU at NVML index " + index);
+    String label = GpuInfo.label(index, pci);
     Facts g = new Facts(label);
     g.lost = f.lost;
     Optional<Integer> minor = g.read("minor number", () -> nvml.minorNumber(device));
@@ -79,8 +82,9 @@ final class NvmlGpuReader {
     Optional<String> part = g.read("board part number", () -> nvml.boardPartNumber(device));
     Optional<String> vbios = g.read("VBIOS version", () -> nvml.vbiosVersion(device));
     var memory = g.read("memory info", () -> nvml.memoryInfo(device));
-    // NOT_SUPPORTED from nvmlDeviceGetMigMode means "not MIG-capable" (go-nvlib), not a failure.
-    Optional<MigMode> mig = g.read("MIG mode", () -> nvml.migMode(device), true);
+    // NOT_SUPPORTED from nvmlDeviceGetMigMode means "not MIG-capable" (NVML API Reference,
+    // nvmlDeviceGetMigMode), not a failure: such a GPU has MIG disabled.
+    Optional<MigMode> mig = g.read("MIG mode", () -> nvml.migMode(device), new MigMode(false, false));
     List<MigInfo> migs = new ArrayList<>();
     if (mig.map(MigMode::current).orElse(false)) {
       int max = g.read("MIG device count", () -> nvml.maxMigDeviceCount(device)).orElse(0);

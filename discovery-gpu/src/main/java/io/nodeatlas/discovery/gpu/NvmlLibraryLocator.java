@@ -4,6 +4,7 @@ import io.nodeatlas.discovery.gpu.nvml.JnaNvmlLibrary;
 import io.nodeatlas.discovery.gpu.nvml.NvmlException;
 import io.nodeatlas.discovery.gpu.nvml.NvmlLibrary;
 import io.nodeatlas.discovery.gpu.nvml.NvmlReturn;
+import io.nodeatlas.discovery.host.Excerpt;
 import io.nodeatlas.discovery.host.HostContext;
 import io.nodeatlas.discovery.host.HostFileException;
 import io.nodeatlas.discovery.host.HostFs;
@@ -16,9 +17,12 @@ import java.util.Optional;
 /**
  * Where {@code libnvidia-ml.so.1} comes from, in this order:
  * <ol>
- *   <li>{@value #NVML_LIBRARY} ({@code --nvml-library FILE}): exactly that file on this machine;</li>
- *   <li>the driver root {@value #DRIVER_ROOT} ({@code --nvidia-driver-root}, default {@code /}), read
- *       through the host root and searched in NVIDIA's DRA driver's directory order (nvml.md §1.1);</li>
+ *   <li>{@link GpuDiscoverySource#NVML_LIBRARY} ({@code --nvml-library FILE}): exactly that file on
+ *       this machine;</li>
+ *   <li>the driver root {@link GpuDiscoverySource#DRIVER_ROOT} ({@code --nvidia-driver-root}, default
+ *       the host root), read through the host root and searched in the directory order of NVIDIA's
+ *       DRA driver ({@link NvidiaHostFiles#LIBRARY_DIRS}); the file found, links resolved, must lie
+ *       inside the host root or the driver root, because it is loaded into this process;</li>
  *   <li>only when no driver root was given: the usual library path ({@code jna.library.path}, then the
  *       dynamic linker's). With an explicit driver root we never fall back, because a library from
  *       another installation would not match the driver files we mount into containers.</li>
@@ -26,42 +30,77 @@ import java.util.Optional;
  */
 public final class NvmlLibraryLocator {
 
-  public static final String NVML_LIBRARY = "gpu.nvmlLibrary";
-  public static final String DRIVER_ROOT = "gpu.driverRoot";
   public static final String DEFAULT_DRIVER_ROOT = "/";
 
   private static final int MAX_LINK_HOPS = 8;
 
   private NvmlLibraryLocator() {}
 
-  /** The driver root as the host sees it. */
+  /** The driver root as the host sees it: an absolute, normalised path ({@code /} when not set). */
   public static String driverRoot(HostContext host) {
-    return host.options().get(DRIVER_ROOT).orElse(DEFAULT_DRIVER_ROOT);
+    return host.options().path(GpuDiscoverySource.DRIVER_ROOT)
+        .map(p -> Path.of(DEFAULT_DRIVER_ROOT).resolve(p).normalize().toString())
+        .orElse(DEFAULT_DRIVER_ROOT);
+  }
+
+  /**
+   * The file system to read the driver installation through. A driver root is named as the host
+   * sees it and read under the host root; when the host's path leads out of the host root (a link to
+   * a driver container's root file system), that place becomes one more root, so the driver files
+   * are not refused as lying outside. Never a root that would let reads go anywhere ({@code /}).
+   */
+  public static HostFs driverFs(HostContext host) {
+    HostFs fs = host.fs();
+    if (host.options().path(GpuDiscoverySource.DRIVER_ROOT).isEmpty()) {
+      return fs;
+    }
+    Path local = fs.fromHostPath(driverRoot(host));
+    try {
+      fs.realPath(local);
+      return fs; // inside the roots, or missing: nothing to widen
+    } catch (HostFileException outside) {
+      HostFs wider = fs.withRoot(local);
+      return wider.isConfined(Path.of("/")) ? fs : wider;
+    }
   }
 
   /** The default {@link NvmlLoader}. */
   public static NvmlLibrary load(HostContext host) throws NvmlException {
-    Optional<String> explicit = host.options().get(NVML_LIBRARY);
+    Optional<Path> explicit;
+    Optional<Path> givenRoot;
+    try {
+      explicit = host.options().path(GpuDiscoverySource.NVML_LIBRARY);
+      givenRoot = host.options().path(GpuDiscoverySource.DRIVER_ROOT);
+    } catch (IllegalArgumentException e) {
+      throw notFound(e.getMessage());
+    }
     if (explicit.isPresent()) {
-      Path file = Path.of(explicit.get()).toAbsolutePath();
+      Path file = explicit.get().toAbsolutePath();
       if (!Files.isRegularFile(file)) {
-        throw notFound(NVML_LIBRARY + "=" + explicit.get() + ": no such file");
+        throw notFound(GpuDiscoverySource.NVML_LIBRARY.flag() + " " + explicit.get() + ": no such file");
       }
       return JnaNvmlLibrary.load(file);
     }
-    Optional<Path> underRoot = findUnderDriverRoot(host.fs(), driverRoot(host));
+    String root = driverRoot(host);
+    List<String> refused = new ArrayList<>();
+    Optional<Path> underRoot = findUnderDriverRoot(driverFs(host), root, refused);
     if (underRoot.isPresent()) {
       return JnaNvmlLibrary.load(underRoot.get());
     }
-    if (host.options().get(DRIVER_ROOT).isPresent()) {
-      throw notFound("no " + JnaNvmlLibrary.SONAME + " under driver root " + driverRoot(host)
-          + " (searched " + String.join(", ", searched(driverRoot(host))) + ")");
+    if (givenRoot.isPresent() || !refused.isEmpty()) {
+      throw notFound("no " + JnaNvmlLibrary.SONAME + " under driver root " + root
+          + " (searched " + String.join(", ", searched(root)) + ")"
+          + (refused.isEmpty() ? "" : "; refused " + String.join("; ", refused)));
     }
     return JnaNvmlLibrary.loadFromLibraryPath();
   }
 
-  /** The first {@code libnvidia-ml.so.1} under the driver root, symlinks resolved within the host tree. */
-  static Optional<Path> findUnderDriverRoot(HostFs fs, String driverRoot) {
+  /**
+   * The first {@code libnvidia-ml.so.1} under the driver root, as its real path. Links are followed
+   * the way {@link HostFs#resolveLink} does, so an absolute link stays in the host tree; a candidate
+   * whose real path lies outside the roots is refused and named in {@code refused}.
+   */
+  static Optional<Path> findUnderDriverRoot(HostFs fs, String driverRoot, List<String> refused) {
     for (String hostPath : searched(driverRoot)) {
       Path local = fs.fromHostPath(hostPath);
       try {
@@ -70,7 +109,8 @@ public final class NvmlLibraryLocator {
           return resolved;
         }
       } catch (HostFileException e) {
-        // An unreadable candidate is no candidate; the next directory may still have the library.
+        // An unusable candidate is no candidate; the next directory may still have the library.
+        refused.add(Excerpt.scrub(hostPath + ": " + e.reason()));
       }
     }
     return Optional.empty();
@@ -85,13 +125,13 @@ public final class NvmlLibraryLocator {
     return paths;
   }
 
-  /** Follows links the way {@link HostFs#resolveLink} does, so an absolute host link stays in the host tree. */
+  /** Follows links lexically, then confines: the real path of a regular file inside the roots. */
   private static Optional<Path> resolve(HostFs fs, Path path) {
     Path current = path;
     for (int hop = 0; hop < MAX_LINK_HOPS; hop++) {
       Optional<Path> next = fs.resolveLink(current);
       if (next.isEmpty()) {
-        return Files.isRegularFile(current) ? Optional.of(current) : Optional.empty();
+        return fs.realPath(current).filter(Files::isRegularFile);
       }
       current = next.get();
     }

@@ -11,18 +11,23 @@ import io.nodeatlas.discovery.model.ContainerEdits.DeviceNode;
 import io.nodeatlas.discovery.model.ContainerEdits.Mount;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Quantity;
+import io.nodeatlas.discovery.spi.AttributeCatalogue;
 import io.nodeatlas.discovery.spi.Availability;
 import io.nodeatlas.discovery.spi.DiscoveryException;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.spi.DiscoverySources;
 import io.nodeatlas.discovery.spi.DiscoveryWarning;
+import io.nodeatlas.discovery.spi.SourceSetting;
 import io.nodeatlas.discovery.testing.FixtureTree;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,6 +41,7 @@ class GpuDiscoverySourceTest {
 
   @TempDir Path host;
   @TempDir Path confDir;
+  @TempDir Path outside;
 
   private final GpuDiscoverySource source = new GpuDiscoverySource();
 
@@ -44,6 +50,13 @@ class GpuDiscoverySourceTest {
     FixtureTree.at(host)
         .symlink("sys/bus/pci/devices/0000:18:00.0", "../../../devices/pci0000:17/0000:17:01.0/0000:18:00.0")
         .value("sys/devices/pci0000:17/0000:17:01.0/0000:18:00.0/numa_node", 0)
+        .value("sys/devices/pci0000:17/0000:17:01.0/0000:18:00.0/vendor", "0x10de")
+        .value("sys/devices/pci0000:17/0000:17:01.0/0000:18:00.0/device", "0x2330")
+        .value("sys/devices/pci0000:17/0000:17:01.0/0000:18:00.0/class", "0x030200")
+        .value("sys/devices/pci0000:17/0000:17:01.0/0000:18:00.0/current_link_speed", "32.0 GT/s PCIe")
+        .value("sys/devices/pci0000:17/0000:17:01.0/0000:18:00.0/current_link_width", 16)
+        .symlink("sys/devices/pci0000:17/0000:17:01.0/0000:18:00.0/driver", "../../../../bus/pci/drivers/nvidia")
+        .dir("sys/bus/pci/drivers/nvidia")
         .symlink("sys/bus/pci/devices/0000:68:00.0", "../../../devices/pci0000:64/0000:64:02.0/0000:68:00.0")
         .value("sys/devices/pci0000:64/0000:64:02.0/0000:68:00.0/numa_node", -1)
         .file("proc/devices", "Character devices:\n  1 mem\n195 nvidia-frontend\n235 nvidia-caps\n510 nvidia-uvm\n\n"
@@ -110,8 +123,8 @@ class GpuDiscoverySourceTest {
         Map.entry("nodeatlas.io/type", "gpu"),
         Map.entry("nodeatlas.io/uuid", "GPU-6c6f1d3e-1b6e-4b5f-9c1e-5b8a4f0e2a11"),
         Map.entry("nodeatlas.io/productName", "NVIDIA H100 80GB HBM3"),
-        Map.entry("nodeatlas.io/brand", "Nvidia"),
-        Map.entry("nodeatlas.io/architecture", "Hopper"),
+        Map.entry("nodeatlas.io/brand", "nvidia"),
+        Map.entry("nodeatlas.io/architecture", "hopper"),
         Map.entry("nodeatlas.io/cudaComputeCapability", "9.0.0"),
         Map.entry("nodeatlas.io/driverVersion", "550.54.15"),
         Map.entry("nodeatlas.io/cudaDriverVersion", "12.4.0"),
@@ -119,11 +132,20 @@ class GpuDiscoverySourceTest {
         Map.entry("nodeatlas.io/serial", "1654922004211"),
         Map.entry("nodeatlas.io/boardPartNumber", "692-2G520-0200-000"),
         Map.entry("nodeatlas.io/vbiosVersion", "96.00.74.00.01"),
-        Map.entry("nodeatlas.io/pciDeviceID", "0x2330"),
         Map.entry("nodeatlas.io/migEnabled", true),
+        // The PCI function: address, ids and subsystem from NVML, the rest from sysfs.
         Map.entry("resource.kubernetes.io/pciBusID", "0000:18:00.0"),
         Map.entry("resource.kubernetes.io/pcieRoot", "pci0000:17"),
-        Map.entry("resource.kubernetes.io/numaNode", 0L))));
+        Map.entry("resource.kubernetes.io/numaNode", 0L),
+        Map.entry("nodeatlas.io/pciVendorID", "10de"),
+        Map.entry("nodeatlas.io/pciDeviceID", "2330"),
+        Map.entry("nodeatlas.io/pciSubsystemVendorID", "10de"),
+        Map.entry("nodeatlas.io/pciSubsystemDeviceID", "16c1"),
+        Map.entry("nodeatlas.io/kernelDriver", "nvidia"),
+        Map.entry("nodeatlas.io/pcieLinkSpeed", "32.0 GT/s"),
+        Map.entry("nodeatlas.io/pcieLinkWidth", 16L))));
+    assertThat(h100.allowMultipleAllocations()).as("a GPU is exclusive").isFalse();
+    assertThat(h100.requestPolicies()).isEmpty();
     assertThat(h100.attribute("nodeatlas.io/driverVersion")).contains(AttributeValue.version("550.54.15"));
     assertThat(h100.capacity()).containsExactly(Map.entry("nodeatlas.io/memory", Quantity.of(85520809984L)));
     assertThat(h100.containerEdits().deviceNodes()).containsExactly(
@@ -152,7 +174,12 @@ class GpuDiscoverySourceTest {
         "nodeatlas.io/productName", "NVIDIA H100 80GB HBM3",
         "resource.kubernetes.io/pciBusID", "0000:18:00.0",
         "nodeatlas.io/cudaDriverVersion", "12.4.0"));
-    assertThat(attributes(mig)).doesNotContainKeys("nodeatlas.io/serial", "nodeatlas.io/migEnabled");
+    assertThat(attributes(mig)).containsEntry("nodeatlas.io/brand", "nvidia")
+        .containsEntry("resource.kubernetes.io/numaNode", 0L)
+        .containsEntry("nodeatlas.io/pciDeviceID", "2330")
+        .doesNotContainKeys("nodeatlas.io/serial", "nodeatlas.io/migEnabled", "nodeatlas.io/minor");
+    assertThat(mig.allowMultipleAllocations()).as("a MIG device is exclusive").isFalse();
+    assertThat(mig.requestPolicies()).isEmpty();
     assertThat(mig.capacity()).isEqualTo(new TreeMap<>(Map.of(
         "nodeatlas.io/memory", Quantity.of(10468982784L),
         "nodeatlas.io/multiprocessors", Quantity.of(16),
@@ -171,9 +198,11 @@ class GpuDiscoverySourceTest {
 
     Device a100 = device(r, "gpu-3");
     assertThat(attributes(a100)).containsEntry("nodeatlas.io/migEnabled", false)
-        .containsEntry("nodeatlas.io/architecture", "Ampere")
+        .containsEntry("nodeatlas.io/architecture", "ampere")
         .containsEntry("resource.kubernetes.io/pcieRoot", "pci0000:64")
-        .doesNotContainKey("resource.kubernetes.io/numaNode"); // numa_node -1 means no affinity
+        .containsEntry("nodeatlas.io/pciDeviceID", "20b2")
+        .doesNotContainKeys("resource.kubernetes.io/numaNode", // numa_node -1 means no affinity
+            "nodeatlas.io/pciSubsystemVendorID", "nodeatlas.io/kernelDriver"); // NVML said 0, sysfs nothing
     assertThat(a100.containerEdits().deviceNodes()).first().isEqualTo(DeviceNode.charDevice("/dev/nvidia3", 195, 3));
   }
 
@@ -253,10 +282,19 @@ class GpuDiscoverySourceTest {
   }
 
   @Test
-  void aGpuThatIsNotMigCapableHasNoMigAttributeAndNoWarning() throws Exception {
+  void aGpuThatIsNotMigCapableHasMigDisabledAndNoWarning() throws Exception {
     DiscoveryResult r = discover(FakeNvml.twoGpus().remove("device.1.mig.mode"));
 
     assertThat(r.warnings()).isEmpty();
+    assertThat(device(r, "gpu-3").attributes()).containsEntry("nodeatlas.io/migEnabled", AttributeValue.of(false));
+  }
+
+  @Test
+  void aFailedMigModeReadLeavesMigEnabledOutRatherThanGuessing() throws Exception {
+    DiscoveryResult r = discover(FakeNvml.twoGpus().set("device.1.error.nvmlDeviceGetMigMode", "999"));
+
+    assertThat(messages(r)).containsExactly(
+        "GPU 0000:68:00.0: MIG mode not read: nvmlDeviceGetMigMode: Unknown Error (NVML_ERROR_UNKNOWN)");
     assertThat(device(r, "gpu-3").attributes()).doesNotContainKey("nodeatlas.io/migEnabled");
   }
 
@@ -279,8 +317,8 @@ class GpuDiscoverySourceTest {
     assertThat(messages(r)).containsExactly(
         "GPU 0000:18:00.0 MIG device 6 not read: nvmlDeviceGetMigDeviceHandleByIndex: Insufficient Permissions "
             + "(NVML_ERROR_NO_PERMISSION)",
-        "gpu-0-mig-3-0: no gpu0/gi3/access in mig-minors, capability device node left out",
-        "gpu-0-mig-3-0: no gpu0/gi3/ci0/access in mig-minors, capability device node left out");
+        "/proc/driver/nvidia-caps/mig-minors: no gpu0/gi3/access; gpu-0-mig-3-0 gets no capability device node",
+        "/proc/driver/nvidia-caps/mig-minors: no gpu0/gi3/ci0/access; gpu-0-mig-3-0 gets no capability device node");
     assertThat(device(r, "gpu-0-mig-3-0").attributes())
         .containsEntry("nodeatlas.io/profile", AttributeValue.string("2g.20gb"));
   }
@@ -303,8 +341,8 @@ class GpuDiscoverySourceTest {
 
     assertThat(r.devices()).extracting(Device::name).containsExactly("gpu-0", "gpu-0-mig-9-0", "gpu-3");
     assertThat(messages(r)).containsExactly(
-        host.resolve("proc/driver/nvidia-caps/mig-minors") + " is missing or empty: MIG devices get no capability device nodes",
-        "/dev/nvidia3 does not exist on the host: containers of gpu-3 get no GPU device node");
+        "/proc/driver/nvidia-caps/mig-minors: missing or without capabilities; MIG devices get no capability device nodes",
+        "/dev/nvidia3: does not exist; containers of gpu-3 get no GPU device node");
     // Without /proc/devices the runtime is left to stat the host nodes.
     assertThat(device(r, "gpu-0").containerEdits().deviceNodes()).first()
         .isEqualTo(new DeviceNode("/dev/nvidia0", null, null, null, null, null, null, null, null));
@@ -313,13 +351,82 @@ class GpuDiscoverySourceTest {
   }
 
   @Test
+  void brokenHostFilesCostOneFactEachAndSayWhichHostFile() throws Exception {
+    FixtureTree.at(host)
+        .value("sys/devices/pci0000:17/0000:17:01.0/0000:18:00.0/numa_node", "x")
+        .file("proc/devices", "Character devices:\n  1 mem\ngarbage here\n195 nvidia-frontend\n510 nvidia-uvm\n")
+        .file("proc/driver/nvidia-caps/mig-minors", "config 1\ngpu0/gi9\ngpu0/gi9/access 84\ngpu0/gi9/ci0/access 85\n");
+    DiscoveryResult r = discover(FakeNvml.twoGpus());
+
+    assertThat(r.devices()).extracting(Device::name).containsExactly("gpu-0", "gpu-0-mig-9-0", "gpu-3");
+    assertThat(messages(r)).containsExactly(
+        "/sys/devices/pci0000:17/0000:17:01.0/0000:18:00.0/numa_node: not understood: not a NUMA node id: \"x\" (1 chars)",
+        "/proc/devices: line 3 left out: not \"<major> <name>\" or \"<section>:\": \"garbage here\" (12 chars)",
+        "/proc/driver/nvidia-caps/mig-minors: line 2 left out: not \"<capability> <minor>\": \"gpu0/gi9\" (8 chars)",
+        "/proc/devices: no nvidia-caps major; gpu-0-mig-9-0 gets no /dev/nvidia-caps/nvidia-cap84",
+        "/proc/devices: no nvidia-caps major; gpu-0-mig-9-0 gets no /dev/nvidia-caps/nvidia-cap85");
+    assertThat(device(r, "gpu-0").attributes()).doesNotContainKey("resource.kubernetes.io/numaNode")
+        .containsKey("resource.kubernetes.io/pcieRoot");
+    // The good lines still count: the nvidia and uvm majors are known.
+    assertThat(device(r, "gpu-0").containerEdits().deviceNodes()).first()
+        .isEqualTo(DeviceNode.charDevice("/dev/nvidia0", 195, 0));
+  }
+
+  @Test
+  void everyPublishedAttributeIsCataloguedAndEveryCataloguedOneIsPublished() throws Exception {
+    List<FakeNvml.Config> configurations = List.of(
+        FakeNvml.twoGpus(),
+        FakeNvml.twoGpus().set("device.0.mig.mode", "0"),
+        FakeNvml.twoGpus().remove("device.1.mig.mode"),
+        FakeNvml.twoGpus().set("device.0.error.nvmlDeviceGetSerial", "3"),
+        FakeNvml.twoGpus().set("device.0.mig.count", "2").set("device.0.mig.1.index", "5")
+            .set("device.0.mig.1.uuid", "MIG-00000001-0000-0000-0000-000000000001").set("device.0.mig.1.gi", "3")
+            .set("device.0.mig.1.ci", "0").set("device.0.mig.1.profile", "2g.20gb")
+            .set("device.0.mig.0.error.nvmlDeviceGetMemoryInfo_v2", "3"));
+    Set<String> published = new TreeSet<>();
+    for (FakeNvml.Config configuration : configurations) {
+      List<Device> devices = discover(configuration).devices();
+      assertThat(AttributeCatalogue.undocumented(source.catalogue(), devices)).as(configuration.text()).isEmpty();
+      devices.forEach(d -> {
+        d.attributes().keySet().forEach(k -> published.add(d.type().orElseThrow() + " " + k));
+        d.capacity().keySet().forEach(k -> published.add(d.type().orElseThrow() + " " + k));
+      });
+    }
+    assertThat(source.catalogue()).extracting(doc -> doc.deviceType() + " " + doc.name())
+        .doesNotHaveDuplicates()
+        .containsExactlyInAnyOrderElementsOf(published);
+  }
+
+  @Test
+  void declaresItsSettingsAndReadsThemUnderTheirKeys() throws Exception {
+    assertThat(source.settings()).containsExactly(GpuDiscoverySource.DRIVER_ROOT, GpuDiscoverySource.NVML_LIBRARY);
+    SourceSetting root = GpuDiscoverySource.DRIVER_ROOT;
+    assertThat(List.of(root.key(), root.flag(), root.env(), root.type(), root.defaultValue(), root.aliases()))
+        .containsExactly("gpu.driverRoot", "--nvidia-driver-root", "NVIDIA_DRIVER_ROOT", SourceSetting.Type.PATH, "",
+            List.of());
+    SourceSetting nvml = GpuDiscoverySource.NVML_LIBRARY;
+    assertThat(List.of(nvml.key(), nvml.flag(), nvml.env(), nvml.type(), nvml.defaultValue(), nvml.aliases()))
+        .containsExactly("gpu.nvmlLibrary", "--nvml-library", "NODEATLAS_NVML_LIBRARY", SourceSetting.Type.PATH, "",
+            List.of("--nvml-library-path"));
+    assertThat(source.settings()).allSatisfy(s -> assertThat(s.description()).isNotBlank());
+
+    FakeNvml.twoGpus().install(confDir);
+    HostContext ctx = new HostContext(HostFs.of(host),
+        SourceOptions.NONE.with(nvml, FakeNvml.library().toString()).with(root, "/run/../run/nvidia/driver/"),
+        Clock.systemUTC());
+    assertThat(NvmlLibraryLocator.driverRoot(ctx)).isEqualTo("/run/nvidia/driver");
+    assertThat(source.discover(ctx).devices()).hasSize(3);
+  }
+
+  @Test
   void aVersionNvmlPrintsOddlyIsLeftOutWithAWarning() throws Exception {
     DiscoveryResult r = discover(FakeNvml.twoGpus().set("driver.version", "550.54.15-custom")
         .set("device.0.name", "N".repeat(65)));
 
     assertThat(messages(r)).contains(
-        "driver version \"550.54.15-custom\" is not a version number; driverVersion left out");
-    assertThat(messages(r)).anySatisfy(m -> assertThat(m).startsWith("gpu-0: attribute nodeatlas.io/productName left out"));
+        "driver version \"550.54.15-custom\" (16 chars) is not a version number; driverVersion left out",
+        "device gpu-0: nodeatlas.io/productName left out: the value is 65 bytes, a ResourceSlice allows at most 64",
+        "device gpu-0-mig-9-0: nodeatlas.io/productName left out: the value is 65 bytes, a ResourceSlice allows at most 64");
     assertThat(device(r, "gpu-0").attributes()).doesNotContainKeys("nodeatlas.io/driverVersion", "nodeatlas.io/productName");
   }
 
@@ -338,7 +445,7 @@ class GpuDiscoverySourceTest {
   void aMissingLibraryMakesTheSourceUnavailable() {
     Availability explicit = source.availability(context(Map.of("gpu.nvmlLibrary", host.resolve("nope.so").toString())));
     assertThat(explicit.available()).isFalse();
-    assertThat(explicit.reason()).isEqualTo("NVML not loaded: load NVML: gpu.nvmlLibrary=" + host.resolve("nope.so")
+    assertThat(explicit.reason()).isEqualTo("NVML not loaded: load NVML: --nvml-library " + host.resolve("nope.so")
         + ": no such file (NVML_ERROR_LIBRARY_NOT_FOUND)");
 
     Availability noDriver = source.availability(context(Map.of("gpu.driverRoot", "/run/nvidia/driver")));
@@ -349,9 +456,10 @@ class GpuDiscoverySourceTest {
 
   @Test
   void nvmlIsFoundUnderTheDriverRoot() throws Exception {
-    // A relative link, as driver installs have; an absolute one would be re-rooted under the host root.
-    Path linkDir = host.resolve("run/nvidia/driver/usr/lib64");
-    FixtureTree.at(host).symlink("run/nvidia/driver/usr/lib64/libnvidia-ml.so.1", linkDir.relativize(FakeNvml.library()).toString())
+    // The SONAME a relative link to the versioned file, as driver installs have them.
+    FixtureTree.at(host)
+        .bytes("run/nvidia/driver/usr/lib64/libnvidia-ml.so.550.54.15", Files.readAllBytes(FakeNvml.library()))
+        .symlink("run/nvidia/driver/usr/lib64/libnvidia-ml.so.1", "libnvidia-ml.so.550.54.15")
         .file("run/nvidia/driver/usr/lib64/libcuda.so.550.54.15", "")
         .file("run/nvidia/driver/usr/bin/nvidia-smi", "");
     FakeNvml.twoGpus().install(confDir);
@@ -363,8 +471,56 @@ class GpuDiscoverySourceTest {
     // Mounts name the host path under the driver root and the path inside the driver root in the container.
     assertThat(device(r, "gpu-3").containerEdits().mounts()).containsExactly(
         Mount.readOnlyBind("/run/nvidia/driver/usr/lib64/libcuda.so.550.54.15", "/usr/lib64/libcuda.so.550.54.15"),
+        Mount.readOnlyBind("/run/nvidia/driver/usr/lib64/libnvidia-ml.so.550.54.15",
+            "/usr/lib64/libnvidia-ml.so.550.54.15"),
         Mount.readOnlyBind("/run/nvidia/driver/usr/lib64/libnvidia-ml.so.1", "/usr/lib64/libnvidia-ml.so.1"),
         Mount.readOnlyBind("/run/nvidia/driver/usr/bin/nvidia-smi", "/usr/bin/nvidia-smi"));
+    assertThat(r.warnings()).isEmpty();
+  }
+
+  @Test
+  void aDriverRootThatLeadsOutOfTheHostRootIsReadThere() throws Exception {
+    // A driver container's root file system, linked from where the host names the driver root.
+    FixtureTree.at(outside)
+        .bytes("usr/lib64/libnvidia-ml.so.550.54.15", Files.readAllBytes(FakeNvml.library()))
+        .symlink("usr/lib64/libnvidia-ml.so.1", "libnvidia-ml.so.550.54.15")
+        .file("usr/bin/nvidia-smi", "");
+    FixtureTree.at(host).symlink("run/nvidia/driver", outside.toString());
+    FakeNvml.twoGpus().install(confDir);
+    HostContext ctx = context(Map.of("gpu.driverRoot", "/run/nvidia/driver"));
+
+    assertThat(source.availability(ctx)).isEqualTo(Availability.ok());
+    DiscoveryResult r = source.discover(ctx);
+    assertThat(r.warnings()).isEmpty();
+    assertThat(device(r, "gpu-3").containerEdits().mounts()).containsExactly(
+        Mount.readOnlyBind("/run/nvidia/driver/usr/lib64/libnvidia-ml.so.550.54.15",
+            "/usr/lib64/libnvidia-ml.so.550.54.15"),
+        Mount.readOnlyBind("/run/nvidia/driver/usr/lib64/libnvidia-ml.so.1", "/usr/lib64/libnvidia-ml.so.1"),
+        Mount.readOnlyBind("/run/nvidia/driver/usr/bin/nvidia-smi", "/usr/bin/nvidia-smi"));
+  }
+
+  @Test
+  void driverFilesThatLinkOutOfTheRootsAreNeitherLoadedNorMounted() throws Exception {
+    Path linkDir = host.resolve("run/nvidia/driver/usr/lib64");
+    FixtureTree.at(host)
+        .symlink("run/nvidia/driver/usr/lib64/libnvidia-ml.so.1", linkDir.relativize(FakeNvml.library()).toString())
+        .symlink("run/nvidia/driver/usr/bin/nvidia-smi", outside.resolve("nvidia-smi").toString());
+    FixtureTree.at(outside).file("nvidia-smi", "");
+    FakeNvml.twoGpus().install(confDir);
+
+    Availability refused = source.availability(context(Map.of("gpu.driverRoot", "/run/nvidia/driver")));
+    assertThat(refused.available()).isFalse();
+    assertThat(refused.reason()).contains("; refused /run/nvidia/driver/usr/lib64/libnvidia-ml.so.1: resolves outside "
+        + "the host root (to " + FakeNvml.library().toRealPath() + "); symlink not followed");
+
+    DiscoveryResult r = source.discover(context(Map.of(
+        "gpu.driverRoot", "/run/nvidia/driver", "gpu.nvmlLibrary", FakeNvml.library().toString())));
+    assertThat(device(r, "gpu-3").containerEdits().mounts()).isEmpty();
+    assertThat(messages(r)).containsExactly(
+        "/run/nvidia/driver/usr/lib64/libnvidia-ml.so.1: resolves outside the host root (to "
+            + FakeNvml.library().toRealPath() + "); symlink not followed",
+        "/run/nvidia/driver/usr/bin/nvidia-smi: resolves outside the host root (to "
+            + outside.resolve("nvidia-smi").toRealPath() + "); symlink not followed");
   }
 
   @Test

@@ -1,41 +1,63 @@
 package io.nodeatlas.discovery.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nodeatlas.discovery.gpu.MigMinorsParser.MigMinors;
 import io.nodeatlas.discovery.gpu.ProcDevicesParser.CharMajors;
-import java.util.List;
+import io.nodeatlas.discovery.gpu.nvml.NvmlSession.PciInfo;
+import io.nodeatlas.discovery.pci.PciAddress;
+import io.nodeatlas.discovery.pci.PciFunctionFacts;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The pure parsers of the GPU source, on real shapes of their inputs. */
 class GpuParsersTest {
+
+  private static PciInfo pci(long domain, int bus, int device, int deviceId, int subsystemId, String busId) {
+    return new PciInfo(domain, bus, device, deviceId, subsystemId, busId);
+  }
 
   @ParameterizedTest
   @CsvSource({
     "00000000:3B:00.0, 0000:3b:00.0",   // NVML busId
     "0000:3B:00.0,     0000:3b:00.0",   // NVML busIdLegacy
-    "0000:3b:00.0,     0000:3b:00.0",   // sysfs
     "00010000:01:00.0, 10000:01:00.0",  // VMD domain keeps all its digits
-    "0:1:2.3,          0000:01:02.3",
   })
-  void busIdsAreNormalisedToTheSysfsForm(String in, String out) {
-    assertThat(PciBusIds.normalise(in)).contains(out);
+  void nvmlBusIdsGiveTheSysfsAddress(String in, String out) {
+    assertThat(NvmlPci.address(pci(0, 0, 0, 0, 0, in))).map(PciAddress::toString).contains(out);
   }
 
-  @ParameterizedTest
-  @CsvSource({"0000:3b:00", "0000:3b:20.0", "0000:3b:00.8", "000000000:3b:00.0", "g000:3b:00.0", "''", "0000:3b:00.0x"})
-  void whatIsNotABusIdIsRejected(String in) {
-    assertThat(PciBusIds.normalise(in)).isEmpty();
+  @Test
+  void withoutAReadableBusIdTheAddressComesFromNvmlsFieldsAsFunctionZero() {
+    assertThat(NvmlPci.address(pci(0x10000, 1, 2, 0, 0, "garbage"))).map(PciAddress::toString).contains("10000:01:02.0");
+    assertThat(NvmlPci.address(pci(0, 0x3b, 0x20, 0, 0, ""))).as("device 0x20 is out of range").isEmpty();
   }
 
   @Test
   void onlyFourDigitDomainsFitTheKubernetesAttribute() {
-    assertThat(PciBusIds.isStandard("0000:3b:00.0")).isTrue();
-    assertThat(PciBusIds.isStandard("10000:01:00.0")).isFalse();
-    assertThat(PciBusIds.format(0x10000, 1, 0, 0)).isEqualTo("10000:01:00.0");
+    assertThat(NvmlPci.address(pci(0, 0, 0, 0, 0, "00000000:3B:00.0")).flatMap(PciAddress::standardBusId))
+        .contains("0000:3b:00.0");
+    assertThat(NvmlPci.address(pci(0, 0, 0, 0, 0, "00010000:01:00.0")).flatMap(PciAddress::standardBusId)).isEmpty();
+  }
+
+  @Test
+  void nvmlsPackedIdsReplaceSysfsIdsAndKeepTheOtherFacts() {
+    PciAddress address = PciAddress.parse("0000:18:00.0");
+    PciFunctionFacts sysfs = new PciFunctionFacts(address, Optional.of("10de"), Optional.of("ffff"), Optional.empty(),
+        Optional.empty(), Optional.of("030200"), Optional.of("nvidia"), OptionalInt.of(1), Optional.of("pci0000:17"),
+        Optional.of("32.0 GT/s"), OptionalInt.of(16), OptionalInt.of(7));
+    PciFunctionFacts merged = NvmlPci.withNvmlIds(sysfs, pci(0, 0x18, 0, 0x233010DE, 0x16C110DE, "00000000:18:00.0"));
+    assertThat(merged).isEqualTo(new PciFunctionFacts(address, Optional.of("10de"), Optional.of("2330"),
+        Optional.of("10de"), Optional.of("16c1"), Optional.of("030200"), Optional.of("nvidia"), OptionalInt.of(1),
+        Optional.of("pci0000:17"), Optional.of("32.0 GT/s"), OptionalInt.of(16), OptionalInt.of(7)));
+    // 0 means NVML did not say: sysfs's ids stay.
+    assertThat(NvmlPci.withNvmlIds(sysfs, pci(0, 0x18, 0, 0, 0, ""))).isEqualTo(sysfs);
   }
 
   @ParameterizedTest
@@ -67,52 +89,63 @@ class GpuParsersTest {
     assertThat(DriverVersions.computeCapabilitySemver(-1, 0)).isEmpty();
   }
 
+  private static CharMajors procDevices(String... lines) {
+    return ProcDevicesParser.of(Stream.of(lines).filter(l -> !l.isBlank()).map(ProcDevicesParser::line).toList());
+  }
+
   @Test
   void procDevicesGivesCharacterMajorsOnly() {
-    // The container toolkit's own example (nvml.md §3.1), with a block section that reuses names.
-    CharMajors majors = ProcDevicesParser.parse(List.of(
+    // The container toolkit's own test example, with a block section that reuses names.
+    CharMajors majors = procDevices(
         "Character devices:", "  1 mem", "195 nvidia-frontend", "234 nvidia-nvlink", "235 nvidia-caps",
-        "510 nvidia-uvm", "511 nvidia-nvswitch", "", "Block devices:", "  8 sd", "259 nvidia-uvm"));
+        "510 nvidia-uvm", "511 nvidia-nvswitch", "", "Block devices:", "  8 sd", "259 nvidia-uvm");
     assertThat(majors.nvidiaMajor()).contains(195);
     assertThat(majors.major("nvidia-uvm")).contains(510);
     assertThat(majors.major("nvidia-caps")).contains(235);
     assertThat(majors.major("sd")).isEmpty();
-    assertThat(majors.badLines()).isZero();
-    assertThat(ProcDevicesParser.parse(List.of("Character devices:", "195 nvidia")).nvidiaMajor()).contains(195);
+    assertThat(procDevices("Character devices:", "195 nvidia").nvidiaMajor()).contains(195);
+    assertThat(procDevices("195 nvidia").majors()).as("no section header yet").isEmpty();
   }
 
-  @Test
-  void procDevicesCountsLinesItDoesNotUnderstand() {
-    CharMajors majors = ProcDevicesParser.parse(List.of("Character devices:", "x nvidia", "195", "12345 big", "1 a b"));
-    assertThat(majors.majors()).isEmpty();
-    assertThat(majors.badLines()).isEqualTo(4);
+  @ParameterizedTest
+  @ValueSource(strings = {"x nvidia", "195", "12345 big", "1 a b", ":", "-1 nvidia"})
+  void aProcDevicesLineThatIsNeitherHeaderNorEntryIsRejected(String line) {
+    assertThatThrownBy(() -> ProcDevicesParser.line(line)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("not \"<major> <name>\" or \"<section>:\": \"");
   }
 
   @Test
   void migMinorsMapCapabilitiesToMinors() {
-    // NVIDIA's example: GI 1 on gpu0 with CIs 0..2 is nvidia-cap12..15 (nvml.md §3.2).
-    MigMinors minors = MigMinorsParser.parse(List.of(
+    // NVIDIA's example (MIG User Guide): GI 1 on gpu0 with CIs 0..2 is nvidia-cap12..15.
+    MigMinors minors = MigMinorsParser.of(Stream.of(
         "config 1", "monitor 2", "gpu0/gi0/access 3", "gpu0/gi1/access 12", "gpu0/gi1/ci0/access 13",
-        "gpu0/gi1/ci2/access 15", "gpu31/gi14/ci7/access 4322", "garbage", "gpu0/gi1/bogus 9"));
-    assertThat(minors.gpuInstance(0, 1)).contains(12);
+        "gpu0/gi1/ci2/access 15", "gpu31/gi14/ci7/access 4322", "gpu0/gi1/access 99")
+        .map(MigMinorsParser::line).toList());
+    assertThat(minors.gpuInstance(0, 1)).as("the first line of a capability wins").contains(12);
     assertThat(minors.computeInstance(0, 1, 0)).contains(13);
     assertThat(minors.computeInstance(0, 1, 2)).contains(15);
     assertThat(minors.computeInstance(31, 14, 7)).contains(4322);
     assertThat(minors.computeInstance(0, 1, 1)).isEmpty();
     assertThat(minors.minors()).containsEntry("config", 1).containsEntry("monitor", 2);
-    assertThat(minors.badLines()).isEqualTo(2);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"garbage", "gpu0/gi1/bogus 9", "gpu0/gi1/access", "gpu0/gi1/access 1234567890", "config -1"})
+  void aMigMinorsLineThatIsNotACapabilityIsRejected(String line) {
+    assertThatThrownBy(() -> MigMinorsParser.line(line)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("not \"<capability> <minor>\": \"");
   }
 
   @Test
-  void brandAndArchitectureNamesFollowNvidiasDraDriver() {
-    assertThat(NvmlNames.brand(14)).contains("Nvidia");
-    assertThat(NvmlNames.brand(13)).contains("NvidiaRTX");
-    assertThat(NvmlNames.brand(5)).contains("GeForce");
+  void brandAndArchitectureAreNvidiasNamesInLowerCase() {
+    assertThat(NvmlNames.brand(14)).contains("nvidia");
+    assertThat(NvmlNames.brand(13)).contains("nvidiartx");
+    assertThat(NvmlNames.brand(5)).contains("geforce");
     assertThat(NvmlNames.brand(99)).isEmpty();
-    assertThat(NvmlNames.architecture(8)).contains("Ada Lovelace");
-    assertThat(NvmlNames.architecture(10)).contains("Blackwell");
+    assertThat(NvmlNames.architecture(8)).contains("ada lovelace");
+    assertThat(NvmlNames.architecture(10)).contains("blackwell");
     assertThat(NvmlNames.architecture(11)).isEmpty();
-    assertThat(NvmlNames.architecture(-1)).contains("Unknown");
+    assertThat(NvmlNames.architecture(-1)).contains("unknown");
   }
 
   @Test

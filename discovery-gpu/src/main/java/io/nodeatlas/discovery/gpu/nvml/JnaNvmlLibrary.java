@@ -19,7 +19,7 @@ public final class JnaNvmlLibrary implements NvmlLibrary {
   /** The SONAME; the unversioned {@code libnvidia-ml.so} only exists with developer packages. */
   public static final String SONAME = "libnvidia-ml.so.1";
 
-  // Buffer sizes from nvml.h (nvml.md §1.5); the larger v2 sizes where there are two.
+  // Buffer sizes from nvml.h (NVML_DEVICE_*_BUFFER_SIZE, NVML_SYSTEM_*_BUFFER_SIZE); the larger v2 sizes where there are two.
   private static final int NAME_BUFFER = 96;
   private static final int UUID_BUFFER = 96;
   private static final int SERIAL_BUFFER = 30;
@@ -27,7 +27,8 @@ public final class JnaNvmlLibrary implements NvmlLibrary {
   private static final int VBIOS_BUFFER = 32;
   private static final int SYSTEM_VERSION_BUFFER = 80;
 
-  // Struct sizes and offsets on LP64 Linux (nvml.md §1.4); read with explicit offsets, not Structure reflection.
+  // Sizes and offsets of nvml.h's structs on LP64 Linux (the fake's _Static_asserts check the same
+  // numbers); read with explicit offsets, not Structure reflection.
   private static final int PCI_INFO_SIZE = 68;
   private static final int MEMORY_V1_SIZE = 24;
   private static final int MEMORY_V2_SIZE = 40;

@@ -8,8 +8,9 @@ import com.sun.jna.ptr.PointerByReference;
 /**
  * The raw JNA mapping of the NVML functions we call. JNA binds by literal symbol name, so the
  * versioned names the C header's macros would pick are spelled out ({@code nvmlInit_v2},
- * {@code nvmlDeviceGetCount_v2}, {@code nvmlDeviceGetPciInfo_v3}, …); the unversioned v1 symbols
- * have older semantics and layouts and are only used where stated (nvml.md §1.1).
+ * {@code nvmlDeviceGetCount_v2}, {@code nvmlDeviceGetPciInfo_v3}, …, as {@code nvml.h} maps the
+ * unversioned names with macros); the unversioned v1 symbols have older semantics and layouts and are
+ * only used where stated.
  * {@code nvmlDevice_t} is a struct holding one pointer, passed by value, so a {@link Pointer} is
  * ABI-identical on LP64 Linux. {@code unsigned int} out-parameters are read as Java ints.
  */
@@ -27,7 +28,10 @@ interface NvmlNative extends Library {
 
   int nvmlSystemGetCudaDriverVersion_v2(IntByReference version);
 
-  /** v1 on purpose: it answers from the driver when libcuda is absent, where {@code _v2} fails (nvml.md §1.8). */
+  /**
+   * v1 on purpose: it answers from the driver when libcuda is absent, where {@code _v2} fails
+   * (NVML API Reference, {@code nvmlSystemGetCudaDriverVersion}).
+   */
   int nvmlSystemGetCudaDriverVersion(IntByReference version);
 
   int nvmlDeviceGetCount_v2(IntByReference count);

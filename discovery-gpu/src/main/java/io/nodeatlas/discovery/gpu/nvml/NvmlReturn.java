@@ -1,9 +1,9 @@
 package io.nodeatlas.discovery.gpu.nvml;
 
 /**
- * {@code nvmlReturn_t}, the status every NVML call returns (nvml.md §1.2). Codes this build does
- * not know (a newer driver) map to {@link #UNKNOWN_CODE}; the numeric value is kept in
- * {@link NvmlException#code()} so that nothing is lost.
+ * {@code nvmlReturn_t}, the status every NVML call returns ({@code nvml.h}, NVML API Reference,
+ * "Error reporting"). Codes this build does not know (a newer driver) map to {@link #UNKNOWN_CODE};
+ * the numeric value is kept in {@link NvmlException#code()} so that nothing is lost.
  */
 public enum NvmlReturn {
   SUCCESS(0),

@@ -16,7 +16,7 @@ public interface NvmlSession extends AutoCloseable {
   /**
    * The CUDA version the driver supports, {@code major*1000 + minor*10}: {@code
    * nvmlSystemGetCudaDriverVersion_v2}, falling back to the unversioned call, which answers from the
-   * driver when {@code libcuda.so.1} is not installed (nvml.md §1.8).
+   * driver when {@code libcuda.so.1} is not installed (NVML API Reference, nvmlSystemGetCudaDriverVersion).
    */
   int cudaDriverVersion() throws NvmlException;
 

@@ -12,6 +12,7 @@ import io.nodeatlas.discovery.host.SourceOptions;
 import io.nodeatlas.discovery.model.AttributeValue;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Quantity;
+import io.nodeatlas.discovery.spi.AttributeCatalogue;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.spi.DiscoveryWarning;
 import io.nodeatlas.discovery.testing.Conformance;
@@ -32,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * For every real {@code nvidia-smi -q} capture in the shared corpus: build a fake NVML that answers
  * as that machine did, discover through the real JNA path, and check that the published devices
  * agree with what nvidia-smi printed (name, UUID, bus id, minor, memory, MIG mode and devices,
- * driver and CUDA versions, brand and architecture where nvidia-smi printed them).
+ * driver and CUDA versions, PCI ids, brand and architecture where nvidia-smi printed them), and that
+ * every attribute and capacity published is in the source's catalogue.
  */
 class NvidiaSmiConformanceTest {
 
@@ -77,6 +79,7 @@ class NvidiaSmiConformanceTest {
       SmiFakeConfig.from(machine).install(work);
       DiscoveryResult result = source.discover(ctx);
       List<String> problems = compare(machine, result);
+      problems.addAll(AttributeCatalogue.undocumented(source.catalogue(), result.devices()));
       if (problems.isEmpty()) {
         matched++;
         gpus += (int) machine.gpus().stream().filter(g -> g.minor().isPresent()).count();
@@ -128,7 +131,18 @@ class NvidiaSmiConformanceTest {
       check(problems, name, "minor", attr(d, "nodeatlas.io/minor"), Optional.of(g.minor().get().longValue()));
       check(problems, name, "memory", Optional.ofNullable(d.capacity().get("nodeatlas.io/memory")),
           Optional.of(Quantity.of(g.memoryTotalMiB() << 20)));
-      check(problems, name, "migEnabled", attr(d, "nodeatlas.io/migEnabled"), g.migMode().map(m -> m.equals("Enabled")));
+      // A GPU that is not MIG-capable (nvidia-smi prints no MIG mode) has MIG disabled.
+      check(problems, name, "migEnabled", attr(d, "nodeatlas.io/migEnabled"),
+          Optional.of(g.migMode().map(m -> m.equals("Enabled")).orElse(false)));
+      // nvidia-smi's "Device Id" and "Sub System Id" pack device << 16 | vendor, as NVML does; 0 is "not said".
+      Optional<Long> ids = g.pciDeviceId().filter(v -> v != 0);
+      check(problems, name, "pciVendorID", string(d, "pciVendorID"), ids.map(v -> String.format("%04x", v & 0xffff)));
+      check(problems, name, "pciDeviceID", string(d, "pciDeviceID"), ids.map(v -> String.format("%04x", (v >> 16) & 0xffff)));
+      Optional<Long> subsystem = g.pciSubSystemId().filter(v -> v != 0);
+      check(problems, name, "pciSubsystemVendorID", string(d, "pciSubsystemVendorID"),
+          subsystem.map(v -> String.format("%04x", v & 0xffff)));
+      check(problems, name, "pciSubsystemDeviceID", string(d, "pciSubsystemDeviceID"),
+          subsystem.map(v -> String.format("%04x", (v >> 16) & 0xffff)));
       check(problems, name, "driverVersion", string(d, "driverVersion"), machine.driverVersion().map(v -> semver(v)));
       check(problems, name, "cudaDriverVersion", string(d, "cudaDriverVersion"), machine.cudaVersion().map(v -> v + ".0"));
       check(problems, name, "serial", string(d, "serial"), g.serial());
@@ -138,7 +152,8 @@ class NvidiaSmiConformanceTest {
             g.brand().map(b -> b.replace(" ", "").toLowerCase(java.util.Locale.ROOT)));
       }
       if (g.architecture().flatMap(SmiFakeConfig::architectureCode).isPresent()) {
-        check(problems, name, "architecture", string(d, "architecture"), g.architecture());
+        check(problems, name, "architecture", string(d, "architecture"),
+            g.architecture().map(a -> a.toLowerCase(java.util.Locale.ROOT)));
       }
       for (Mig m : g.migDevices()) {
         String migName = name + "-mig-" + m.gpuInstanceId() + "-" + m.computeInstanceId();

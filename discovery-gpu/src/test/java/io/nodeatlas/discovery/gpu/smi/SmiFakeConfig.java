@@ -9,7 +9,7 @@ import java.util.Optional;
 /** Builds the fake NVML configuration that answers as the machine nvidia-smi described. */
 public final class SmiFakeConfig {
 
-  /** nvidia-smi's "Product Brand" → {@code nvmlBrandType_t} (nvml.md §1.5). */
+  /** nvidia-smi's "Product Brand" → {@code nvmlBrandType_t}, as {@code nvml.h} numbers it. */
   private static final Map<String, Integer> BRANDS = Map.ofEntries(
       Map.entry("Unknown", 0), Map.entry("Quadro", 1), Map.entry("Tesla", 2), Map.entry("NVS", 3),
       Map.entry("Grid", 4), Map.entry("GeForce", 5), Map.entry("Titan", 6), Map.entry("Quadro RTX", 12),
