@@ -121,7 +121,6 @@ public final class NodeFixtures {
         .attribute(TYPE, "hugepages")
         .attribute(Names.NUMA_NODE, node)
         .capacity(Names.ours("pageSize"), pageSize)
-        .capacity(Names.ours("pages"), pages)
         .capacity(Names.ours("memory"), pageSize * pages)
         .build();
   }

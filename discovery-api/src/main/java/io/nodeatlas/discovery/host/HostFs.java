@@ -326,6 +326,10 @@ public final class HostFs {
     }
     if (!Files.isDirectory(dir)) {
       if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS) && !Files.exists(dir)) {
+        // A dangling link is an absent directory; a link cycle is a broken one (ELOOP), not absence.
+        if (isSymlinkLoop(dir)) {
+          throw new HostFileException(dir, "symlink loop", null);
+        }
         return List.of();
       }
       if (Files.exists(dir)) {
@@ -347,6 +351,20 @@ public final class HostFs {
     }
     entries.sort((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()));
     return entries;
+  }
+
+  /** Whether resolving {@code path} fails with ELOOP (a cycle of symlinks), as opposed to a missing target. */
+  private static boolean isSymlinkLoop(Path path) {
+    try {
+      path.toRealPath();
+      return false;
+    } catch (FileSystemLoopException e) {
+      return true;
+    } catch (java.nio.file.FileSystemException e) {
+      return e.getReason() != null && e.getReason().contains("symbolic links");
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** The target of a symlink as written (e.g. {@code ../../node/node0}); empty when not a symlink. */

@@ -101,6 +101,15 @@ class HostFsTest {
   }
 
   @Test
+  void listOfASymlinkLoopIsAnErrorButADanglingLinkIsAbsent() {
+    FixtureTree.at(root).symlink("d/a", "b").symlink("d/b", "a").symlink("d/gone", "nowhere");
+    HostFs fs = HostFs.of(root);
+    assertThatThrownBy(() -> fs.list(root.resolve("d/a"))).isInstanceOf(HostFileException.class)
+        .satisfies(e -> assertThat(((HostFileException) e).reason()).isEqualTo("symlink loop"));
+    assertThat(fs.list(root.resolve("d/gone"))).isEmpty();
+  }
+
+  @Test
   void linksResolveInsideTheHostTree() {
     FixtureTree.at(root)
         .dir("sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0")

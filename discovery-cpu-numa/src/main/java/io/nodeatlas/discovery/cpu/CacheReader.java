@@ -1,6 +1,8 @@
 package io.nodeatlas.discovery.cpu;
 
 import io.nodeatlas.discovery.cpu.parse.CacheParser;
+import io.nodeatlas.discovery.host.FactParser;
+import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.topology.CpuSet;
 import io.nodeatlas.discovery.topology.Topology.CacheInfo;
 import java.nio.file.Path;
@@ -10,10 +12,12 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * Reads every cache instance from {@code cpuN/cache/indexM/} of the online CPUs. Each instance is
+ * Reads every cache instance from {@code cpuN/cache/indexM/} of the online CPUs
+ * (Documentation/ABI/testing/sysfs-devices-system-cpu, {@code cpuX/cache/indexY/}). Each instance is
  * read once: when CPU N is already in the {@code shared_cpu_list} of an {@code indexM} read for another
  * CPU, its own {@code indexM} describes the same cache and is skipped (drivers/base/cacheinfo.c fills
  * {@code shared_cpu_map} symmetrically for all sharers).
@@ -23,9 +27,16 @@ final class CacheReader {
   /** The sharing CPUs as a list, or as a mask on kernels without the list file. */
   private static final List<String> SHARING_FILES = List.of("shared_cpu_list", "shared_cpu_map");
 
+  /** Each sharing file's raw value, tagged with its form; {@link CacheParser} parses it with the rest. */
+  private static final List<FactParser<Sharing>> SHARING_FORMS =
+      List.of(v -> new Sharing(v, false), v -> new Sharing(v, true));
+
+  /** The raw value of {@code shared_cpu_list} ({@code mask} false) or {@code shared_cpu_map}. */
+  private record Sharing(String value, boolean mask) {}
+
   private CacheReader() {}
 
-  static List<CacheInfo> read(SysfsReader in, CpuSet online) {
+  static List<CacheInfo> read(FactReader in, CpuSet online) {
     Path cpuDir = in.fs().sys("devices/system/cpu");
     Map<String, BitSet> coveredByIndex = new HashMap<>();
     Set<CacheInfo> caches = new LinkedHashSet<>();
@@ -36,12 +47,12 @@ final class CacheReader {
         if (!in.isDirectory(cacheDir.resolve("index" + coveredByIndex.size()))) {
           return;
         }
-      } else if (!in.isDirectory(cacheDir)) {
+      } else if (!SysfsFacts.directory(in, cacheDir, "the caches of cpu" + cpu + " left out")) {
         return;
       }
       for (Path index : in.list(cacheDir)) {
         String name = index.getFileName().toString();
-        if (SysfsReader.numberedEntry(name, "index") < 0) {
+        if (SysfsFacts.numberedEntry(name, "index") < 0) {
           continue;
         }
         BitSet covered = coveredByIndex.computeIfAbsent(name, k -> new BitSet());
@@ -58,22 +69,22 @@ final class CacheReader {
     return new ArrayList<>(caches);
   }
 
-  private static CacheInfo readIndex(SysfsReader in, Path index, int cpu, CpuSet online) {
+  private static CacheInfo readIndex(FactReader in, Path index, int cpu, CpuSet online) {
     String level = in.value(index.resolve("level")).orElse(null);
     String type = in.value(index.resolve("type")).orElse(null);
     if (level == null || type == null) {
-      in.warn("cache " + index + " left out: no " + (level == null ? "level" : "type"));
+      in.warn(index, "no " + (level == null ? "level" : "type") + "; cache left out");
       return null;
     }
     String size = in.value(index.resolve("size")).orElse(null);
-    SysfsReader.NamedValue sharing = in.firstValue(index, SHARING_FILES);
-    String list = sharing != null && sharing.name().equals("shared_cpu_list") ? sharing.value() : null;
-    String map = sharing != null && list == null ? sharing.value() : null;
+    Optional<Sharing> sharing = in.first(index, SHARING_FILES, SHARING_FORMS);
+    String list = sharing.filter(s -> !s.mask()).map(Sharing::value).orElse(null);
+    String map = sharing.filter(Sharing::mask).map(Sharing::value).orElse(null);
     CacheInfo parsed;
     try {
       parsed = CacheParser.parse(level, type, size, list, map, cpu);
     } catch (IllegalArgumentException e) {
-      in.warn("cache " + index + " left out: " + e.getMessage());
+      in.warn(index, e.getMessage() + "; cache left out");
       return null;
     }
     // Offline sharers have no cache directory of their own and are not part of the usable topology.

@@ -1,5 +1,7 @@
 package io.nodeatlas.discovery.cpu;
 
+import io.nodeatlas.discovery.cpu.SysfsFacts.CpuSetFiles;
+import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.topology.CpuSet;
 import io.nodeatlas.discovery.topology.Topology.ClusterInfo;
 import io.nodeatlas.discovery.topology.Topology.CoreInfo;
@@ -33,35 +35,42 @@ final class CpuTopologyReader {
       List<ClusterInfo> clusters,
       List<CoreInfo> cores) {}
 
-  /** A core's threads: lists before masks, the long-standing name before its 5.x twin. */
-  private static final List<SysfsReader.CpuSetFile> THREAD_SIBLINGS = List.of(
-      SysfsReader.CpuSetFile.list("thread_siblings_list"), SysfsReader.CpuSetFile.list("core_cpus_list"),
-      SysfsReader.CpuSetFile.mask("thread_siblings"), SysfsReader.CpuSetFile.mask("core_cpus"));
+  /**
+   * A core's threads: lists before masks, the long-standing name before its 5.x twin
+   * (Documentation/ABI/stable/sysfs-devices-system-cpu: {@code core_cpus} replaces {@code thread_siblings}).
+   */
+  private static final CpuSetFiles THREAD_SIBLINGS = CpuSetFiles.of(
+      List.of("thread_siblings_list", "core_cpus_list"), List.of("thread_siblings", "core_cpus"));
 
-  /** A package's CPUs, for kernels that print no package id. */
-  private static final List<SysfsReader.CpuSetFile> PACKAGE_SIBLINGS = List.of(
-      SysfsReader.CpuSetFile.list("package_cpus_list"), SysfsReader.CpuSetFile.list("core_siblings_list"),
-      SysfsReader.CpuSetFile.mask("package_cpus"), SysfsReader.CpuSetFile.mask("core_siblings"));
+  /** A package's CPUs, for kernels that print no package id ({@code package_cpus} replaces {@code core_siblings}). */
+  private static final CpuSetFiles PACKAGE_SIBLINGS = CpuSetFiles.of(
+      List.of("package_cpus_list", "core_siblings_list"), List.of("package_cpus", "core_siblings"));
 
   private CpuTopologyReader() {}
 
-  static CpuTopology read(SysfsReader in) {
+  static CpuTopology read(FactReader in) {
     Path cpuDir = in.fs().sys("devices/system/cpu");
     BitSet dirs = new BitSet();
     for (Path entry : in.list(cpuDir)) {
-      int id = SysfsReader.numberedEntry(entry.getFileName().toString(), "cpu");
+      int id = SysfsFacts.numberedEntry(entry.getFileName().toString(), "cpu");
       if (id >= 0) {
         dirs.set(id);
       }
     }
     CpuSet present = CpuSet.fromBits(dirs);
-    CpuSet possible = in.cpuList(cpuDir.resolve("possible")).orElse(present);
-    CpuSet online = in.cpuList(cpuDir.resolve("online")).orElseGet(() -> onlineFromDirectories(in, cpuDir, present));
-    CpuSet offline = in.cpuList(cpuDir.resolve("offline")).orElseGet(() -> possible.union(present).minus(online));
+    // possible and online are never empty on a running kernel (Documentation/admin-guide/cputopology.rst:
+    // online is "CPUs that are online and being scheduled", and we run on one); offline often is empty.
+    CpuSet possible = SysfsFacts.nonEmptyList(in, cpuDir.resolve("possible"), "a possible CPU",
+        "the cpuN directories stand in").orElse(present);
+    CpuSet online = SysfsFacts.nonEmptyList(in, cpuDir.resolve("online"), "an online CPU",
+        "online CPUs taken from the cpuN directories and their online files")
+        .orElseGet(() -> onlineFromDirectories(in, cpuDir, present));
+    CpuSet offline = SysfsFacts.cpuList(in, cpuDir.resolve("offline"))
+        .orElseGet(() -> possible.union(present).minus(online));
     CpuSummary summary = new CpuSummary(online, offline, possible);
 
-    CpuSet performance = in.cpuList(in.fs().sys("devices/cpu_core/cpus")).orElse(CpuSet.EMPTY);
-    CpuSet efficiency = in.cpuList(in.fs().sys("devices/cpu_atom/cpus")).orElse(CpuSet.EMPTY);
+    CpuSet performance = SysfsFacts.cpuList(in, in.fs().sys("devices/cpu_core/cpus")).orElse(CpuSet.EMPTY);
+    CpuSet efficiency = SysfsFacts.cpuList(in, in.fs().sys("devices/cpu_atom/cpus")).orElse(CpuSet.EMPTY);
 
     Map<PackageKey, BitSet> packageCpus = new LinkedHashMap<>();
     Map<List<Object>, BitSet> dieCpus = new LinkedHashMap<>();
@@ -76,8 +85,8 @@ final class CpuTopologyReader {
         continue;
       }
       Path topo = cpuDir.resolve("cpu" + cpu).resolve("topology");
-      int coreId = in.id(topo.resolve("core_id")).orElse(-1);
-      Optional<CpuSet> siblings = in.firstCpuSet(topo, THREAD_SIBLINGS);
+      int coreId = in.readText(topo.resolve("core_id"), SysfsFacts.ID).orElse(-1);
+      Optional<CpuSet> siblings = SysfsFacts.first(in, topo, THREAD_SIBLINGS);
       BitSet threadBits = new BitSet();
       threadBits.set(cpu);
       if (siblings.isPresent()) {
@@ -89,10 +98,10 @@ final class CpuTopologyReader {
         // sibling's core_id tells which case this is, so SMT4/SMT8 cores cost one extra read, not three.
         int probe = candidates.nextSetBit(0);
         boolean computeUnit = probe >= 0 && coreId >= 0
-            && in.id(cpuDir.resolve("cpu" + probe).resolve("topology/core_id")).orElse(coreId) != coreId;
+            && in.readText(cpuDir.resolve("cpu" + probe).resolve("topology/core_id"), SysfsFacts.ID).orElse(coreId) != coreId;
         for (int s = candidates.nextSetBit(0); s >= 0; s = candidates.nextSetBit(s + 1)) {
           if (!computeUnit || (s != probe
-              && in.id(cpuDir.resolve("cpu" + s).resolve("topology/core_id")).orElse(coreId) == coreId)) {
+              && in.readText(cpuDir.resolve("cpu" + s).resolve("topology/core_id"), SysfsFacts.ID).orElse(coreId) == coreId)) {
             threadBits.set(s);
           }
         }
@@ -102,7 +111,7 @@ final class CpuTopologyReader {
       // Without core_id and sibling lists (some fake and very old trees) the kernel names no core.
       boolean coreKnown = coreId >= 0 || siblings.isPresent();
 
-      int packageId = in.id(topo.resolve("physical_package_id")).orElse(-1);
+      int packageId = in.readText(topo.resolve("physical_package_id"), SysfsFacts.ID).orElse(-1);
       PackageKey pkg;
       if (packageId >= 0) {
         pkg = new PackageKey(packageId, null);
@@ -110,16 +119,16 @@ final class CpuTopologyReader {
         pkg = knownSiblingPackage(packageCpus.keySet(), cpu);
       } else {
         // s390 and POWER print -1: the package is then the set of CPUs sharing core_siblings, as hwloc does.
-        CpuSet packageSiblings = in.firstCpuSet(topo, PACKAGE_SIBLINGS).orElse(CpuSet.EMPTY).intersect(online);
+        CpuSet packageSiblings = SysfsFacts.first(in, topo, PACKAGE_SIBLINGS).orElse(CpuSet.EMPTY).intersect(online);
         pkg = new PackageKey(-1, packageSiblings);
       }
       // die_id (5.x) and cluster_id (5.16+) exist for every CPU or for none: probe once, not per core.
       if (hasDieId == null) {
-        hasDieId = in.fs().exists(topo.resolve("die_id"));
-        hasClusterId = in.fs().exists(topo.resolve("cluster_id"));
+        hasDieId = in.exists(topo.resolve("die_id"));
+        hasClusterId = in.exists(topo.resolve("cluster_id"));
       }
-      int dieId = hasDieId ? in.id(topo.resolve("die_id")).orElse(-1) : -1;
-      int clusterId = hasClusterId ? in.id(topo.resolve("cluster_id")).orElse(-1) : -1;
+      int dieId = hasDieId ? in.readText(topo.resolve("die_id"), SysfsFacts.ID).orElse(-1) : -1;
+      int clusterId = hasClusterId ? in.readText(topo.resolve("cluster_id"), SysfsFacts.ID).orElse(-1) : -1;
 
       packageCpus.computeIfAbsent(pkg, k -> new BitSet()).or(threadBits);
       if (dieId >= 0) {
@@ -151,10 +160,10 @@ final class CpuTopologyReader {
    * Kernels without {@code cpu/online} (before 2.6.2x, and some captures): a CPU is online unless its
    * {@code cpuN/online} says 0; cpu0 often has no {@code online} file because it cannot be unplugged.
    */
-  private static CpuSet onlineFromDirectories(SysfsReader in, Path cpuDir, CpuSet present) {
+  private static CpuSet onlineFromDirectories(FactReader in, Path cpuDir, CpuSet present) {
     BitSet bits = new BitSet();
     present.stream().forEach(cpu -> {
-      Optional<Long> flag = in.count(cpuDir.resolve("cpu" + cpu).resolve("online"));
+      Optional<Long> flag = in.readText(cpuDir.resolve("cpu" + cpu).resolve("online"), SysfsFacts.COUNT);
       if (flag.isEmpty() || flag.get() != 0) {
         bits.set(cpu);
       }

@@ -4,6 +4,7 @@ import io.nodeatlas.discovery.cpu.parse.HugepageSizes;
 import io.nodeatlas.discovery.cpu.parse.HugetlbfsMount;
 import io.nodeatlas.discovery.cpu.parse.HugetlbfsMountsParser;
 import io.nodeatlas.discovery.cpu.parse.Meminfo;
+import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.topology.Topology.HugepageSize;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,8 +13,9 @@ import java.util.Optional;
 
 /**
  * Reads the global hugepage pools of {@code /sys/kernel/mm/hugepages/hugepages-<N>kB/}
- * (Documentation/admin-guide/mm/hugetlbpage.rst) and the hugetlbfs mounts that serve each size. On a
- * kernel without that directory the default size's counters from {@code /proc/meminfo} stand in.
+ * (Documentation/admin-guide/mm/hugetlbpage.rst, Documentation/ABI/testing/sysfs-kernel-mm-hugepages)
+ * and the hugetlbfs mounts that serve each size. On a kernel without that directory the default
+ * size's counters from {@code /proc/meminfo} stand in.
  */
 final class HugepagesReader {
 
@@ -22,20 +24,23 @@ final class HugepagesReader {
 
   private HugepagesReader() {}
 
-  static List<HugepageSize> read(SysfsReader in, Meminfo meminfo) {
+  static List<HugepageSize> read(FactReader in, Meminfo meminfo) {
     Path dir = in.fs().sys("kernel/mm/hugepages");
-    List<Pool> pools = readPools(in, dir, true);
-    if (pools.isEmpty() && !in.isDirectory(dir) && meminfo.hugepageSizeBytes() != null && meminfo.hugePagesTotal() != null) {
+    boolean meminfoPool = meminfo.hugepageSizeBytes() != null && meminfo.hugePagesTotal() != null;
+    List<Pool> pools;
+    if (SysfsFacts.directory(in, dir, meminfoPool
+        ? "only the default page size's pool, from /proc/meminfo, is known" : "global hugepage pools left out")) {
+      pools = readPools(in, dir, true);
+    } else if (meminfoPool) {
       pools = List.of(new Pool(meminfo.hugepageSizeBytes(), meminfo.hugePagesTotal(),
           orZero(meminfo.hugePagesFree()), meminfo.hugePagesReserved(), orZero(meminfo.hugePagesSurplus())));
+    } else {
+      pools = List.of();
     }
-    List<HugetlbfsMount> mounts = List.of();
-    Optional<String> mountsText = in.text(in.fs().proc("mounts"));
-    if (mountsText.isPresent()) {
-      HugetlbfsMountsParser.Result parsed = HugetlbfsMountsParser.parse(mountsText.get(), meminfo.hugepageSizeBytes());
-      parsed.problems().forEach(p -> in.warn(in.fs().proc("mounts") + ": " + p));
-      mounts = parsed.mounts();
-    }
+    Path mountsFile = in.fs().proc("mounts");
+    Long defaultSize = meminfo.hugepageSizeBytes();
+    List<HugetlbfsMount> mounts = HugetlbfsMountsParser.sorted(
+        in.lines(mountsFile, line -> HugetlbfsMountsParser.parseLine(line, defaultSize)));
     List<HugepageSize> sizes = new ArrayList<>();
     for (Pool p : pools) {
       List<String> served = new ArrayList<>();
@@ -48,20 +53,22 @@ final class HugepagesReader {
     }
     for (HugetlbfsMount m : mounts) {
       if (m.pageSizeBytes() == null) {
-        in.warn("hugetlbfs mount " + m.mountPoint() + " has no pagesize= option and the default hugepage size is unknown");
+        in.warn(mountsFile, "hugetlbfs mount " + m.mountPoint()
+            + " has no pagesize= option and the default hugepage size is unknown; not matched to a pool");
       } else if (pools.stream().noneMatch(p -> p.pageSizeBytes() == m.pageSizeBytes())) {
-        in.warn("hugetlbfs mount " + m.mountPoint() + " serves " + HugepageSizes.quantity(m.pageSizeBytes())
+        in.warn(mountsFile, "hugetlbfs mount " + m.mountPoint() + " serves " + HugepageSizes.quantity(m.pageSizeBytes())
             + " pages, but the kernel has no pool of that size");
       }
     }
     return sizes;
   }
 
-  /** The {@code hugepages-<N>kB} pools under {@code dir}, ascending by size; a pool without {@code nr_hugepages} is left out. */
-  static List<Pool> readPools(SysfsReader in, Path dir, boolean withReserved) {
-    if (!in.isDirectory(dir)) {
-      return List.of();
-    }
+  /**
+   * The {@code hugepages-<N>kB} pools under {@code dir}, ascending by size. A pool without a readable
+   * {@code nr_hugepages} is left out (its size is its one essential fact; a broken file has been
+   * warned about).
+   */
+  static List<Pool> readPools(FactReader in, Path dir, boolean withReserved) {
     List<Pool> pools = new ArrayList<>();
     for (Path entry : in.list(dir)) {
       String name = entry.getFileName().toString();
@@ -72,16 +79,19 @@ final class HugepagesReader {
       try {
         size = HugepageSizes.parseDirName(name);
       } catch (IllegalArgumentException e) {
-        in.warn("hugepage pool " + entry + " left out: " + e.getMessage());
+        in.warn(entry, e.getMessage() + "; hugepage pool left out");
         continue;
       }
-      Optional<Long> total = in.count(entry.resolve("nr_hugepages"));
-      if (total.isEmpty()) {
-        continue; // a pool without its size is no pool; a broken file has already been warned about
+      if (!SysfsFacts.directory(in, entry, "hugepage pool left out")) {
+        continue;
       }
-      long free = in.count(entry.resolve("free_hugepages")).orElse(0L);
-      Long reserved = withReserved ? in.count(entry.resolve("resv_hugepages")).orElse(null) : null;
-      long surplus = in.count(entry.resolve("surplus_hugepages")).orElse(0L);
+      Optional<Long> total = in.readText(entry.resolve("nr_hugepages"), SysfsFacts.COUNT);
+      if (total.isEmpty()) {
+        continue;
+      }
+      long free = in.readText(entry.resolve("free_hugepages"), SysfsFacts.COUNT).orElse(0L);
+      Long reserved = withReserved ? in.readText(entry.resolve("resv_hugepages"), SysfsFacts.COUNT).orElse(null) : null;
+      long surplus = in.readText(entry.resolve("surplus_hugepages"), SysfsFacts.COUNT).orElse(0L);
       pools.add(new Pool(size, total.get(), free, reserved, surplus));
     }
     pools.sort((a, b) -> Long.compare(a.pageSizeBytes(), b.pageSizeBytes()));

@@ -7,6 +7,8 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.nodeatlas.discovery.host.HostContext;
 import io.nodeatlas.discovery.host.HostFs;
 import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.model.Names;
+import io.nodeatlas.discovery.model.Quantity;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.spi.DiscoveryWarning;
 import io.nodeatlas.discovery.testing.FixtureTree;
@@ -16,7 +18,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Broken host files: each costs one fact and one warning, never the run. A missing file or a
  * dangling symlink is an absent fact (old kernels lack many files), so it costs the fact and no warning.
+ * Every warning has the one form {@code <path as the host names it>: <reason>}.
  */
 class BadInputTest {
 
@@ -128,7 +133,8 @@ class BadInputTest {
   void emptyCounterCostsThePool() {
     tree.file("sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "");
     DiscoveryResult r = discover();
-    assertOneWarning(r, "nr_hugepages");
+    assertOneWarning(r, "/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages: not understood:"
+        + " not a number: \"\"");
     assertThat(topology(r).numaNodes().get(0).hugepages()).isEmpty();
     // Without per-node pools the global pool still gives a device.
     assertThat(r.devices()).extracting(Device::name).containsExactly("cpu-numa0", "hugepages-2mi");
@@ -148,7 +154,7 @@ class BadInputTest {
   void nonNumericIdCostsThePackageId() {
     tree.value("sys/devices/system/cpu/cpu0/topology/physical_package_id", "zero");
     DiscoveryResult r = discover();
-    assertOneWarning(r, "physical_package_id");
+    assertOneWarning(r, "/sys/devices/system/cpu/cpu0/topology/physical_package_id: not understood: not a number");
     assertThat(topology(r).cores()).hasSize(2);
     assertThat(topology(r).numaNodes().get(0).cpus()).isEqualTo(CpuSet.range(0, 3));
   }
@@ -157,7 +163,7 @@ class BadInputTest {
   void hugeNumberCostsTheFact() {
     tree.value("sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages", "123456789012345678901234567890");
     DiscoveryResult r = discover();
-    assertOneWarning(r, "resv_hugepages");
+    assertOneWarning(r, "/sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages: not understood: not a number");
     assertThat(topology(r).hugepages()).singleElement().satisfies(h -> {
       assertThat(h.total()).isEqualTo(8);
       assertThat(h.reserved()).isNull();
@@ -168,8 +174,7 @@ class BadInputTest {
   void hugeFileCostsTheFact() {
     tree.bytes("sys/devices/system/node/node0/distance", new byte[HostFs.MAX_FILE_BYTES + 10]);
     DiscoveryResult r = discover();
-    assertOneWarning(r, "distance");
-    assertThat(r.warnings().get(0).message()).contains("larger than");
+    assertOneWarning(r, "/sys/devices/system/node/node0/distance: larger than 4 MiB");
     assertThat(topology(r).numaNodes().get(0).memoryTotalBytes()).isEqualTo(1L << 30);
   }
 
@@ -177,8 +182,7 @@ class BadInputTest {
   void directoryWhereAFileBelongs() {
     tree.delete("sys/devices/system/cpu/cpu0/cache/index3/size").dir("sys/devices/system/cpu/cpu0/cache/index3/size");
     DiscoveryResult r = discover();
-    assertOneWarning(r, "index3/size");
-    assertThat(r.warnings().get(0).message()).contains("is a directory");
+    assertOneWarning(r, "/sys/devices/system/cpu/cpu0/cache/index3/size: is a directory");
     // Only the size is lost; the L3 instance itself is still known (size 0).
     assertThat(topology(r).caches()).filteredOn(c -> c.level() == 3).singleElement()
         .satisfies(c -> assertThat(c.cpus()).isEqualTo(CpuSet.range(0, 3)));
@@ -191,8 +195,7 @@ class BadInputTest {
     Process p = new ProcessBuilder("mkfifo", fifo.toString()).start();
     assertThat(p.waitFor()).isZero();
     DiscoveryResult r = discover();
-    assertOneWarning(r, "mounts");
-    assertThat(r.warnings().get(0).message()).contains("not a regular file");
+    assertOneWarning(r, "/proc/mounts: not a regular file");
     assertThat(topology(r).hugepages()).singleElement().satisfies(h -> assertThat(h.mounts()).isEmpty());
   }
 
@@ -202,7 +205,11 @@ class BadInputTest {
       tree.value("sys/devices/system/cpu/cpu" + c + "/cache/index3/type", "Victim");
     }
     DiscoveryResult r = discover();
-    assertThat(r.warnings()).hasSize(4).allSatisfy(w -> assertThat(w.message()).contains("not a cache type"));
+    assertThat(r.warnings()).extracting(DiscoveryWarning::message).containsExactly(
+        "/sys/devices/system/cpu/cpu0/cache/index3: not a cache type (Data, Instruction or Unified): \"Victim\"; cache left out",
+        "/sys/devices/system/cpu/cpu1/cache/index3: not a cache type (Data, Instruction or Unified): \"Victim\"; cache left out",
+        "/sys/devices/system/cpu/cpu2/cache/index3: not a cache type (Data, Instruction or Unified): \"Victim\"; cache left out",
+        "/sys/devices/system/cpu/cpu3/cache/index3: not a cache type (Data, Instruction or Unified): \"Victim\"; cache left out");
     assertThat(topology(r).caches()).hasSize(2).allSatisfy(c -> assertThat(c.level()).isEqualTo(1));
   }
 
@@ -210,15 +217,151 @@ class BadInputTest {
   void wrongDistanceColumnCount() {
     tree.value("sys/devices/system/node/node0/distance", "10 20");
     DiscoveryResult r = discover();
-    assertOneWarning(r, "distance");
+    assertOneWarning(r, "/sys/devices/system/node/node0/distance: not understood: distance row has 2 values but 1 nodes are online");
     assertThat(topology(r).numaNodes().get(0).distances()).isEmpty();
   }
 
-  private static void assertOneWarning(DiscoveryResult r, String pathPart) {
+  /** Exactly one warning, from this source, starting with {@code expectedStart} (host path, colon, reason). */
+  private static void assertOneWarning(DiscoveryResult r, String expectedStart) {
     assertThat(r.warnings()).as("warnings").hasSize(1);
     DiscoveryWarning w = r.warnings().get(0);
     assertThat(w.source()).isEqualTo("cpu-numa");
-    assertThat(w.message()).contains(pathPart);
+    assertThat(w.message()).startsWith(expectedStart);
+  }
+
+  /** The small node's devices, unchanged by whatever a test broke elsewhere. */
+  private static void assertDevicesIntact(DiscoveryResult r) {
+    assertThat(r.devices()).extracting(Device::name).containsExactly("cpu-numa0", "hugepages-2mi-numa0");
+    assertThat(r.devices().get(0).capacity()).containsEntry(Names.ours("cpu"), Quantity.of(4));
+  }
+
+  private void deleteTree(String relative) throws IOException {
+    Path top = tree.path(relative);
+    try (Stream<Path> s = Files.walk(top)) {
+      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  @Test
+  void oneGarbageLineInANodeMeminfoCostsThatLine() {
+    tree.file("sys/devices/system/node/node0/meminfo",
+        "Node 0 MemTotal:  1048576 kB\nthis line has no key\nNode 0 MemFree:  524288 kB\n");
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).extracting(DiscoveryWarning::message).containsExactly(
+        "/sys/devices/system/node/node0/meminfo: line 2 left out: not \"key: value\": \"this line has no key\" (20 chars)");
+    assertThat(topology(r).numaNodes().get(0).memoryTotalBytes()).isEqualTo(1L << 30);
+    assertThat(topology(r).numaNodes().get(0).memoryFreeBytes()).isEqualTo(512L << 20);
+    assertDevicesIntact(r);
+  }
+
+  @Test
+  void oneMalformedMeminfoValueCostsThatKey() {
+    tree.file("sys/devices/system/node/node0/meminfo", "Node 0 MemTotal:  1048576 kB\nNode 0 MemFree:  lots kB\n");
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).extracting(DiscoveryWarning::message).containsExactly(
+        "/sys/devices/system/node/node0/meminfo: MemFree left out: not a number: \"lots kB\" (7 chars)");
+    assertThat(topology(r).numaNodes().get(0).memoryTotalBytes()).isEqualTo(1L << 30);
+    assertThat(topology(r).numaNodes().get(0).memoryFreeBytes()).isNull();
+    assertDevicesIntact(r);
+  }
+
+  @Test
+  void oneBadHugetlbfsLineCostsThatMount() {
+    tree.file("proc/mounts", "none /bad hugetlbfs rw,pagesize=lots 0 0\n"
+        + "hugetlbfs /dev/hugepages hugetlbfs rw,relatime,pagesize=2M 0 0\n");
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).extracting(DiscoveryWarning::message).containsExactly(
+        "/proc/mounts: line 1 left out: hugetlbfs \"/bad\" (4 chars): bad \"pagesize=lots\" (13 chars)");
+    assertThat(topology(r).hugepages()).singleElement()
+        .satisfies(h -> assertThat(h.mounts()).containsExactly("/dev/hugepages"));
+    assertDevicesIntact(r);
+  }
+
+  @Test
+  void emptyOnlineCpuListIsAWarningAndTheCpuDirectoriesStandIn() {
+    // Read as it stands, an empty cpu/online would publish a node without CPUs.
+    tree.file("sys/devices/system/cpu/online", "\n");
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).extracting(DiscoveryWarning::message).containsExactly(
+        "/sys/devices/system/cpu/online: empty, but a running kernel always has an online CPU;"
+            + " online CPUs taken from the cpuN directories and their online files");
+    assertThat(topology(r).cpus().online()).isEqualTo(CpuSet.range(0, 3));
+    assertThat(topology(r).cores()).hasSize(2);
+    assertDevicesIntact(r);
+  }
+
+  @Test
+  void hugepagesDirectoryThatIsARegularFileIsAWarning() throws IOException {
+    deleteTree("sys/kernel/mm/hugepages");
+    tree.value("sys/kernel/mm/hugepages", "not a directory");
+    tree.file("proc/meminfo", "MemTotal: 1048576 kB\nHugePages_Total:  8\nHugePages_Free:  8\n"
+        + "HugePages_Rsvd:  0\nHugePages_Surp:  0\nHugepagesize:  2048 kB\n");
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).extracting(DiscoveryWarning::message).containsExactly(
+        "/sys/kernel/mm/hugepages: not a directory; only the default page size's pool, from /proc/meminfo, is known");
+    // The default size's pool from /proc/meminfo, still served by its mount; the per-node pools are intact.
+    assertThat(topology(r).hugepages()).singleElement().satisfies(h -> {
+      assertThat(h.pageSizeBytes()).isEqualTo(2L << 20);
+      assertThat(h.total()).isEqualTo(8);
+      assertThat(h.mounts()).containsExactly("/dev/hugepages");
+    });
+    assertDevicesIntact(r);
+  }
+
+  @Test
+  void nodeHugepagesDirectoryThatIsARegularFileIsAWarning() throws IOException {
+    deleteTree("sys/devices/system/node/node0/hugepages");
+    tree.value("sys/devices/system/node/node0/hugepages", "not a directory");
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).extracting(DiscoveryWarning::message).containsExactly(
+        "/sys/devices/system/node/node0/hugepages: not a directory; the hugepage pools of NUMA node 0 left out");
+    assertThat(topology(r).numaNodes().get(0).hugepages()).isEmpty();
+    assertThat(topology(r).numaNodes().get(0).memoryTotalBytes()).isEqualTo(1L << 30);
+    // Without per-node pools the global pool gives the device; the node's CPUs still do.
+    assertThat(r.devices()).extracting(Device::name).containsExactly("cpu-numa0", "hugepages-2mi");
+  }
+
+  @Test
+  void symlinkLoopCostsThatDirectory() throws IOException {
+    deleteTree("sys/devices/system/node/node0");
+    tree.symlink("sys/devices/system/node/node0", "node0");
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).extracting(DiscoveryWarning::message).containsExactly(
+        "/sys/devices/system/node/node0: symlink loop; NUMA node 0 (listed in node/online) left out");
+    assertThat(topology(r).numaNodes()).isEmpty();
+    // Without a NUMA node the CPUs are grouped per package, and the global pool is the device.
+    assertThat(topology(r).cpus().online()).isEqualTo(CpuSet.range(0, 3));
+    assertThat(r.devices()).extracting(Device::name).containsExactly("cpu-package0", "hugepages-2mi");
+    assertThat(r.devices().get(0).capacity()).containsEntry(Names.ours("cpu"), Quantity.of(4));
+  }
+
+  @Test
+  void symlinksOutOfTheHostRootAreRefused() throws IOException {
+    // A planted relative link climbing out of the tree, and an absolute one; both point at real files.
+    String up = "../".repeat(root.getNameCount() + 6);
+    tree.symlink("sys/devices/system/node/node0/meminfo", up + "etc/passwd");
+    tree.symlink("proc/meminfo", "/etc/passwd");
+    deleteTree("sys/devices/system/node/node0/hugepages");
+    tree.symlink("sys/devices/system/node/node0/hugepages", "/etc");
+    DiscoveryResult r;
+    try {
+      r = discover();
+    } finally {
+      // Links out of the temp dir make JUnit's clean-up complain; they are only needed for the run.
+      tree.delete("sys/devices/system/node/node0/meminfo").delete("proc/meminfo")
+          .delete("sys/devices/system/node/node0/hugepages");
+    }
+    assertThat(r.warnings()).extracting(DiscoveryWarning::message).satisfiesExactly(
+        w -> assertThat(w).startsWith("/sys/devices/system/node/node0/meminfo: resolves outside the host root (to /"),
+        w -> assertThat(w).startsWith("/sys/devices/system/node/node0/hugepages: resolves outside the host root (to /")
+            .endsWith("; the hugepage pools of NUMA node 0 left out"),
+        w -> assertThat(w).startsWith("/proc/meminfo: resolves outside the host root (to /"));
+    assertThat(r.warnings()).allSatisfy(w -> assertThat(w.message()).contains("symlink not followed"));
+    assertThat(topology(r).numaNodes().get(0).memoryTotalBytes()).isNull();
+    assertThat(topology(r).numaNodes().get(0).cpus()).isEqualTo(CpuSet.range(0, 3));
+    assertThat(r.devices()).extracting(Device::name).containsExactly("cpu-numa0", "hugepages-2mi");
   }
 
   private static Path fuzzRoot;

@@ -11,6 +11,9 @@ import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.model.Quantity;
+import io.nodeatlas.discovery.model.RequestPolicy;
+import io.nodeatlas.discovery.spi.AttributeCatalogue;
+import io.nodeatlas.discovery.spi.AttributeDoc;
 import io.nodeatlas.discovery.report.NodeReportCodec;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.spi.DiscoverySources;
@@ -28,13 +31,15 @@ import io.nodeatlas.discovery.topology.Topology.NumaNodeInfo;
 import io.nodeatlas.discovery.topology.Topology.PackageInfo;
 import io.nodeatlas.discovery.parse.CpuListParser;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The source on the synthetic node of rdma-nic-hugepages.md §6.1, asserting every value §6.1 and §6.5 list. */
+/** The source on the synthetic 2-socket node of {@link SyntheticNode}, asserting every value it is built with. */
 class CpuNumaSourceTest {
 
   private static final long MI2 = 2L << 20;
@@ -94,7 +99,7 @@ class CpuNumaSourceTest {
     assertThat(t.caches().stream().filter(c -> c.level() == 2))
         .hasSize(64).allSatisfy(c -> assertThat(c.sizeBytes()).isEqualTo(2048 << 10));
     assertThat(t.caches()).contains(new CacheInfo(1, CacheType.DATA, 48 << 10, cpus("36,100")));
-    // §6.5: 4 dies, each with an L3 of 16 cores / 32 threads.
+    // 4 dies, each with an L3 of 16 cores / 32 threads.
     assertThat(t.caches().stream().filter(c -> c.level() == 3).toList()).containsExactly(
         new CacheInfo(3, CacheType.UNIFIED, 49152L << 10, cpus("0-15,64-79")),
         new CacheInfo(3, CacheType.UNIFIED, 49152L << 10, cpus("16-31,80-95")),
@@ -112,7 +117,7 @@ class CpuNumaSourceTest {
     assertThat(t.hugepages()).containsExactly(
         new HugepageSize(MI2, 8192, 8096, 0L, 0, List.of("/dev/hugepages")),
         new HugepageSize(GI1, 32, 30, 0L, 0, List.of("/dev/hugepages-1G")));
-    // §6.5: the global values equal the sums of the per-node pools.
+    // The global values equal the sums of the per-node pools.
     for (HugepageSize size : t.hugepages()) {
       long total = 0;
       long free = 0;
@@ -145,6 +150,10 @@ class CpuNumaSourceTest {
         Names.ours("smt"), AttributeValue.of(true),
         Names.ours("threadsPerCore"), AttributeValue.of(2)));
     assertThat(cpu1.capacity()).containsExactlyEntriesOf(Map.of(Names.ours("cpu"), Quantity.of(64)));
+    // Shared (KEP-5075): a claim takes 1 CPU by default, or any whole number up to the node's 64.
+    assertThat(cpu1.allowMultipleAllocations()).isTrue();
+    assertThat(cpu1.requestPolicies()).containsExactlyEntriesOf(Map.of(Names.ours("cpu"),
+        RequestPolicy.range(Quantity.of(1), Quantity.of(1), Quantity.of(64), Quantity.of(1))));
     assertThat(cpu1.containerEdits().isEmpty()).isTrue();
 
     Device gi1 = devices.stream().filter(d -> d.name().equals("hugepages-1gi-numa1")).findFirst().orElseThrow();
@@ -153,15 +162,20 @@ class CpuNumaSourceTest {
         Names.NUMA_NODE, AttributeValue.of(1),
         Names.ours("pageSize"), AttributeValue.string("1Gi"),
         Names.ours("pageSizeBytes"), AttributeValue.of(GI1)));
-    assertThat(gi1.capacity()).containsExactlyInAnyOrderEntriesOf(Map.of(
-        Names.ours("pages"), Quantity.of(16), Names.ours("memory"), Quantity.of(16 * GI1)));
-    // Each container gets its own hugetlbfs instance of the device's page size (§3.6 (a)).
+    assertThat(gi1.capacity()).containsExactlyEntriesOf(Map.of(Names.ours("memory"), Quantity.of(16 * GI1)));
+    // Shared by bytes in whole pages: one page by default, up to the pool's 16 GiB.
+    assertThat(gi1.allowMultipleAllocations()).isTrue();
+    assertThat(gi1.requestPolicies()).containsExactlyEntriesOf(Map.of(Names.ours("memory"),
+        RequestPolicy.range(Quantity.of(GI1), Quantity.of(GI1), Quantity.of(16 * GI1), Quantity.of(GI1))));
+    // Each container gets its own hugetlbfs instance of the device's page size.
     assertThat(gi1.containerEdits().mounts()).containsExactly(new ContainerEdits.Mount(
         "nodev", "/dev/hugepages-1Gi", "hugetlbfs", List.of("rw", "nosuid", "nodev", "pagesize=1G")));
     assertThat(gi1.containerEdits().env()).containsExactly("NODEATLAS_HUGEPAGES_1GI=/dev/hugepages-1Gi");
 
     Device mi2 = devices.stream().filter(d -> d.name().equals("hugepages-2mi-numa0")).findFirst().orElseThrow();
-    assertThat(mi2.capacity().get(Names.ours("pages"))).isEqualTo(Quantity.of(4096));
+    assertThat(mi2.capacity().get(Names.ours("memory"))).isEqualTo(Quantity.of(4096 * MI2));
+    assertThat(mi2.requestPolicies().get(Names.ours("memory")).validRange().orElseThrow().step())
+        .contains(Quantity.of(MI2));
     assertThat(mi2.containerEdits().mounts()).extracting(ContainerEdits.Mount::options)
         .containsExactly(List.of("rw", "nosuid", "nodev", "pagesize=2M"));
   }
@@ -192,9 +206,8 @@ class CpuNumaSourceTest {
     assertThat(new CpuNumaSource().availability(HostContext.of(HostFs.of(root))).reason()).contains("devices/system/cpu");
   }
 
-  @Test
-  void hybridCoresGetTheirType() {
-    // A 1-package hybrid laptop shape: cpus 0-3 are two P-cores with SMT, 4-7 four E-cores.
+  /** A 1-package hybrid laptop shape: cpus 0-3 are two P-cores with SMT, 4-7 four E-cores; no NUMA directory. */
+  static void writeHybridLaptop(Path root) {
     FixtureTree t = FixtureTree.at(root);
     t.value("sys/devices/system/cpu/online", "0-7");
     for (int c = 0; c < 8; c++) {
@@ -203,6 +216,11 @@ class CpuNumaSourceTest {
           .value(dir + "thread_siblings_list", c < 4 ? (c / 2 * 2) + "-" + (c / 2 * 2 + 1) : Integer.toString(c));
     }
     t.value("sys/devices/cpu_core/cpus", "0-3").value("sys/devices/cpu_atom/cpus", "4-7");
+  }
+
+  @Test
+  void hybridCoresGetTheirType() {
+    writeHybridLaptop(root);
     DiscoveryResult r = discover();
     Topology topo = r.topology().orElseThrow();
     assertThat(topo.cores()).extracting(CoreInfo::type)
@@ -214,6 +232,7 @@ class CpuNumaSourceTest {
       assertThat(d.attributes().get(Names.ours("socket"))).isEqualTo(AttributeValue.of(0));
       assertThat(d.attributes()).doesNotContainKey(Names.NUMA_NODE);
       assertThat(d.attributes().get(Names.ours("threadsPerCore"))).isEqualTo(AttributeValue.of(2));
+      assertThat(d.attributes().get(Names.ours("smt"))).isEqualTo(AttributeValue.of(true));
     });
   }
 
@@ -231,9 +250,12 @@ class CpuNumaSourceTest {
     // Package id -1 (s390): no socket attribute, and the device is named by position.
     assertThat(r.devices()).extracting(Device::name).containsExactly("cpu-package0", "hugepages-1mi");
     assertThat(r.devices().get(0).attributes()).doesNotContainKey(Names.ours("socket"));
+    // No core files: the kernel names no cores, so no threadsPerCore; the boolean is still there.
+    assertThat(r.devices().get(0).attributes()).doesNotContainKey(Names.ours("threadsPerCore"))
+        .containsEntry(Names.ours("smt"), AttributeValue.of(false));
     Device hp = r.devices().get(1);
     assertThat(hp.attributes()).doesNotContainKey(Names.NUMA_NODE);
-    assertThat(hp.capacity().get(Names.ours("pages"))).isEqualTo(Quantity.of(3));
+    assertThat(hp.capacity().get(Names.ours("memory"))).isEqualTo(Quantity.of(3L << 20));
     assertThat(hp.containerEdits().mounts()).extracting(ContainerEdits.Mount::type, ContainerEdits.Mount::containerPath)
         .containsExactly(org.assertj.core.groups.Tuple.tuple("hugetlbfs", "/dev/hugepages-1Mi"));
   }
@@ -255,5 +277,59 @@ class CpuNumaSourceTest {
     assertThat(topo.numaNodes().get(1).memoryTotalBytes()).isEqualTo(1L << 20);
     assertThat(r.devices()).extracting(Device::name).containsExactly("cpu-numa0");
     assertThat(r.devices().get(0).capacity().get(Names.ours("cpu"))).isEqualTo(Quantity.of(2));
+  }
+
+  @Test
+  void poolsWithoutPagesAreNoDevicesButStayInTheTopology() {
+    // A 1 GiB pool nobody reserved pages in: a device from it could never be allocated.
+    FixtureTree t = FixtureTree.at(root);
+    t.value("sys/devices/system/cpu/online", "0")
+        .value("sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", 4)
+        .value("sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", 0);
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).isEmpty();
+    assertThat(r.devices()).extracting(Device::name).containsExactly("cpu-package0", "hugepages-2mi");
+    assertThat(r.topology().orElseThrow().hugepages()).extracting(HugepageSize::pageSizeBytes, HugepageSize::total)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(MI2, 4L), org.assertj.core.groups.Tuple.tuple(GI1, 0L));
+  }
+
+  @Test
+  void aPoolTooLargeForABytesCountKeepsItsDeviceWithoutTheMemoryCapacity() {
+    FixtureTree t = FixtureTree.at(root);
+    t.value("sys/devices/system/cpu/online", "0")
+        .value("sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", "100000000000000000");
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).extracting(w -> w.message()).containsExactly(
+        "device hugepages-1gi: nodeatlas.io/memory left out: 100000000000000000 pages of 1Gi are more bytes"
+            + " than a 64-bit count holds");
+    Device hp = r.devices().get(1);
+    assertThat(hp.name()).isEqualTo("hugepages-1gi");
+    assertThat(hp.capacity()).isEmpty();
+    assertThat(hp.allowMultipleAllocations()).isFalse();
+    assertThat(hp.attributes()).containsEntry(Names.ours("pageSize"), AttributeValue.string("1Gi"));
+  }
+
+  @Test
+  void everyPublishedNameIsCataloguedAndEveryCatalogueEntryIsPublished() {
+    CpuNumaSource source = new CpuNumaSource();
+    writeHybridLaptop(root);
+    List<Device> devices = new ArrayList<>(discoverSynthetic().devices());
+    devices.addAll(discover().devices());
+    assertThat(AttributeCatalogue.undocumented(source.catalogue(), devices)).isEmpty();
+    // The synthetic node and the hybrid laptop together publish every documented name: none is stale.
+    TreeSet<String> published = new TreeSet<>();
+    for (Device d : devices) {
+      d.attributes().keySet().forEach(k -> published.add(d.type().orElseThrow() + " " + k));
+      d.capacity().keySet().forEach(k -> published.add(d.type().orElseThrow() + " " + k));
+    }
+    TreeSet<String> documented = new TreeSet<>();
+    source.catalogue().forEach(doc -> documented.add(doc.deviceType() + " " + doc.name()));
+    assertThat(published).isEqualTo(documented);
+    assertThat(source.catalogue()).allSatisfy(doc -> {
+      assertThat(doc.example()).isNotBlank();
+      assertThat(doc.meaning()).isNotBlank();
+    });
+    assertThat(source.catalogue()).filteredOn(doc -> doc.kind() == AttributeDoc.Kind.CAPACITY)
+        .extracting(AttributeDoc::unit).containsOnly("CPUs", "bytes");
   }
 }

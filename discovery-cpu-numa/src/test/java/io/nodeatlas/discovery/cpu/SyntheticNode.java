@@ -4,7 +4,7 @@ import io.nodeatlas.discovery.testing.FixtureTree;
 import java.nio.file.Path;
 
 /**
- * Writes the synthetic 2-socket, 128-thread node of shared/reference/rdma-nic-hugepages.md §6.1:
+ * Writes a synthetic 2-socket, 128-thread node:
  * cpu {@code c} is thread {@code c / 64} of core {@code g % 32} ({@code g = c % 64}) in package
  * {@code g / 32}, die {@code (g % 32) / 16}; one NUMA node per package; 2 MiB and 1 GiB pools.
  */

@@ -9,7 +9,7 @@ import java.util.TreeMap;
  * Parses a NUMA node's {@code distance} row ({@code 10 21}): one SLIT distance per online node, in the
  * order of {@code /sys/devices/system/node/online} (drivers/base/node.c walks {@code for_each_online_node}).
  * Node ids can be sparse ({@code 0,8,250-255} on POWER9), so column {@code i} belongs to the i-th
- * online node, never to node id {@code i} (rdma-nic-hugepages.md §4, pitfall 6).
+ * online node, never to node id {@code i} (Documentation/ABI/stable/sysfs-devices-node, {@code distance}).
  */
 public final class DistanceParser {
 

@@ -6,7 +6,9 @@ import java.util.Locale;
  * Page sizes as the kernel names hugepage pools and as Kubernetes names them. mm/hugetlb.c names the
  * sysfs directories {@code hugepages-<size>kB} (always kB: {@code hugepages-2048kB},
  * {@code hugepages-1048576kB}); the kubelet names the same pools in the most compact binary unit
- * ({@code hugepages-2Mi}, {@code hugepages-1Gi}; rdma-nic-hugepages.md §3.5), which we reuse.
+ * ({@code hugepages-2Mi}, {@code hugepages-1Gi}: the {@code hugepages-} resources of core/v1 and the
+ * {@code HugePages-<size>} emptyDir medium), which we reuse. Documentation/admin-guide/mm/hugetlbpage.rst
+ * describes the directories.
  */
 public final class HugepageSizes {
 

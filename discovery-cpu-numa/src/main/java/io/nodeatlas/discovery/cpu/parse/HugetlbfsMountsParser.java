@@ -1,5 +1,6 @@
 package io.nodeatlas.discovery.cpu.parse;
 
+import io.nodeatlas.discovery.host.Excerpt;
 import io.nodeatlas.discovery.parse.SizeParser;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -9,9 +10,10 @@ import java.util.List;
  * Finds the hugetlbfs mounts in {@code /proc/mounts} (fs/proc_namespace.c: {@code device mountpoint
  * fstype options 0 0}, with space, tab, newline and backslash escaped as {@code \040 \011 \012 \134}).
  * fs/hugetlbfs/inode.c prints {@code pagesize=} in K or M only ({@code pagesize=1024M} for 1 GiB) and
- * old kernels print none, which means the default hugepage size from {@code /proc/meminfo}
- * (rdma-nic-hugepages.md §3.4). A hugetlbfs line that cannot be understood is reported as a problem
- * and the other mounts are kept.
+ * old kernels print none, which means the default huge page size, {@code Hugepagesize} in
+ * {@code /proc/meminfo} (Documentation/admin-guide/mm/hugetlbpage.rst: a mount without the pagesize
+ * option serves the default huge page size). {@link #parseLine} takes one line, so a reader loses
+ * only the hugetlbfs line it cannot understand and keeps the other mounts.
  */
 public final class HugetlbfsMountsParser {
 
@@ -26,8 +28,42 @@ public final class HugetlbfsMountsParser {
   }
 
   /**
+   * One line of {@code /proc/mounts}: the hugetlbfs mount it describes, or null for a mount of another
+   * file system (and for lines too short to name one).
+   *
    * @param defaultPageSizeBytes {@code Hugepagesize} from {@code /proc/meminfo}, or null when unknown
+   * @throws IllegalArgumentException for a hugetlbfs line whose mount point or page size is malformed
    */
+  public static HugetlbfsMount parseLine(String line, Long defaultPageSizeBytes) {
+    if (line == null) {
+      throw new IllegalArgumentException("mounts line is null");
+    }
+    String[] fields = line.trim().split("[ \t]+");
+    if (fields.length < 3 || !fields[2].equals("hugetlbfs")) {
+      return null;
+    }
+    String mountPoint = unescape(fields[1]);
+    if (!mountPoint.startsWith("/")) {
+      throw new IllegalArgumentException("hugetlbfs mount point is not absolute: " + Excerpt.of(mountPoint));
+    }
+    List<String> options = fields.length > 3 ? List.of(fields[3].split(",")) : List.of();
+    Long pageSize = defaultPageSizeBytes;
+    for (String option : options) {
+      if (option.startsWith("pagesize=")) {
+        try {
+          pageSize = SizeParser.parseBytes(option.substring("pagesize=".length()));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("hugetlbfs " + Excerpt.of(mountPoint) + ": bad " + Excerpt.of(option), e);
+        }
+        if (pageSize <= 0) {
+          throw new IllegalArgumentException("hugetlbfs " + Excerpt.of(mountPoint) + ": page size is zero");
+        }
+      }
+    }
+    return new HugetlbfsMount(mountPoint, pageSize, options);
+  }
+
+  /** The whole of {@code /proc/mounts}: {@link #parseLine} per line, problems as {@code line N: reason}. */
   public static Result parse(String text, Long defaultPageSizeBytes) {
     if (text == null) {
       throw new IllegalArgumentException("mounts text is null");
@@ -37,43 +73,23 @@ public final class HugetlbfsMountsParser {
     int lineNo = 0;
     for (String line : text.split("\n")) {
       lineNo++;
-      String[] fields = line.trim().split("[ \t]+");
-      if (fields.length < 3 || !fields[2].equals("hugetlbfs")) {
-        continue;
-      }
-      String mountPoint;
       try {
-        mountPoint = unescape(fields[1]);
+        HugetlbfsMount m = parseLine(line, defaultPageSizeBytes);
+        if (m != null) {
+          mounts.add(m);
+        }
       } catch (IllegalArgumentException e) {
         problems.add("line " + lineNo + ": " + e.getMessage());
-        continue;
-      }
-      if (!mountPoint.startsWith("/")) {
-        problems.add("line " + lineNo + ": hugetlbfs mount point is not absolute: \"" + shorten(mountPoint) + "\"");
-        continue;
-      }
-      List<String> options = fields.length > 3 ? List.of(fields[3].split(",")) : List.of();
-      Long pageSize = defaultPageSizeBytes;
-      boolean bad = false;
-      for (String option : options) {
-        if (option.startsWith("pagesize=")) {
-          try {
-            pageSize = SizeParser.parseBytes(option.substring("pagesize=".length()));
-            if (pageSize <= 0) {
-              throw new IllegalArgumentException("page size must be positive");
-            }
-          } catch (IllegalArgumentException e) {
-            problems.add("line " + lineNo + ": hugetlbfs " + mountPoint + ": bad " + shorten(option) + ": " + e.getMessage());
-            bad = true;
-          }
-        }
-      }
-      if (!bad) {
-        mounts.add(new HugetlbfsMount(mountPoint, pageSize, options));
       }
     }
-    mounts.sort(Comparator.comparing(HugetlbfsMount::mountPoint));
-    return new Result(mounts, problems);
+    return new Result(sorted(mounts), problems);
+  }
+
+  /** Mounts in mount-point order, the order {@code discover} prints them in. */
+  public static List<HugetlbfsMount> sorted(List<HugetlbfsMount> mounts) {
+    List<HugetlbfsMount> out = new ArrayList<>(mounts);
+    out.sort(Comparator.comparing(HugetlbfsMount::mountPoint));
+    return List.copyOf(out);
   }
 
   /** Undoes the kernel's octal escapes ({@code mangle()} in fs/proc_namespace.c). */
@@ -86,13 +102,13 @@ public final class HugetlbfsMountsParser {
       char c = field.charAt(i);
       if (c == '\\') {
         if (i + 3 >= field.length()) {
-          throw new IllegalArgumentException("truncated escape in \"" + shorten(field) + "\"");
+          throw new IllegalArgumentException("truncated escape in " + Excerpt.of(field));
         }
         int value = 0;
         for (int k = 1; k <= 3; k++) {
           char d = field.charAt(i + k);
           if (d < '0' || d > '7') {
-            throw new IllegalArgumentException("bad escape in \"" + shorten(field) + "\"");
+            throw new IllegalArgumentException("bad escape in " + Excerpt.of(field));
           }
           value = value * 8 + (d - '0');
         }
@@ -103,9 +119,5 @@ public final class HugetlbfsMountsParser {
       }
     }
     return out.toString();
-  }
-
-  private static String shorten(String s) {
-    return s.length() > 80 ? s.substring(0, 80) + "..." : s;
   }
 }

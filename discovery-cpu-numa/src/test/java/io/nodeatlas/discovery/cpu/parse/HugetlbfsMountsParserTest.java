@@ -1,6 +1,7 @@
 package io.nodeatlas.discovery.cpu.parse;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.util.List;
@@ -59,6 +60,36 @@ class HugetlbfsMountsParserTest {
     assertThat(r.mounts()).extracting(HugetlbfsMount::mountPoint).containsExactly("/dev/hugepages");
     assertThat(r.problems()).hasSize(3);
     assertThat(r.problems().get(0)).contains("line 1").contains("pagesize=lots");
+  }
+
+  @Test
+  void oneLineAtATime() {
+    // Line 17 of proc/mounts in snapshot 20em64t-hybrid-1p6c2t+2ca4co1t, and line 2 of the same file.
+    assertThat(HugetlbfsMountsParser.parseLine("hugetlbfs /dev/hugepages hugetlbfs rw,relatime,pagesize=2M 0 0", null))
+        .isEqualTo(new HugetlbfsMount("/dev/hugepages", MI2, List.of("rw", "relatime", "pagesize=2M")));
+    assertThat(HugetlbfsMountsParser.parseLine("proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0", MI2)).isNull();
+    assertThat(HugetlbfsMountsParser.parseLine("", MI2)).isNull();
+    assertThatThrownBy(() -> HugetlbfsMountsParser.parseLine("none /a hugetlbfs rw,pagesize=lots 0 0", MI2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("hugetlbfs \"/a\" (2 chars): bad \"pagesize=lots\" (13 chars)");
+    assertThatThrownBy(() -> HugetlbfsMountsParser.parseLine("none /a hugetlbfs rw,pagesize=0 0 0", MI2))
+        .hasMessageContaining("page size is zero");
+  }
+
+  /** The line parser the reader applies to each line of /proc/mounts: a mount, null, or an IllegalArgumentException. */
+  @FuzzTest
+  void lineParserRejectsOnlyWithIllegalArgument(String line) {
+    try {
+      HugetlbfsMount m = HugetlbfsMountsParser.parseLine(line, null);
+      if (m != null) {
+        assertThat(m.mountPoint()).startsWith("/");
+        if (m.pageSizeBytes() != null) {
+          assertThat(m.pageSizeBytes()).isPositive();
+        }
+      }
+    } catch (IllegalArgumentException expected) {
+      // documented rejection
+    }
   }
 
   @FuzzTest

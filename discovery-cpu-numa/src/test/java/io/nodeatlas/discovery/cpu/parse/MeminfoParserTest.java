@@ -88,6 +88,45 @@ class MeminfoParserTest {
         .isInstanceOf(IllegalArgumentException.class);
   }
 
+  @Test
+  void valuesOneByOne() {
+    assertThat(MeminfoParser.kibibytes("527958016 kB")).isEqualTo(527958016L << 10);
+    assertThat(MeminfoParser.kibibytes("  1020176 kB\n")).isEqualTo(1020176L << 10);
+    // meminfo prints every size in kB; a bare number there is kB too.
+    assertThat(MeminfoParser.kibibytes("2048")).isEqualTo(2L << 20);
+    assertThat(MeminfoParser.pages("   8192")).isEqualTo(8192);
+    assertThat(MeminfoParser.nodePrefix(16)).isEqualTo("Node 16 ");
+    assertThatThrownBy(() -> MeminfoParser.kibibytes("lots kB")).hasMessage("not a number: \"lots kB\" (7 chars)");
+    assertThatThrownBy(() -> MeminfoParser.kibibytes("12 MB")).hasMessageStartingWith("not a number");
+    assertThatThrownBy(() -> MeminfoParser.kibibytes("")).hasMessageStartingWith("not a number");
+    assertThatThrownBy(() -> MeminfoParser.pages("8192 kB")).hasMessageStartingWith("not a number");
+  }
+
+  @Test
+  void assembleAsksEachKeyWithItsParser() {
+    Meminfo m = MeminfoParser.assemble((key, parser) -> switch (key) {
+      case "MemTotal", "Hugepagesize" -> parser.parse("4 kB");
+      case "HugePages_Total" -> parser.parse("3");
+      default -> null;
+    });
+    assertThat(m).isEqualTo(new Meminfo(4096L, null, 3L, null, null, null, 4096L, null));
+  }
+
+  /** The value parsers the reader applies key by key: a number, or an IllegalArgumentException. */
+  @FuzzTest
+  void valueParsersRejectOnlyWithIllegalArgument(String value) {
+    try {
+      assertThat(MeminfoParser.kibibytes(value)).isNotNegative().satisfies(b -> assertThat(b % 1024).isZero());
+    } catch (IllegalArgumentException expected) {
+      // documented rejection
+    }
+    try {
+      assertThat(MeminfoParser.pages(value)).isNotNegative();
+    } catch (IllegalArgumentException expected) {
+      // documented rejection
+    }
+  }
+
   @FuzzTest
   void onlyIllegalArgumentOnGarbage(String text) {
     try {
