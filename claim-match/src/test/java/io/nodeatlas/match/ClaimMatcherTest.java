@@ -81,7 +81,7 @@ class ClaimMatcherTest {
               exactly:
                 deviceClassName: rdma.nodeatlas.io
                 selectors:
-                - cel: {expression: 'device.attributes["nodeatlas.io"].linkLayer == "InfiniBand"'}
+                - cel: {expression: 'device.attributes["nodeatlas.io"].linkLayer == "infiniband"'}
             constraints:
             - matchAttribute: resource.kubernetes.io/pcieRoot
         """));

@@ -62,13 +62,13 @@ public final class NodeFixtures {
     for (int i = 0; i < GPUS.length; i++) {
       out.add(gpu(i));
     }
-    out.add(rdma("mlx5_0", "0000:1a:00.0", "pci0000:15", 0, "Ethernet", false, "enp26s0np0"));
-    out.add(rdma("mlx5_1", "0000:3c:00.0", "pci0000:37", 0, "InfiniBand", false, "ibp60s0"));
-    out.add(rdma("mlx5_2", "0000:9c:00.0", "pci0000:97", 1, "Ethernet", false, "enp156s0np0"));
+    out.add(rdma("mlx5_0", "0000:1a:00.0", "pci0000:15", 0, "ethernet", false, "enp26s0np0"));
+    out.add(rdma("mlx5_1", "0000:3c:00.0", "pci0000:37", 0, "infiniband", false, "ibp60s0"));
+    out.add(rdma("mlx5_2", "0000:9c:00.0", "pci0000:97", 1, "ethernet", false, "enp156s0np0"));
     for (int j = 0; j < 8; j++) {
       String fn = j < 7 ? "00." + (j + 1) : "01.0";
-      out.add(rdma("mlx5_" + (3 + j), "0000:1a:" + fn, "pci0000:15", 0, "Ethernet", true, "enp26s0v" + j));
-      out.add(rdma("mlx5_" + (11 + j), "0000:9c:" + fn, "pci0000:97", 1, "Ethernet", true, "enp156s0v" + j));
+      out.add(rdma("mlx5_" + (3 + j), "0000:1a:" + fn, "pci0000:15", 0, "ethernet", true, "enp26s0v" + j));
+      out.add(rdma("mlx5_" + (11 + j), "0000:9c:" + fn, "pci0000:97", 1, "ethernet", true, "enp156s0v" + j));
     }
     for (int node = 0; node < 2; node++) {
       out.add(Device.builder("cpu-numa" + node, "cpu-numa")

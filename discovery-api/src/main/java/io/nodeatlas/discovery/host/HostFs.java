@@ -77,6 +77,12 @@ public final class HostFs {
         unconfined = true;
       }
       real.add(rr);
+      // The root as given too: lexically resolved link targets (FactReader.link) start with it when
+      // the root is reached through a symlink. A real path never does (it has no symlink elements),
+      // so this admits nothing a real-path check would refuse.
+      if (!rr.equals(r)) {
+        real.add(r);
+      }
     }
     this.realRoots = unconfined ? List.of() : List.copyOf(real);
   }

@@ -122,4 +122,39 @@ class HostFsTest {
     assertThat(fs.resolveLink(root.resolve("sys/class/abs"))).contains(root.resolve("sys/devices/pci0000:15"));
     assertThat(fs.resolveLink(root.resolve("sys/devices"))).isEmpty();
   }
+
+  @Test
+  void absoluteLinksNameHostPathsAndCannotClimbOutOfTheRoot() {
+    FixtureTree.at(root)
+        .symlink("sys/class/net/a/device", "/../../../../etc")
+        .symlink("sys/class/net/b/device", "/sys/../../../../etc")
+        .symlink("sys/class/net/c/device", "../../../../../../../../../../etc");
+    HostFs fs = HostFs.of(root);
+    java.util.List<String> warnings = new java.util.ArrayList<>();
+    FactReader facts = new FactReader(fs, warnings::add);
+    // "/.." is "/" on the host too: an absolute target stays under the root, re-rooted.
+    assertThat(facts.link(root.resolve("sys/class/net/a/device"))).contains(root.resolve("etc"));
+    assertThat(facts.link(root.resolve("sys/class/net/b/device"))).contains(root.resolve("etc"));
+    assertThat(warnings).isEmpty();
+    // A relative target that climbs out is refused.
+    assertThat(facts.link(root.resolve("sys/class/net/c/device"))).isEmpty();
+    assertThat(warnings).containsExactly(
+        "/sys/class/net/c/device: points outside the host root (to \"/etc\" (4 chars)); not followed");
+  }
+
+  @Test
+  void linksAreFollowedWhenTheHostRootIsReachedThroughASymlink(@TempDir Path other) throws Exception {
+    FixtureTree.at(root)
+        .dir("sys/devices/pci0000:15/0000:15:01.0")
+        .value("sys/devices/pci0000:15/0000:15:01.0/vendor", "0x8086")
+        .symlink("sys/bus/pci/devices/0000:15:01.0", "../../../devices/pci0000:15/0000:15:01.0");
+    Path viaLink = other.resolve("host");
+    Files.createSymbolicLink(viaLink, root);
+    java.util.List<String> warnings = new java.util.ArrayList<>();
+    FactReader facts = new FactReader(HostFs.of(viaLink), warnings::add);
+    Path target = facts.link(viaLink.resolve("sys/bus/pci/devices/0000:15:01.0")).orElseThrow();
+    assertThat(target).isEqualTo(viaLink.resolve("sys/devices/pci0000:15/0000:15:01.0"));
+    assertThat(facts.read(target.resolve("vendor"), t -> t)).contains("0x8086");
+    assertThat(warnings).isEmpty();
+  }
 }

@@ -1,6 +1,7 @@
 package io.nodeatlas.discovery.net;
 
 import io.nodeatlas.discovery.model.Names;
+import io.nodeatlas.discovery.pci.PciAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;
 
@@ -19,12 +20,12 @@ public final class DeviceNames {
     return label("rdma", ibdev);
   }
 
-  public static String nic(String bdf) {
-    return label("nic", bdf);
+  public static String nic(PciAddress address) {
+    return label("nic", address.toString());
   }
 
-  public static String vf(String bdf) {
-    return label("vf", bdf);
+  public static String vf(PciAddress address) {
+    return label("vf", address.toString());
   }
 
   /** A virtual interface has no PCI address; its name is the interface name. */

@@ -5,6 +5,7 @@ import io.nodeatlas.discovery.net.model.RdmaDevice;
 import io.nodeatlas.discovery.net.model.RdmaPort;
 import io.nodeatlas.discovery.net.parse.GidParser;
 import io.nodeatlas.discovery.net.parse.MacAddressParser;
+import io.nodeatlas.discovery.pci.PciAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -12,7 +13,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * Which netdev each RDMA port carries, in the robust order of rdma-nic-hugepages.md §1.5:
+ * Which netdev each RDMA port carries, in a robust order:
  * {@code gid_attrs/ndevs} first (preferring the ndev on the same PCI function over upper devices),
  * then for IPoIB the netdev whose 20-byte address ends with the port GUID of {@code gids/0}, then the
  * PCI parent's netdevs ({@code dev_port + 1} for multi-port functions).
@@ -33,12 +34,12 @@ public final class NetdevMapper {
 
   /**
    * @param byName the interfaces seen in {@code class/net}
-   * @param byBdf physical, non-representor interfaces per PCI function, in dev_port then name order
+   * @param byAddress physical, non-representor interfaces per PCI function, in dev_port then name order
    */
   public static SortedMap<Integer, Link> map(
-      RdmaDevice device, Map<String, NetInterface> byName, Map<String, List<NetInterface>> byBdf) {
+      RdmaDevice device, Map<String, NetInterface> byName, Map<PciAddress, List<NetInterface>> byAddress) {
     SortedMap<Integer, Link> links = new TreeMap<>();
-    List<NetInterface> siblings = byBdf.getOrDefault(device.pciBusId(), List.of());
+    List<NetInterface> siblings = byAddress.getOrDefault(device.pciAddress(), List.of());
     for (RdmaPort port : device.ports()) {
       fromGidAttrs(device, port, byName)
           .or(() -> fromPortGuid(port, siblings))
@@ -55,7 +56,7 @@ public final class NetdevMapper {
     }
     for (String ndev : ndevs) {
       NetInterface nic = byName.get(ndev);
-      if (nic != null && nic.pciBusId().filter(device.pciBusId()::equals).isPresent()) {
+      if (nic != null && nic.pciAddress().filter(device.pciAddress()::equals).isPresent()) {
         return Optional.of(new Link(ndev, Method.GID_ATTRS));
       }
     }

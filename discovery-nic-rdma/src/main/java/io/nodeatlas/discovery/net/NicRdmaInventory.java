@@ -5,6 +5,7 @@ import io.nodeatlas.discovery.net.model.NetInterface;
 import io.nodeatlas.discovery.net.model.NetnsMode;
 import io.nodeatlas.discovery.net.model.PciFunction;
 import io.nodeatlas.discovery.net.model.RdmaDevice;
+import io.nodeatlas.discovery.pci.PciAddress;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -13,12 +14,12 @@ import java.util.TreeMap;
 
 /**
  * Everything one scan read, before any publishing decision: RDMA devices and interfaces sorted by
- * name, the PCI functions behind them by BDF, the char devices, and the RDMA netns mode.
+ * name, the PCI functions behind them by address, the char devices, and the RDMA netns mode.
  */
 public record NicRdmaInventory(
     List<RdmaDevice> rdmaDevices,
     List<NetInterface> interfaces,
-    Map<String, PciFunction> pciFunctions,
+    Map<PciAddress, PciFunction> pciFunctions,
     CharDeviceTable charDevices,
     Optional<NetnsMode> netnsMode) {
 
@@ -34,5 +35,9 @@ public record NicRdmaInventory(
 
   public Optional<NetInterface> netInterface(String name) {
     return interfaces.stream().filter(i -> i.name().equals(name)).findFirst();
+  }
+
+  public Optional<PciFunction> pciFunction(String sysfsName) {
+    return PciAddress.tryParse(sysfsName).map(pciFunctions::get);
   }
 }

@@ -1,75 +1,115 @@
 package io.nodeatlas.discovery.net;
 
+import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.host.HostFs;
-import io.nodeatlas.discovery.net.model.CharDeviceTable;
 import io.nodeatlas.discovery.net.model.CharDevice;
+import io.nodeatlas.discovery.net.model.CharDeviceTable;
 import io.nodeatlas.discovery.net.model.NetInterface;
 import io.nodeatlas.discovery.net.model.NetnsMode;
 import io.nodeatlas.discovery.net.model.PciFunction;
 import io.nodeatlas.discovery.net.model.RdmaDevice;
-import io.nodeatlas.discovery.net.parse.BusIds;
 import io.nodeatlas.discovery.net.sysfs.CharDeviceResolver;
 import io.nodeatlas.discovery.net.sysfs.NetInterfaceReader;
 import io.nodeatlas.discovery.net.sysfs.NetnsModeReader;
-import io.nodeatlas.discovery.net.sysfs.PciFunctionReader;
-import io.nodeatlas.discovery.net.sysfs.PcieRootResolver;
-import io.nodeatlas.discovery.net.sysfs.PortReader;
 import io.nodeatlas.discovery.net.sysfs.RdmaDeviceReader;
 import io.nodeatlas.discovery.net.sysfs.SriovReader;
+import io.nodeatlas.discovery.pci.PciAddress;
+import io.nodeatlas.discovery.pci.PciFunctionFacts;
+import io.nodeatlas.discovery.pci.PciFunctionReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.Consumer;
 
-/** Runs the readers once over a host and collects a {@link NicRdmaInventory}; holds no state between scans. */
+/**
+ * Runs the readers once over a host and collects a {@link NicRdmaInventory}; holds no state between
+ * scans. Every fact is read through one {@link FactReader}, so every warning has the one form
+ * {@code <host path>: <reason>}.
+ */
 public final class NicRdmaScanner {
 
   private NicRdmaScanner() {}
 
-  public static NicRdmaInventory scan(HostFs fs, boolean includeVirtual, Consumer<String> warn) {
-    List<RdmaDeviceReader.Found> rdma = new RdmaDeviceReader(fs, new PortReader(fs)).readAll(warn);
-    List<NetInterfaceReader.Found> nics = new NetInterfaceReader(fs).readAll(includeVirtual, warn);
+  public static NicRdmaInventory scan(FactReader facts, boolean includeVirtual) {
+    HostFs fs = facts.fs();
+    List<RdmaDeviceReader.Found> rdma = new RdmaDeviceReader(facts).readAll();
+    List<NetInterfaceReader.Found> nics = new NetInterfaceReader(facts).readAll(includeVirtual);
 
     // One read per PCI function, wherever it was reached from; the directory found through a
     // device link is kept as a fallback for partial trees whose bus entries are not links.
-    Map<String, Optional<Path>> knownDirs = new TreeMap<>();
+    Map<PciAddress, Optional<Path>> knownDirs = new TreeMap<>();
     for (RdmaDeviceReader.Found f : rdma) {
-      knownDirs.merge(f.device().pciBusId(), ownDir(f.parentDir(), f.device().pciBusId()), NicRdmaScanner::first);
+      PciAddress address = f.device().pciAddress();
+      knownDirs.merge(address, ownDir(f.parentDir(), address), NicRdmaScanner::first);
     }
     for (NetInterfaceReader.Found f : nics) {
-      f.netInterface().pciBusId().ifPresent(
-          bdf -> knownDirs.merge(bdf, f.deviceDir().flatMap(d -> ownDir(d, bdf)), NicRdmaScanner::first));
+      f.netInterface().pciAddress().ifPresent(
+          address -> knownDirs.merge(address, f.deviceDir().flatMap(d -> ownDir(d, address)), NicRdmaScanner::first));
     }
-    PciFunctionReader pciReader = new PciFunctionReader(fs, new PcieRootResolver(fs), new SriovReader(fs));
-    Map<String, PciFunction> pci = new TreeMap<>();
-    knownDirs.forEach((bdf, dir) -> pci.put(bdf, pciReader.read(bdf, dir, warn)));
+    PciFunctionReader pciReader = new PciFunctionReader(facts);
+    SriovReader sriov = new SriovReader(facts);
+    Map<PciAddress, PciFunction> pci = new TreeMap<>();
+    Set<PciAddress> absent = new HashSet<>();
+    knownDirs.forEach((address, knownDir) -> {
+      PciFunctionFacts common = pciReader.read(address, knownDir);
+      // No vendor id: look closer (off the common path) whether the function exists at all. A device
+      // link that leads nowhere (a dangling or re-rooted absolute link) gives nothing to allocate.
+      if (common.vendorId().isEmpty() && !fs.isDirectory(pciReader.directory(address, knownDir))) {
+        absent.add(address);
+        return;
+      }
+      // The directory a device link led to is the function's own (the bus entry's target); reading
+      // SR-IOV there costs no second resolution of the bus link.
+      Path dir = knownDir.orElseGet(() -> fs.sys("bus/pci/devices/" + address));
+      pci.put(address, new PciFunction(common, sriov.read(dir, address)));
+    });
 
     Map<String, Path> parents = new HashMap<>();
     List<RdmaDevice> devices = new ArrayList<>();
     for (RdmaDeviceReader.Found f : rdma) {
+      if (absent.contains(f.device().pciAddress())) {
+        facts.warn(f.deviceLink(), "leads to " + fs.hostPath(f.parentDir()) + ", but sysfs has no PCI function "
+            + f.device().pciAddress() + "; RDMA device " + f.device().name() + " left out");
+        continue;
+      }
       devices.add(f.device());
       parents.put(f.device().name(), f.parentDir());
     }
+    List<NetInterface> interfaces = new ArrayList<>();
+    for (NetInterfaceReader.Found f : nics) {
+      Optional<PciAddress> address = f.netInterface().pciAddress();
+      if (address.isPresent() && absent.contains(address.get())) {
+        facts.warn(f.deviceLink(), "leads to " + f.deviceDir().map(fs::hostPath).orElse("?") + ", but sysfs has no PCI function "
+            + address.get() + "; interface " + f.netInterface().name() + " left out");
+        continue;
+      }
+      interfaces.add(f.netInterface());
+    }
     CharDeviceTable chars = devices.isEmpty()
         ? new CharDeviceTable(Map.of(), Map.of(), Map.of(), Optional.<CharDevice>empty())
-        : new CharDeviceResolver(fs).resolve(parents, warn);
-    Optional<NetnsMode> netns = devices.isEmpty() ? Optional.empty() : new NetnsModeReader(fs).read(warn);
-    List<NetInterface> interfaces = nics.stream().map(NetInterfaceReader.Found::netInterface).toList();
+        : new CharDeviceResolver(facts).resolve(parents);
+    Optional<NetnsMode> netns = devices.isEmpty() ? Optional.empty() : new NetnsModeReader(facts).read();
     return new NicRdmaInventory(devices, interfaces, pci, chars, netns);
   }
 
   /** The path itself when it is the function's directory (not an SF or virtio child below it). */
-  private static Optional<Path> ownDir(Path path, String bdf) {
-    Optional<String> own = BusIds.nearestBdf(path).filter(b -> path.getFileName().toString().equals(b));
-    return own.isPresent() && own.get().equals(bdf) ? Optional.of(path) : Optional.empty();
+  private static Optional<Path> ownDir(Path path, PciAddress address) {
+    Path last = path.getFileName();
+    if (last == null) {
+      return Optional.empty();
+    }
+    String name = last.toString();
+    return PciAddress.isSysfsName(name) && PciAddress.tryParse(name).filter(address::equals).isPresent()
+        ? Optional.of(path)
+        : Optional.empty();
   }
 
   private static Optional<Path> first(Optional<Path> a, Optional<Path> b) {
     return a.isPresent() ? a : b;
   }
-
 }

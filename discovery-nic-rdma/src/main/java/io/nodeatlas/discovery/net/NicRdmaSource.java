@@ -1,26 +1,56 @@
 package io.nodeatlas.discovery.net;
 
+import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.host.HostContext;
 import io.nodeatlas.discovery.host.HostFs;
+import io.nodeatlas.discovery.spi.AttributeDoc;
 import io.nodeatlas.discovery.spi.Availability;
 import io.nodeatlas.discovery.spi.DiscoveryException;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.spi.DiscoverySource;
+import io.nodeatlas.discovery.spi.SourceSetting;
+import java.util.List;
 
 /**
- * The {@code nic-rdma} source. Settings: {@code nic-rdma.includeVirtual} (publish lo, bridges, veth,
- * VLANs too; default false) and {@code nic-rdma.madDevices} (give every port's umadN and issmN to
- * containers; default false, which still gives umadN for InfiniBand ports).
+ * The {@code nic-rdma} source: RDMA devices, network functions and SR-IOV VFs from sysfs. It owns
+ * two settings ({@link #INCLUDE_VIRTUAL}, {@link #MAD_DEVICES}) and the attributes of the {@code rdma},
+ * {@code vf} and {@code nic} device types ({@link NicRdmaAttributes#catalogue()}).
  */
 public final class NicRdmaSource implements DiscoverySource {
 
   public static final String NAME = "nic-rdma";
-  public static final String INCLUDE_VIRTUAL = NAME + ".includeVirtual";
-  public static final String MAD_DEVICES = NAME + ".madDevices";
+
+  /** Publish lo, bridges, veth and VLANs too ({@code nic-rdma.includeVirtual}). */
+  public static final SourceSetting INCLUDE_VIRTUAL = SourceSetting.bool(NAME, "includeVirtual",
+      "--include-virtual-nics", "NODEATLAS_INCLUDE_VIRTUAL_NICS", false,
+      "Also report virtual interfaces (lo, bridges, veth, VLANs).");
+
+  /**
+   * Give containers every port's {@code umadN} and {@code issmN} ({@code nic-rdma.madDevices}); without
+   * it InfiniBand ports still get their {@code umadN}.
+   */
+  public static final SourceSetting MAD_DEVICES = SourceSetting.bool(NAME, "madDevices",
+      "--rdma-mad-devices", "NODEATLAS_RDMA_MAD_DEVICES", false,
+      "Give containers the RDMA MAD devices (umadN, issmN) of every port too.");
 
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public String description() {
+    return "RDMA devices, network interfaces and SR-IOV functions from sysfs (class/infiniband, class/net, bus/pci)";
+  }
+
+  @Override
+  public List<SourceSetting> settings() {
+    return List.of(INCLUDE_VIRTUAL, MAD_DEVICES);
+  }
+
+  @Override
+  public List<AttributeDoc> catalogue() {
+    return NicRdmaAttributes.catalogue();
   }
 
   @Override
@@ -29,22 +59,26 @@ public final class NicRdmaSource implements DiscoverySource {
     if (fs.isDirectory(fs.sys("class/net")) || fs.isDirectory(fs.sys("class/infiniband"))) {
       return Availability.ok();
     }
-    return Availability.unavailable("neither " + fs.sys("class/net") + " nor " + fs.sys("class/infiniband") + " exists");
+    return Availability.unavailable("neither " + fs.hostPath(fs.sys("class/net")) + " nor "
+        + fs.hostPath(fs.sys("class/infiniband")) + " exists");
   }
 
   @Override
   public DiscoveryResult discover(HostContext host) throws DiscoveryException {
-    boolean includeVirtual;
-    boolean madDevices;
-    try {
-      includeVirtual = host.options().flag(INCLUDE_VIRTUAL, false);
-      madDevices = host.options().flag(MAD_DEVICES, false);
-    } catch (IllegalArgumentException e) {
-      throw new DiscoveryException(e.getMessage(), e);
-    }
+    boolean includeVirtual = flag(host, INCLUDE_VIRTUAL);
+    boolean madDevices = flag(host, MAD_DEVICES);
     DiscoveryResult.Builder result = new DiscoveryResult.Builder(NAME);
-    NicRdmaInventory inventory = NicRdmaScanner.scan(host.fs(), includeVirtual, result::warn);
-    NicRdmaPublisher.publish(inventory, madDevices, result::warn).forEach(result::device);
+    FactReader facts = new FactReader(host.fs(), result::warn);
+    NicRdmaInventory inventory = NicRdmaScanner.scan(facts, includeVirtual);
+    NicRdmaPublisher.publish(inventory, madDevices, facts).forEach(result::device);
     return result.build();
+  }
+
+  private static boolean flag(HostContext host, SourceSetting setting) throws DiscoveryException {
+    try {
+      return host.options().flag(setting);
+    } catch (IllegalArgumentException e) {
+      throw new DiscoveryException("setting " + setting.key() + ": " + e.getMessage(), e);
+    }
   }
 }

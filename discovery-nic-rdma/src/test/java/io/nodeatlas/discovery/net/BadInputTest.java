@@ -24,11 +24,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Missing, garbage and unreadable files. As root, chmod does not stop reads, so "unreadable" is a
@@ -105,8 +109,7 @@ class BadInputTest {
     DiscoveryResult r = discover();
     assertThat(attr(r, "rdma-mlx5-0", PORT_STATE)).isNull();
     assertThat(attr(r, "rdma-mlx5-0", RATE_GBPS)).isEqualTo(400L);
-    assertThat(messages(r)).singleElement().asString()
-        .startsWith("RDMA device mlx5_0 port 1: state left out").contains("is a directory");
+    assertThat(messages(r)).containsExactly("/" + PORT + "state: is a directory");
   }
 
   @Test
@@ -115,8 +118,7 @@ class BadInputTest {
     DiscoveryResult r = discover();
     assertThat(attr(r, "nic-0000-03-00-0", MTU)).isNull();
     assertThat(attr(r, "nic-0000-03-00-0", IF_NAME)).isEqualTo("eno1");
-    assertThat(messages(r)).singleElement().asString()
-        .startsWith("interface eno1: mtu left out").contains("not a regular file");
+    assertThat(messages(r)).containsExactly("/sys/devices/" + ONBOARD + "/net/eno1/mtu: not a regular file");
   }
 
   @Test
@@ -133,7 +135,14 @@ class BadInputTest {
     assertThat(attr(r, "rdma-mlx5-0", Names.NUMA_NODE)).isNull();
     assertThat(attr(r, "rdma-mlx5-0", TRANSPORT)).isEqualTo("other");
     assertThat(attr(r, "nic-0000-03-00-0", MAC)).isNull();
-    assertThat(messages(r)).hasSize(5).anySatisfy(m -> assertThat(m).contains("rate \"fast\" is not"));
+    assertThat(messages(r)).containsExactlyInAnyOrder(
+        "/" + PORT + "rate: not understood: expected \"<n> Gb/sec (<w>X <speed>)\", got \"fast\" (4 chars)",
+        "/" + PORT + "link_layer: not understood: expected InfiniBand, Ethernet or Unknown, got \"Token Ring\" (10 chars)",
+        "/sys/devices/" + PF + "/infiniband/mlx5_0/node_guid: not understood: expected a GUID of the form "
+            + "xxxx:xxxx:xxxx:xxxx, got \"not-a-guid\" (10 chars)",
+        "/sys/devices/" + PF + "/numa_node: not understood: not a NUMA node id: \"zero\" (4 chars)",
+        "/sys/devices/" + ONBOARD + "/net/eno1/address: not understood: expected colon-separated hex bytes, "
+            + "got \"3c:ec:ef:zz:00:01\" (17 chars)");
   }
 
   @Test
@@ -142,7 +151,7 @@ class BadInputTest {
         .bytes("sys/devices/" + PF + "/numa_node", "0\n\0".getBytes());
     DiscoveryResult r = discover();
     assertThat(messages(r)).isEmpty();
-    assertThat(attr(r, "rdma-mlx5-0", PORT_STATE)).isEqualTo("ACTIVE");
+    assertThat(attr(r, "rdma-mlx5-0", PORT_STATE)).isEqualTo("active");
     assertThat(attr(r, "rdma-mlx5-0", Names.NUMA_NODE)).isEqualTo(0L);
   }
 
@@ -169,7 +178,7 @@ class BadInputTest {
     DiscoveryResult r = discover();
     assertThat(attr(r, "rdma-mlx5-0", RDMA_DEVICE)).isEqualTo("mlx5_0");
     assertThat(attr(r, "rdma-mlx5-0", PORT_COUNT)).isEqualTo(0L);
-    assertThat(messages(r)).singleElement().asString().startsWith("RDMA device mlx5_0: ports left out");
+    assertThat(messages(r)).containsExactly("/sys/devices/" + PF + "/infiniband/mlx5_0/ports: not a directory");
   }
 
   @Test
@@ -178,7 +187,7 @@ class BadInputTest {
     DiscoveryResult r = discover();
     // Index 1 still names the netdev.
     assertThat(attr(r, "rdma-mlx5-0", IF_NAME)).isEqualTo("enp26s0np0");
-    assertThat(messages(r)).singleElement().asString().contains("gid_attrs/ndevs/0 left out");
+    assertThat(messages(r)).containsExactly("/" + PORT + "gid_attrs/ndevs/0: is a directory");
   }
 
   @Test
@@ -187,7 +196,8 @@ class BadInputTest {
     b.tree().value("sys/devices/" + ONBOARD + "/net/eth9", "a file, not a directory");
     DiscoveryResult r = discover();
     assertThat(byName(r)).containsOnlyKeys("rdma-mlx5-0", "nic-0000-03-00-0");
-    assertThat(messages(r)).singleElement().asString().startsWith("interface eth9 left out");
+    assertThat(messages(r)).containsExactly("/sys/class/net/eth9: leads to /sys/devices/" + ONBOARD
+        + "/net/eth9, which is not a directory; interface left out");
   }
 
   @Test
@@ -200,7 +210,7 @@ class BadInputTest {
     Files.writeString(cls, "x\n");
     DiscoveryResult r = discover();
     assertThat(byName(r)).containsOnlyKeys("nic-0000-03-00-0", "nic-0000-1a-00-0");
-    assertThat(messages(r)).singleElement().asString().startsWith("RDMA devices left out");
+    assertThat(messages(r)).containsExactly("/sys/class/infiniband: not a directory");
   }
 
   @Test
@@ -209,9 +219,10 @@ class BadInputTest {
     DiscoveryResult r = discover();
     assertThat(byName(r).get("rdma-mlx5-0").containerEdits().deviceNodes())
         .extracting(ContainerEdits.DeviceNode::path).containsExactly("/dev/infiniband/rdma_cm");
-    assertThat(messages(r)).hasSize(2)
-        .anySatisfy(m -> assertThat(m).startsWith("uverbs0: dev left out"))
-        .anySatisfy(m -> assertThat(m).startsWith("RDMA device mlx5_0: no uverbs char device"));
+    assertThat(messages(r)).containsExactlyInAnyOrder(
+        "/sys/class/infiniband_verbs/uverbs0/dev: not understood: expected \"<major>:<minor>\", got \"231-192\" (7 chars)",
+        "/sys/class/infiniband/mlx5_0: no uverbs char device maps to it (infiniband_verbs/uverbsN/ibdev); "
+            + "containers will not see it through libibverbs");
   }
 
   @Test
@@ -242,7 +253,8 @@ class BadInputTest {
     b.tree().value("sys/module/ib_core/parameters/netns_mode", "N");
     DiscoveryResult r = discover();
     assertThat(attr(r, "rdma-mlx5-0", RDMA_NETNS_MODE)).isEqualTo("exclusive");
-    assertThat(messages(r)).singleElement().asString().startsWith("RDMA netns mode is exclusive");
+    assertThat(messages(r)).singleElement().asString()
+        .startsWith("/sys/module/ib_core/parameters/netns_mode: RDMA netns mode is exclusive");
   }
 
   @Test
@@ -251,7 +263,7 @@ class BadInputTest {
         .symlink("sys/class/infiniband/rxe0", "../../devices/virtual/infiniband/rxe0");
     DiscoveryResult r = discover();
     assertThat(byName(r)).containsOnlyKeys("rdma-mlx5-0", "nic-0000-03-00-0");
-    assertThat(messages(r)).singleElement().asString().isEqualTo("RDMA device rxe0 left out: not backed by a PCI function");
+    assertThat(messages(r)).containsExactly("/sys/class/infiniband/rxe0: not backed by a PCI function; RDMA device left out");
   }
 
   @Test
@@ -267,7 +279,8 @@ class BadInputTest {
   void invalidSettingFailsTheSourceWithAClearMessage() {
     HostContext ctx = HostContext.of(HostFs.of(root)).withOptions(SourceOptions.NONE.with("nic-rdma.madDevices", "sometimes"));
     assertThatThrownBy(() -> new NicRdmaSource().discover(ctx))
-        .isInstanceOf(DiscoveryException.class).hasMessageContaining("nic-rdma.madDevices");
+        .isInstanceOf(DiscoveryException.class)
+        .hasMessage("setting nic-rdma.madDevices: --rdma-mad-devices must be true or false, got \"sometimes\"");
   }
 
   @Test
@@ -276,12 +289,112 @@ class BadInputTest {
         "HPE 100Gb 1-port OP101 QSFP28 x16 PCIe Gen3 with Intel Omni-Path Adapter");
     DiscoveryResult r = discover();
     assertThat(attr(r, "rdma-mlx5-0", BOARD_ID)).isNull();
-    assertThat(messages(r)).singleElement().asString().contains("boardId left out: value is 72 bytes");
+    assertThat(messages(r)).containsExactly(
+        "device rdma-mlx5-0: nodeatlas.io/boardID left out: the value is 72 bytes, a ResourceSlice allows at most 64");
   }
 
   @Test
   void unavailableWithoutNetOrInfinibandClasses(@TempDir Path empty) {
     assertThat(new NicRdmaSource().availability(HostContext.of(HostFs.of(empty))).available()).isFalse();
     assertThat(new NicRdmaSource().availability(HostContext.of(HostFs.of(root))).available()).isTrue();
+  }
+
+  /** A directory outside the host root that looks like a PCI function; nothing of it may be published. */
+  Path outsideFunction(Path outside) throws Exception {
+    Path fn = outside.resolve("0000:66:00.0");
+    io.nodeatlas.discovery.testing.FixtureTree.at(fn).value("vendor", "0x6666").value("device", "0x6666")
+        .value("numa_node", 7).value("sriov_totalvfs", 8);
+    return fn;
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"sys/devices/" + ONBOARD + "/net/eno1/device", "sys/devices/" + PF + "/infiniband/mlx5_0/device"})
+  void relativeDeviceLinkEscapingTheHostRootIsRefusedWithAWarning(String link, @TempDir Path outside) throws Exception {
+    Path fn = outsideFunction(outside);
+    Path linkPath = root.resolve(link);
+    b.tree().symlink(link, linkPath.getParent().relativize(fn).toString());
+    for (boolean includeVirtual : List.of(false, true)) {
+      DiscoveryResult r = new NicRdmaSource().discover(HostContext.of(HostFs.of(root))
+          .withOptions(SourceOptions.NONE.with(NicRdmaSource.INCLUDE_VIRTUAL, Boolean.toString(includeVirtual))));
+      assertThat(messages(r)).singleElement().asString()
+          .startsWith("/" + link + ": points outside the host root (to ").endsWith("); not followed");
+      // The function behind the refused link is left out, never published as a virtual interface.
+      // Without its RDMA device, the PF is still a NIC through its own (unrefused) netdev.
+      List<String> kept = link.contains("eno1") ? List.of("rdma-mlx5-0") : List.of("nic-0000-03-00-0", "nic-0000-1a-00-0");
+      assertThat(byName(r)).as("includeVirtual=%s", includeVirtual).containsOnlyKeys(kept);
+      assertThat(r.devices()).allSatisfy(d -> assertThat(d.attributes().values()).noneMatch(v -> v.asObject().equals("6666")));
+    }
+  }
+
+  @Test
+  void absoluteDeviceLinkNamesAHostPathAndIsNeverFollowedOutOfTheRoot(@TempDir Path outside) throws Exception {
+    Path fn = outsideFunction(outside);
+    String link = "sys/devices/" + ONBOARD + "/net/eno1/device";
+    // Absolute targets name paths on the host: re-rooted under the host root, where this one does not exist.
+    b.tree().symlink(link, fn.toString());
+    DiscoveryResult r = discover();
+    assertThat(messages(r)).containsExactly("/" + link + ": leads to " + fn + ", but sysfs has no PCI function "
+        + "0000:66:00.0; interface eno1 left out");
+    assertThat(byName(r)).containsOnlyKeys("rdma-mlx5-0");
+    assertThat(r.devices()).allSatisfy(d -> assertThat(d.attributes().values()).noneMatch(v -> v.asObject().equals("6666")));
+  }
+
+  @Test
+  void classEntryEscapingTheHostRootIsRefusedWithAWarning(@TempDir Path outside) throws Exception {
+    io.nodeatlas.discovery.testing.FixtureTree.at(outside).value("net/evil/mtu", 1500).symlink("net/evil/device", "../../0000:66:00.0");
+    outsideFunction(outside);
+    b.tree().symlink("sys/class/net/evil", root.resolve("sys/class/net").relativize(outside.resolve("net/evil")).toString());
+    DiscoveryResult r = discover();
+    assertThat(messages(r)).singleElement().asString()
+        .startsWith("/sys/class/net/evil: points outside the host root (to ").endsWith("); not followed");
+    assertThat(byName(r)).containsOnlyKeys("rdma-mlx5-0", "nic-0000-03-00-0");
+  }
+
+  @Test
+  void aFileLinkedOutOfTheRootCostsThatFactOnly(@TempDir Path outside) throws Exception {
+    io.nodeatlas.discovery.testing.FixtureTree.at(outside).value("mtu", 1234);
+    String mtu = "sys/devices/" + ONBOARD + "/net/eno1/mtu";
+    b.tree().symlink(mtu, root.resolve(mtu).getParent().relativize(outside.resolve("mtu")).toString());
+    DiscoveryResult r = discover();
+    assertThat(attr(r, "nic-0000-03-00-0", MTU)).isNull();
+    assertThat(attr(r, "nic-0000-03-00-0", IF_NAME)).isEqualTo("eno1");
+    assertThat(messages(r)).singleElement().asString().startsWith("/" + mtu + ": resolves outside the host root");
+  }
+
+  /** Each file the readers parse, garbage in it (an ANSI escape included), and the one attribute it feeds. */
+  @ParameterizedTest
+  @CsvSource({
+      PORT + "state, rdma-mlx5-0, nodeatlas.io/portState",
+      PORT + "phys_state, rdma-mlx5-0, nodeatlas.io/physState",
+      PORT + "rate, rdma-mlx5-0, nodeatlas.io/rateGbps",
+      "sys/devices/" + PF + "/infiniband/mlx5_0/node_guid, rdma-mlx5-0, nodeatlas.io/nodeGUID",
+      "sys/devices/" + PF + "/infiniband/mlx5_0/sys_image_guid, rdma-mlx5-0, nodeatlas.io/sysImageGUID",
+      "sys/devices/" + PF + "/infiniband/mlx5_0/fw_ver, rdma-mlx5-0, nodeatlas.io/firmwareVersion",
+      "sys/devices/" + PF + "/infiniband/mlx5_0/hca_type, rdma-mlx5-0, nodeatlas.io/hcaType",
+      "sys/devices/" + PF + "/numa_node, rdma-mlx5-0, resource.kubernetes.io/numaNode",
+      "sys/devices/" + PF + "/vendor, rdma-mlx5-0, nodeatlas.io/pciVendorID",
+      "sys/devices/" + PF + "/current_link_speed, rdma-mlx5-0, nodeatlas.io/pcieLinkSpeed",
+      "sys/devices/" + PF + "/current_link_width, rdma-mlx5-0, nodeatlas.io/pcieLinkWidth",
+      "sys/devices/" + ONBOARD + "/subsystem_device, nic-0000-03-00-0, nodeatlas.io/pciSubsystemDeviceID",
+      "sys/devices/" + ONBOARD + "/net/eno1/mtu, nic-0000-03-00-0, nodeatlas.io/mtu",
+      "sys/devices/" + ONBOARD + "/net/eno1/address, nic-0000-03-00-0, nodeatlas.io/mac",
+      "sys/devices/" + ONBOARD + "/net/eno1/operstate, nic-0000-03-00-0, nodeatlas.io/operState",
+      "sys/devices/" + ONBOARD + "/net/eno1/speed, nic-0000-03-00-0, nodeatlas.io/speedMbps",
+      "sys/module/ib_core/parameters/netns_mode, rdma-mlx5-0, nodeatlas.io/rdmaNetnsMode"})
+  void oneBadFileCostsOneFactAndOneWarning(String file, String device, String attribute) throws Exception {
+    Map<String, Device> clean = byName(discover());
+    assertThat(clean.get(device).attributes()).containsKey(attribute);
+    b.tree().file(file, "\u001b[31mgarbage\n");
+    DiscoveryResult r = discover();
+    Map<String, Device> bad = byName(r);
+    assertThat(bad.keySet()).isEqualTo(clean.keySet());
+    Map<String, AttributeValue> expected = new TreeMap<>(clean.get(device).attributes());
+    expected.remove(attribute);
+    assertThat(bad.get(device).attributes()).isEqualTo(expected);
+    clean.keySet().stream().filter(n -> !n.equals(device))
+        .forEach(n -> assertThat(bad.get(n)).as(n).isEqualTo(clean.get(n)));
+    // One warning, naming the file as the host sees it; the escape sequence is shown, not sent.
+    assertThat(messages(r)).singleElement().asString()
+        .startsWith("/" + file + ": not understood: ").contains("\\x1b[31mgarbage").doesNotContain("\u001b");
   }
 }

@@ -3,6 +3,7 @@ package io.nodeatlas.discovery.net;
 import static io.nodeatlas.discovery.net.NicRdmaAttributes.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.host.HostContext;
 import io.nodeatlas.discovery.host.HostFs;
 import io.nodeatlas.discovery.host.SourceOptions;
@@ -17,14 +18,15 @@ import io.nodeatlas.discovery.net.model.NetnsMode;
 import io.nodeatlas.discovery.net.model.RdmaDevice;
 import io.nodeatlas.discovery.net.model.SriovRole;
 import io.nodeatlas.discovery.net.model.Transport;
-import io.nodeatlas.discovery.net.sysfs.PcieRootResolver;
+import io.nodeatlas.discovery.pci.PciAddress;
+import io.nodeatlas.discovery.pci.PciFunctionFacts;
+import io.nodeatlas.discovery.pci.PcieRoots;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.spi.DiscoveryWarning;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.SortedMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -49,7 +51,8 @@ class SyntheticNodeDiscoveryTest {
     result = new NicRdmaSource().discover(HostContext.of(fs));
     devices = result.devices().stream().collect(Collectors.toMap(Device::name, Function.identity()));
     List<String> scanWarnings = new ArrayList<>();
-    inventory = NicRdmaScanner.scan(fs, false, scanWarnings::add);
+    inventory = NicRdmaScanner.scan(new FactReader(fs, scanWarnings::add), false);
+    assertThat(scanWarnings).isEmpty();
   }
 
   static Object attr(String device, String name) {
@@ -76,18 +79,18 @@ class SyntheticNodeDiscoveryTest {
 
   @Test
   void classesTheIbHcaByLinkLayerAndTheRocePortsAsRoceV1AndV2() {
-    assertThat(attr("rdma-mlx5-1", TRANSPORT)).isEqualTo("InfiniBand");
-    assertThat(attr("rdma-mlx5-1", LINK_LAYER)).isEqualTo("InfiniBand");
+    assertThat(attr("rdma-mlx5-1", TRANSPORT)).isEqualTo("infiniband");
+    assertThat(attr("rdma-mlx5-1", LINK_LAYER)).isEqualTo("infiniband");
     assertThat(attr("rdma-mlx5-1", LID)).isEqualTo(0x3cL);
     assertThat(attr("rdma-mlx5-1", ROCE_VERSIONS)).isNull();
     for (String d : List.of("rdma-mlx5-0", "rdma-mlx5-2", "vf-0000-1a-00-1", "vf-0000-9c-00-7")) {
-      assertThat(attr(d, TRANSPORT)).as(d).isEqualTo("RoCE");
-      assertThat(attr(d, LINK_LAYER)).as(d).isEqualTo("Ethernet");
+      assertThat(attr(d, TRANSPORT)).as(d).isEqualTo("roce");
+      assertThat(attr(d, LINK_LAYER)).as(d).isEqualTo("ethernet");
       assertThat(attr(d, ROCE_VERSIONS)).as(d).isEqualTo("v1,v2");
       assertThat(attr(d, LID)).as(d).isNull();
     }
     // mlx5_18 has an empty GID table: RoCE by link layer, but no GID types to report.
-    assertThat(attr("vf-0000-9c-01-0", TRANSPORT)).isEqualTo("RoCE");
+    assertThat(attr("vf-0000-9c-01-0", TRANSPORT)).isEqualTo("roce");
     assertThat(attr("vf-0000-9c-01-0", ROCE_VERSIONS)).isNull();
     assertThat(inventory.rdmaDevices()).hasSize(19);
     assertThat(inventory.rdmaDevices()).filteredOn(d -> d.transport() == Transport.ROCE).hasSize(18);
@@ -100,20 +103,21 @@ class SyntheticNodeDiscoveryTest {
     assertThat(attr("rdma-mlx5-0", FIRMWARE_VERSION)).isEqualTo("28.39.1002");
     assertThat(attr("rdma-mlx5-0", HCA_TYPE)).isEqualTo("MT4129");
     assertThat(attr("rdma-mlx5-0", BOARD_ID)).isEqualTo("MT_0000000838");
-    assertThat(attr("rdma-mlx5-0", PORT_STATE)).isEqualTo("ACTIVE");
-    assertThat(attr("rdma-mlx5-0", PHYS_STATE)).isEqualTo("LinkUp");
+    assertThat(attr("rdma-mlx5-0", PORT_STATE)).isEqualTo("active");
+    assertThat(attr("rdma-mlx5-0", PHYS_STATE)).isEqualTo("linkup");
     assertThat(attr("rdma-mlx5-0", RATE_GBPS)).isEqualTo(400L);
     assertThat(attr("rdma-mlx5-0", GID_TABLE_SIZE)).isEqualTo(16L);
     assertThat(attr("rdma-mlx5-0", PORT_COUNT)).isEqualTo(1L);
     assertThat(attr("rdma-mlx5-0", IF_NAME)).isEqualTo("enp26s0np0");
     assertThat(attr("rdma-mlx5-0", MAC)).isEqualTo("b8:3f:d2:1a:00:00");
     assertThat(attr("rdma-mlx5-0", MTU)).isEqualTo(9000L);
-    assertThat(attr("rdma-mlx5-0", PCI_VENDOR)).isEqualTo("15b3");
-    assertThat(attr("rdma-mlx5-0", PCI_DEVICE)).isEqualTo("1021");
-    assertThat(attr("rdma-mlx5-0", PCI_SUBSYSTEM)).isEqualTo("15b3:0021");
-    assertThat(attr("rdma-mlx5-0", DRIVER)).isEqualTo("mlx5_core");
-    assertThat(attr("rdma-mlx5-0", PCI_LINK_SPEED)).isEqualTo("32.0 GT/s");
-    assertThat(attr("rdma-mlx5-0", PCI_LINK_WIDTH)).isEqualTo(16L);
+    assertThat(attr("rdma-mlx5-0", PciFunctionFacts.PCI_VENDOR_ID)).isEqualTo("15b3");
+    assertThat(attr("rdma-mlx5-0", PciFunctionFacts.PCI_DEVICE_ID)).isEqualTo("1021");
+    assertThat(attr("rdma-mlx5-0", PciFunctionFacts.PCI_SUBSYSTEM_VENDOR_ID)).isEqualTo("15b3");
+    assertThat(attr("rdma-mlx5-0", PciFunctionFacts.PCI_SUBSYSTEM_DEVICE_ID)).isEqualTo("0021");
+    assertThat(attr("rdma-mlx5-0", PciFunctionFacts.KERNEL_DRIVER)).isEqualTo("mlx5_core");
+    assertThat(attr("rdma-mlx5-0", PciFunctionFacts.PCIE_LINK_SPEED)).isEqualTo("32.0 GT/s");
+    assertThat(attr("rdma-mlx5-0", PciFunctionFacts.PCIE_LINK_WIDTH)).isEqualTo(16L);
     assertThat(attr("rdma-mlx5-0", RDMA_NETNS_MODE)).isEqualTo("shared");
     assertThat(attr("rdma-mlx5-0", Names.PCI_BUS_ID)).isEqualTo("0000:1a:00.0");
 
@@ -125,8 +129,8 @@ class SyntheticNodeDiscoveryTest {
     assertThat(attr("vf-0000-1a-00-1", NODE_GUID)).isEqualTo("b83f:d203:001a:0100");
     assertThat(attr("vf-0000-1a-00-1", SYS_IMAGE_GUID)).isEqualTo("b83f:d203:001a:0000");
     assertThat(attr("vf-0000-1a-00-1", HCA_TYPE)).isEqualTo("MT4126");
-    assertThat(attr("vf-0000-1a-00-1", PCI_DEVICE)).isEqualTo("101e");
-    assertThat(attr("vf-0000-9c-01-0", PORT_STATE)).isEqualTo("DOWN");
+    assertThat(attr("vf-0000-1a-00-1", PciFunctionFacts.PCI_DEVICE_ID)).isEqualTo("101e");
+    assertThat(attr("vf-0000-9c-01-0", PORT_STATE)).isEqualTo("down");
     assertThat(attr("vf-0000-9c-01-0", OPER_STATE)).isEqualTo("down");
     assertThat(attr("vf-0000-9c-01-0", SPEED_MBPS)).isNull();
     assertThat(attr("vf-0000-1a-00-1", SPEED_MBPS)).isEqualTo(400000L);
@@ -199,9 +203,8 @@ class SyntheticNodeDiscoveryTest {
     assertThat(attr("rdma-mlx5-2", Names.NUMA_NODE)).isEqualTo(1L);
     assertThat(attr("vf-0000-9c-00-3", Names.NUMA_NODE)).isEqualTo(1L);
     assertThat(attr("nic-0000-03-00-0", Names.NUMA_NODE)).isEqualTo(0L);
-    PcieRootResolver roots = new PcieRootResolver(fs);
     List<String> gpuRoots = SyntheticNode.GPUS.stream()
-        .map(p -> roots.resolve(p.substring(p.lastIndexOf('/') + 1), Optional.empty()).orElseThrow()).toList();
+        .map(p -> PcieRoots.of(fs, p.substring(p.lastIndexOf('/') + 1)).orElseThrow()).toList();
     assertThat(gpuRoots).containsExactly(
         "pci0000:15", "pci0000:15", "pci0000:37", "pci0000:37", "pci0000:97", "pci0000:97", "pci0000:b7", "pci0000:b7");
     assertThat(attr("rdma-mlx5-0", Names.PCIE_ROOT)).isEqualTo(gpuRoots.get(0));
@@ -235,10 +238,11 @@ class SyntheticNodeDiscoveryTest {
       assertThat(attr(vf1, RDMA_DEVICE)).isEqualTo("mlx5_" + (11 + j));
       assertThat(attr(vf1, TYPE)).isEqualTo("vf");
     }
-    var pf = (SriovRole.PhysicalFunction) inventory.pciFunctions().get("0000:1a:00.0").sriov();
-    assertThat(pf.vfs()).extracting(SriovRole.VfLink::bdf)
+    var pf = (SriovRole.PhysicalFunction) inventory.pciFunction("0000:1a:00.0").orElseThrow().sriov();
+    assertThat(pf.vfs()).extracting(l -> l.address().toString())
         .containsExactly(IntStream.range(0, 8).mapToObj(j -> SyntheticNode.vfBdf("1a", j)).toArray(String[]::new));
-    assertThat(inventory.pciFunctions().get("0000:1a:00.1").sriov()).isInstanceOf(SriovRole.VirtualFunction.class);
+    assertThat(inventory.pciFunction("0000:1a:00.1").orElseThrow().sriov())
+        .isEqualTo(new SriovRole.VirtualFunction(PciAddress.parse("0000:1a:00.0"), java.util.OptionalInt.of(0)));
   }
 
   @Test
@@ -253,6 +257,10 @@ class SyntheticNodeDiscoveryTest {
     assertThat(byName).containsKeys("vnic-lo", "vnic-cni0", "vnic-veth1a2b3c4d");
     assertThat(byName).hasSize(devices.size() + 3);
     assertThat(byName.get("vnic-veth1a2b3c4d").attribute(VIRTUAL)).contains(AttributeValue.of(true));
+    // Booleans are always present: a physical NIC says virtual: false.
+    assertThat(byName.get("nic-0000-03-00-0").attribute(VIRTUAL)).contains(AttributeValue.of(false));
+    assertThat(byName.get("vnic-lo").attribute(LINK_LAYER)).isEmpty();
+    assertThat(byName.get("vnic-cni0").attribute(LINK_LAYER)).contains(AttributeValue.string("ethernet"));
     assertThat(byName.get("vnic-veth1a2b3c4d").containerEdits().netDevices()).hasSize(1);
     // lo and bridges are NETIF_F_NETNS_LOCAL: no netDevice edit that would fail at container start.
     assertThat(byName.get("vnic-lo").containerEdits().netDevices()).isEmpty();
@@ -273,6 +281,29 @@ class SyntheticNodeDiscoveryTest {
     }
     RdmaDevice ib = inventory.rdmaDevice("mlx5_1").orElseThrow();
     assertThat(ib.ports().get(0).gids().size()).isEqualTo(16);
+  }
+
+  @Test
+  void nicsVfsAndRdmaDevicesAreExclusive() {
+    // A netdev moves into one pod and a VF belongs to one pod: no device may be shared between claims.
+    assertThat(result.devices()).isNotEmpty().allSatisfy(d -> {
+      assertThat(d.allowMultipleAllocations()).as(d.name()).isFalse();
+      assertThat(d.requestPolicies()).as(d.name()).isEmpty();
+      assertThat(d.capacity()).as(d.name()).isEmpty();
+    });
+  }
+
+  @Test
+  void theSourceDeclaresItsTwoSettingsAndReadsThemUnderTheirKeys() throws Exception {
+    NicRdmaSource source = new NicRdmaSource();
+    assertThat(source.settings()).extracting(s -> s.key() + " " + s.flag() + " " + s.env() + " " + s.type() + " " + s.defaultValue())
+        .containsExactly(
+            "nic-rdma.includeVirtual --include-virtual-nics NODEATLAS_INCLUDE_VIRTUAL_NICS BOOLEAN false",
+            "nic-rdma.madDevices --rdma-mad-devices NODEATLAS_RDMA_MAD_DEVICES BOOLEAN false");
+    assertThat(source.settings()).allSatisfy(s -> assertThat(s.source()).isEqualTo(source.name()));
+    DiscoveryResult explicitFalse = source.discover(HostContext.of(fs).withOptions(
+        SourceOptions.NONE.with(NicRdmaSource.INCLUDE_VIRTUAL, "FALSE").with(NicRdmaSource.MAD_DEVICES, "false")));
+    assertThat(explicitFalse).isEqualTo(result);
   }
 
   @Test

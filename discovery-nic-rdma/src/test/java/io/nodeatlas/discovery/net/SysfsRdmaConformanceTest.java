@@ -3,6 +3,7 @@ package io.nodeatlas.discovery.net;
 import static io.nodeatlas.discovery.net.NicRdmaAttributes.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.host.HostContext;
 import io.nodeatlas.discovery.host.HostFs;
 import io.nodeatlas.discovery.host.SourceOptions;
@@ -11,11 +12,12 @@ import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.net.fixture.CorpusTree;
 import io.nodeatlas.discovery.net.model.CharDevice;
-import io.nodeatlas.discovery.net.model.PciFunction;
 import io.nodeatlas.discovery.net.model.SriovRole;
-import io.nodeatlas.discovery.net.sysfs.PciFunctionReader;
-import io.nodeatlas.discovery.net.sysfs.PcieRootResolver;
 import io.nodeatlas.discovery.net.sysfs.SriovReader;
+import io.nodeatlas.discovery.pci.PciAddress;
+import io.nodeatlas.discovery.pci.PciFunctionFacts;
+import io.nodeatlas.discovery.pci.PciFunctionReader;
+import io.nodeatlas.discovery.pci.PcieRoots;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.spi.DiscoveryWarning;
 import io.nodeatlas.discovery.testing.Conformance;
@@ -62,21 +64,21 @@ class SysfsRdmaConformanceTest {
 
     Device mlx4 = devices.get("rdma-mlx4-0");
     // PCI class 0x028000, yet InfiniBand: the transport comes from link_layer (§7.4).
-    assertThat(attr(mlx4, TRANSPORT)).isEqualTo("InfiniBand");
-    assertThat(attr(mlx4, LINK_LAYER)).isEqualTo("InfiniBand");
+    assertThat(attr(mlx4, TRANSPORT)).isEqualTo("infiniband");
+    assertThat(attr(mlx4, LINK_LAYER)).isEqualTo("infiniband");
     assertThat(attr(mlx4, NODE_GUID)).isEqualTo("0002:c903:00f9:bfa0");
     assertThat(attr(mlx4, SYS_IMAGE_GUID)).isEqualTo("0002:c903:00f9:bfa3");
     assertThat(attr(mlx4, FIRMWARE_VERSION)).isEqualTo("2.11.500");
     assertThat(attr(mlx4, HCA_TYPE)).isEqualTo("MT4099");
     assertThat(attr(mlx4, BOARD_ID)).isEqualTo("DEL0A30000019");
-    assertThat(attr(mlx4, PORT_STATE)).isEqualTo("ACTIVE");
-    assertThat(attr(mlx4, PHYS_STATE)).isEqualTo("LinkUp");
+    assertThat(attr(mlx4, PORT_STATE)).isEqualTo("active");
+    assertThat(attr(mlx4, PHYS_STATE)).isEqualTo("linkup");
     assertThat(attr(mlx4, RATE_GBPS)).isEqualTo(56L);
     assertThat(attr(mlx4, LID)).isEqualTo(0x3a4L);
     assertThat(attr(mlx4, GID_TABLE_SIZE)).isEqualTo(128L);
-    assertThat(attr(mlx4, PCI_VENDOR)).isEqualTo("15b3");
-    assertThat(attr(mlx4, PCI_DEVICE)).isEqualTo("1003");
-    assertThat(attr(mlx4, DRIVER)).isEqualTo("mlx4_core");
+    assertThat(attr(mlx4, PciFunctionFacts.PCI_VENDOR_ID)).isEqualTo("15b3");
+    assertThat(attr(mlx4, PciFunctionFacts.PCI_DEVICE_ID)).isEqualTo("1003");
+    assertThat(attr(mlx4, PciFunctionFacts.KERNEL_DRIVER)).isEqualTo("mlx4_core");
     assertThat(attr(mlx4, Names.PCI_BUS_ID)).isEqualTo("0000:82:00.0");
     assertThat(attr(mlx4, Names.NUMA_NODE)).isEqualTo(1L);
     assertThat(attr(mlx4, Names.PCIE_ROOT)).isEqualTo("pci0000:80");
@@ -84,7 +86,7 @@ class SysfsRdmaConformanceTest {
     assertThat(attr(mlx4, IF_NAME)).isEqualTo("ib0");
     assertThat(attr(mlx4, MTU)).isEqualTo(2044L);
     assertThat(attr(mlx4, MAC)).isEqualTo("80:00:00:48:fe:80:00:00:00:00:00:00:00:02:c9:03:00:f9:bf:a1");
-    NicRdmaInventory inventory = NicRdmaScanner.scan(fs, false, m -> {});
+    NicRdmaInventory inventory = NicRdmaScanner.scan(new FactReader(fs, m -> {}), false);
     assertThat(NicRdmaPublisher.netdevLinks(inventory).get("mlx4_0").get(1))
         .isEqualTo(new NetdevMapper.Link("ib0", NetdevMapper.Method.PORT_GUID));
     assertThat(inventory.rdmaDevice("mlx4_0").orElseThrow().ports()).hasSize(1);
@@ -99,21 +101,26 @@ class SysfsRdmaConformanceTest {
 
     Device eth0 = devices.get("nic-0000-02-00-0");
     assertThat(attr(eth0, IF_NAME)).isEqualTo("eth0");
-    assertThat(attr(eth0, PCI_VENDOR)).isEqualTo("8086");
-    assertThat(attr(eth0, PCI_DEVICE)).isEqualTo("1521");
-    assertThat(attr(eth0, PCI_SUBSYSTEM)).isEqualTo("1028:0000");
+    assertThat(attr(eth0, PciFunctionFacts.PCI_VENDOR_ID)).isEqualTo("8086");
+    assertThat(attr(eth0, PciFunctionFacts.PCI_DEVICE_ID)).isEqualTo("1521");
+    assertThat(attr(eth0, PciFunctionFacts.PCI_SUBSYSTEM_VENDOR_ID)).isEqualTo("1028");
+    assertThat(attr(eth0, PciFunctionFacts.PCI_SUBSYSTEM_DEVICE_ID)).isEqualTo("0000");
     assertThat(attr(eth0, SPEED_MBPS)).isEqualTo(1000L);
-    assertThat(attr(eth0, DRIVER)).isEqualTo("igb");
+    assertThat(attr(eth0, PciFunctionFacts.KERNEL_DRIVER)).isEqualTo("igb");
+    assertThat(attr(eth0, VIRTUAL)).isEqualTo(false);
     assertThat(attr(eth0, Names.NUMA_NODE)).isEqualTo(0L);
     assertThat(attr(eth0, Names.PCIE_ROOT)).isEqualTo("pci0000:00");
     assertThat(attr(devices.get("nic-0000-02-00-3"), IF_NAME)).isEqualTo("eth1");
 
     // ib0's speed file is empty (a failed read in the capture): absent, not a warning. The non-PCI
     // scif0 (dangling), the missing rdma_cm and the unknown netns mode are the only warnings.
-    assertThat(r.warnings()).extracting(DiscoveryWarning::message).satisfiesExactlyInAnyOrder(
-        m -> assertThat(m).startsWith("RDMA device scif0 left out: its sysfs directory"),
-        m -> assertThat(m).startsWith("rdma_cm char device not found"),
-        m -> assertThat(m).startsWith("RDMA netns mode unknown"));
+    assertThat(r.warnings()).extracting(DiscoveryWarning::message).containsExactlyInAnyOrder(
+        "/sys/class/infiniband/scif0: leads to /sys/devices/scif_dma_0/infiniband/scif0, which is not a directory; "
+            + "RDMA device left out",
+        "/sys/class/misc/rdma_cm: missing (is rdma_ucm loaded?): containers get no /dev/infiniband/rdma_cm and "
+            + "RDMA CM applications will fail",
+        "/sys/module/ib_core/parameters/netns_mode: missing (is ib_core loaded?): RDMA netns mode unknown, "
+            + "rdmaNetnsMode left out");
   }
 
   @Test
@@ -123,9 +130,12 @@ class SysfsRdmaConformanceTest {
         HostContext.of(fs).withOptions(SourceOptions.NONE.with("nic-rdma.includeVirtual", "true")));
     assertThat(byName(r)).containsOnlyKeys("nic-0000-02-00-0", "nic-0000-02-00-3", "rdma-mlx4-0");
     List<String> dangling = r.warnings().stream().map(DiscoveryWarning::message)
-        .filter(m -> m.startsWith("interface ")).toList();
-    assertThat(dangling).hasSize(4).allSatisfy(m -> assertThat(m).contains("is missing"));
-    assertThat(String.join("\n", dangling)).contains("interface br0 ", "interface eth0.1015 ", "interface lo ", "interface mic0 ");
+        .filter(m -> m.startsWith("/sys/class/net/")).toList();
+    assertThat(dangling).containsExactly(
+        "/sys/class/net/br0: leads to /sys/devices/virtual/net/br0, which is not a directory; interface left out",
+        "/sys/class/net/eth0.1015: leads to /sys/devices/virtual/net/eth0.1015, which is not a directory; interface left out",
+        "/sys/class/net/lo: leads to /sys/devices/virtual/net/lo, which is not a directory; interface left out",
+        "/sys/class/net/mic0: leads to /sys/devices/virtual/net/mic0, which is not a directory; interface left out");
   }
 
   @Test
@@ -140,18 +150,18 @@ class SysfsRdmaConformanceTest {
 
     Device f0 = devices.get("nic-0000-60-00-0");
     assertThat(attr(f0, IF_NAME)).isEqualTo("enp96s0f0");
-    assertThat(attr(f0, PCI_VENDOR)).isEqualTo("8086");
-    assertThat(attr(f0, PCI_DEVICE)).isEqualTo("37d2");
-    assertThat(attr(f0, DRIVER)).isEqualTo("i40e");
+    assertThat(attr(f0, PciFunctionFacts.PCI_VENDOR_ID)).isEqualTo("8086");
+    assertThat(attr(f0, PciFunctionFacts.PCI_DEVICE_ID)).isEqualTo("37d2");
+    assertThat(attr(f0, PciFunctionFacts.KERNEL_DRIVER)).isEqualTo("i40e");
     assertThat(attr(f0, SRIOV_TOTAL_VFS)).isEqualTo(64L);
     assertThat(attr(f0, SRIOV_NUM_VFS)).isEqualTo(0L);
     // Old kernel format "2.5 GT/s" without " PCIe", normalised like the new one.
-    assertThat(attr(f0, PCI_LINK_SPEED)).isEqualTo("2.5 GT/s");
-    assertThat(attr(f0, PCI_LINK_WIDTH)).isEqualTo(1L);
+    assertThat(attr(f0, PciFunctionFacts.PCIE_LINK_SPEED)).isEqualTo("2.5 GT/s");
+    assertThat(attr(f0, PciFunctionFacts.PCIE_LINK_WIDTH)).isEqualTo(1L);
     assertThat(attr(f0, MTU)).isEqualTo(1500L);
     assertThat(attr(f0, OPER_STATE)).isEqualTo("up");
     assertThat(attr(f0, SPEED_MBPS)).isEqualTo(1000L);
-    assertThat(attr(f0, LINK_LAYER)).isEqualTo("Ethernet");
+    assertThat(attr(f0, LINK_LAYER)).isEqualTo("ethernet");
     assertThat(attr(f0, Names.PCIE_ROOT)).isEqualTo("pci0000:5d");
     assertThat(attr(f0, Names.NUMA_NODE)).isEqualTo(0L);
     // phys_port_name and phys_switch_id are empty files (legacy NIC): absent.
@@ -160,19 +170,21 @@ class SysfsRdmaConformanceTest {
     assertThat(attr(devices.get("nic-0000-60-00-1"), IF_NAME)).isEqualTo("enp96s0f1");
 
     // Switch fan-out: every endpoint below the PLX switches resolves to its host bridge.
-    PcieRootResolver roots = new PcieRootResolver(fs);
     for (String bdf : List.of("0000:1a:00.0", "0000:1b:00.0", "0000:1c:00.0", "0000:1d:00.0", "0000:1e:00.0",
         "0000:18:00.0", "0000:19:08.0")) {
-      assertThat(roots.resolve(bdf, Optional.empty())).as(bdf).contains("pci0000:17");
+      assertThat(PcieRoots.of(fs, bdf)).as(bdf).contains("pci0000:17");
     }
     for (String bdf : List.of("0000:3d:00.0", "0000:3e:00.0", "0000:3f:00.0", "0000:40:00.0", "0000:41:00.0")) {
-      assertThat(roots.resolve(bdf, Optional.empty())).as(bdf).contains("pci0000:3a");
+      assertThat(PcieRoots.of(fs, bdf)).as(bdf).contains("pci0000:3a");
     }
-    PciFunction cx4 = new PciFunctionReader(fs, roots, new SriovReader(fs)).read("0000:1a:00.0", Optional.empty(), m -> {});
+    List<String> warnings = new ArrayList<>();
+    PciFunctionFacts cx4 = new PciFunctionReader(new FactReader(fs, warnings::add)).read(PciAddress.parse("0000:1a:00.0"));
     assertThat(cx4.classCode()).contains("020700");
-    assertThat(cx4.vendor()).contains("15b3");
-    assertThat(cx4.device()).contains("1013");
-    assertThat(cx4.driver()).contains("mlx5_core");
+    assertThat(cx4.vendorId()).contains("15b3");
+    assertThat(cx4.deviceId()).contains("1013");
+    assertThat(cx4.kernelDriver()).contains("mlx5_core");
+    assertThat(cx4.pcieRoot()).contains("pci0000:17");
+    assertThat(warnings).isEmpty();
   }
 
   @Test
@@ -180,10 +192,10 @@ class SysfsRdmaConformanceTest {
     HostFs fs = capture("hwloc-power9-nvidia-gpu-numanodes");
     assertThat(new NicRdmaSource().availability(HostContext.of(fs)).available()).isFalse();
     List<String> warnings = new ArrayList<>();
-    PcieRootResolver roots = new PcieRootResolver(fs);
-    PciFunction gpu = new PciFunctionReader(fs, roots, new SriovReader(fs)).read("0035:04:00.0", Optional.empty(), warnings::add);
+    PciFunctionFacts gpu = new PciFunctionReader(new FactReader(fs, warnings::add)).read(PciAddress.parse("0035:04:00.0"));
     // Non-zero domain parsed; no numa_node file and no bus link: no NUMA node, no pcieRoot, no guess.
-    assertThat(gpu.bdf()).isEqualTo("0035:04:00.0");
+    assertThat(gpu.address().toString()).isEqualTo("0035:04:00.0");
+    assertThat(gpu.address().standardBusId()).contains("0035:04:00.0");
     assertThat(gpu.classCode()).isPresent();
     assertThat(gpu.numaNode()).isEmpty();
     assertThat(gpu.pcieRoot()).isEmpty();
@@ -200,22 +212,28 @@ class SysfsRdmaConformanceTest {
   void nfdCaptureSriovFields() {
     HostFs fs = capture("nfd-pci-rootfs-1");
     List<String> warnings = new ArrayList<>();
-    PciFunctionReader reader = new PciFunctionReader(fs, new PcieRootResolver(fs), new SriovReader(fs));
-    PciFunction x557 = reader.read("0000:3f:00.0", Optional.empty(), warnings::add);
+    FactReader facts = new FactReader(fs, warnings::add);
+    PciFunctionReader reader = new PciFunctionReader(facts);
+    SriovReader sriov = new SriovReader(facts);
+    PciAddress x557Address = PciAddress.parse("0000:3f:00.0");
+    PciFunctionFacts x557 = reader.read(x557Address);
     assertThat(x557.classCode()).contains("020000");
-    assertThat(x557.vendor()).contains("8086");
-    assertThat(x557.device()).contains("37d2");
-    assertThat(x557.subsystemVendor()).contains("8086");
-    assertThat(x557.subsystemDevice()).contains("35cf");
+    assertThat(x557.vendorId()).contains("8086");
+    assertThat(x557.deviceId()).contains("37d2");
+    assertThat(x557.subsystemVendorId()).contains("8086");
+    assertThat(x557.subsystemDeviceId()).contains("35cf");
     assertThat(x557.linkSpeed()).contains("2.5 GT/s");
     assertThat(x557.linkWidth()).hasValue(1);
     assertThat(x557.numaNode()).hasValue(0);
-    assertThat(x557.sriov()).isEqualTo(new SriovRole.PhysicalFunction(32, 0, List.of()));
+    assertThat(sriov.read(reader.directory(x557Address, Optional.empty()), x557Address))
+        .isEqualTo(new SriovRole.PhysicalFunction(32, 0, List.of()));
     // Plain directories, no symlinks: no driver link, no pcieRoot.
-    assertThat(x557.driver()).isEmpty();
+    assertThat(x557.kernelDriver()).isEmpty();
     assertThat(x557.pcieRoot()).isEmpty();
-    PciFunction qat = reader.read("0000:3b:00.0", Optional.empty(), warnings::add);
-    assertThat(qat.sriov()).isEqualTo(new SriovRole.PhysicalFunction(16, 16, List.of()));
+    PciAddress qatAddress = PciAddress.parse("0000:3b:00.0");
+    PciFunctionFacts qat = reader.read(qatAddress);
+    assertThat(sriov.read(reader.directory(qatAddress, Optional.empty()), qatAddress))
+        .isEqualTo(new SriovRole.PhysicalFunction(16, 16, List.of()));
     assertThat(qat.linkSpeed()).contains("5.0 GT/s");
     assertThat(warnings).isEmpty();
   }

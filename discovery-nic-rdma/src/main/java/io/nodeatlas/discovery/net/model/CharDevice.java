@@ -5,7 +5,7 @@ import java.util.OptionalInt;
 /**
  * A user-space RDMA character device and where its node lives on the host. The node is always
  * {@code /dev/infiniband/<sysfs name>} (the class devnode callback prints {@code "infiniband/%s"}),
- * whatever an old kernel's {@code DEVNAME} says (§1.3).
+ * whatever an old kernel's {@code DEVNAME} says.
  */
 public record CharDevice(Kind kind, String name, String ibdev, OptionalInt port, DevNumber dev) {
 

@@ -9,7 +9,7 @@ import java.util.TreeMap;
 
 /**
  * Char devices keyed by what their {@code ibdev} and {@code port} files say, never by their number:
- * uverbsN, umadN and issmN are numbered independently (§1.3, §7.3).
+ * uverbsN, umadN and issmN are numbered independently.
  */
 public record CharDeviceTable(
     Map<String, CharDevice> uverbsByIbdev,

@@ -8,7 +8,7 @@ import java.util.Set;
 
 /**
  * A port's GID table: its length (every index has a {@code gids/<i>} file) and the entries that are
- * not the all-zero GID, ordered by index. Empty entries read as zero, never as errors (§1.2).
+ * not the all-zero GID, ordered by index. Empty entries read as zero, never as errors.
  */
 public record GidTable(int size, List<GidEntry> populated) {
 

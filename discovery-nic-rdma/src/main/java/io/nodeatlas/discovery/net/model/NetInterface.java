@@ -1,19 +1,20 @@
 package io.nodeatlas.discovery.net.model;
 
+import io.nodeatlas.discovery.pci.PciAddress;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
 
 /**
- * One entry of {@code /sys/class/net} (§2.1). {@code virtual} follows the kernel's placement: the link
- * points under {@code devices/virtual/}, or there is no {@code device} parent. {@code pciBusId} is the
- * nearest PCI function above the netdev (a virtio or auxiliary parent is walked past, §7.7).
+ * One entry of {@code /sys/class/net}. {@code virtual} follows the kernel's placement: the link
+ * points under {@code devices/virtual/}, or there is no {@code device} parent. {@code pciAddress} is the
+ * nearest PCI function above the netdev (a virtio or auxiliary parent is walked past).
  */
 public record NetInterface(
     String name,
     boolean virtual,
-    Optional<String> pciBusId,
+    Optional<PciAddress> pciAddress,
     OptionalInt type,
     Optional<String> address,
     OptionalInt mtu,
@@ -31,7 +32,7 @@ public record NetInterface(
   /** ARPHRD_LOOPBACK. */
   public static final int TYPE_LOOPBACK = 772;
 
-  /** sriovnet's representor patterns: {@code (c<n>)?pf<n>vf<n>}, {@code pf<n>sf<n>}, {@code pf<n>hpf} (§1.7). */
+  /** sriovnet's representor patterns: {@code (c<n>)?pf<n>vf<n>}, {@code pf<n>sf<n>}, {@code pf<n>hpf}. */
   private static final Pattern REPRESENTOR = Pattern.compile("^(c\\d+)?pf\\d+(vf\\d+|sf\\d+|hpf)$");
 
   /** A switchdev representor: a switch port, not an allocatable function. */

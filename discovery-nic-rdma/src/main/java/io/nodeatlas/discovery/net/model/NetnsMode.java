@@ -2,7 +2,7 @@ package io.nodeatlas.discovery.net.model;
 
 /**
  * The RDMA subsystem's network-namespace mode, {@code /sys/module/ib_core/parameters/netns_mode}
- * ({@code Y} shared, {@code N} exclusive; §1.8). The parameter is the variable {@code rdma system set
+ * ({@code Y} shared, {@code N} exclusive). The parameter is the variable {@code rdma system set
  * netns} changes, so it reflects the current mode.
  */
 public enum NetnsMode {

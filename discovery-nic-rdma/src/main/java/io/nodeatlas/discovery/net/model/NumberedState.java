@@ -8,6 +8,11 @@ public record NumberedState(int code, String name) {
     }
   }
 
+  /** The published value: the kernel's name in lower case ({@code active}, {@code linkup}). */
+  public String label() {
+    return name.toLowerCase(java.util.Locale.ROOT);
+  }
+
   @Override
   public String toString() {
     return code + ": " + name;

@@ -1,22 +1,16 @@
 package io.nodeatlas.discovery.net.model;
 
-import java.util.Optional;
-import java.util.OptionalInt;
+import io.nodeatlas.discovery.pci.PciAddress;
+import io.nodeatlas.discovery.pci.PciFunctionFacts;
 
 /**
- * {@code /sys/bus/pci/devices/<bdf>} (§2.2). Ids are lower-case hex without {@code 0x}; {@code numaNode}
- * is absent when the kernel says {@code -1}; {@code pcieRoot} is the host bridge ({@code pci0000:15}).
+ * A PCI function behind a netdev or RDMA device: the facts every PCI source reads the same way
+ * ({@link PciFunctionFacts}, {@code Documentation/ABI/testing/sysfs-bus-pci}) and its SR-IOV role,
+ * which only this source reads.
  */
-public record PciFunction(
-    String bdf,
-    Optional<String> vendor,
-    Optional<String> device,
-    Optional<String> subsystemVendor,
-    Optional<String> subsystemDevice,
-    Optional<String> classCode,
-    OptionalInt numaNode,
-    Optional<String> driver,
-    Optional<String> linkSpeed,
-    OptionalInt linkWidth,
-    Optional<String> pcieRoot,
-    SriovRole sriov) {}
+public record PciFunction(PciFunctionFacts facts, SriovRole sriov) {
+
+  public PciAddress address() {
+    return facts.address();
+  }
+}

@@ -1,16 +1,17 @@
 package io.nodeatlas.discovery.net.model;
 
+import io.nodeatlas.discovery.pci.PciAddress;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * One entry of {@code /sys/class/infiniband}. {@code pciBusId} is the PCI function the {@code device}
+ * One entry of {@code /sys/class/infiniband}. {@code pciAddress} is the PCI function the {@code device}
  * link resolves to; devices without one (rxe, siw, scif) are skipped before a record is made. Only
  * facts that are published are kept ({@code hw_rev} is not read: each file is a few syscalls, per VF).
  */
 public record RdmaDevice(
     String name,
-    String pciBusId,
+    PciAddress pciAddress,
     NodeType nodeType,
     Optional<String> nodeGuid,
     Optional<String> sysImageGuid,

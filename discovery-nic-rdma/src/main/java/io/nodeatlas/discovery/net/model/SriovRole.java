@@ -1,10 +1,14 @@
 package io.nodeatlas.discovery.net.model;
 
+import io.nodeatlas.discovery.pci.PciAddress;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 
-/** A PCI function's place in SR-IOV (§2.3). */
+/**
+ * A PCI function's place in SR-IOV ({@code Documentation/ABI/testing/sysfs-bus-pci}:
+ * {@code sriov_totalvfs}, {@code sriov_numvfs}, {@code virtfnN}, {@code physfn}).
+ */
 public sealed interface SriovRole permits SriovRole.None, SriovRole.PhysicalFunction, SriovRole.VirtualFunction {
 
   None NONE = new None();
@@ -21,10 +25,10 @@ public sealed interface SriovRole permits SriovRole.None, SriovRole.PhysicalFunc
       vfs = List.copyOf(vfs);
     }
 
-    public OptionalInt indexOf(String vfBdf) {
-      for (VfLink vf : vfs) {
-        if (vf.bdf().equals(vfBdf)) {
-          return OptionalInt.of(vf.index());
+    public OptionalInt indexOf(PciAddress vf) {
+      for (VfLink link : vfs) {
+        if (link.address().equals(vf)) {
+          return OptionalInt.of(link.index());
         }
       }
       return OptionalInt.empty();
@@ -32,10 +36,10 @@ public sealed interface SriovRole permits SriovRole.None, SriovRole.PhysicalFunc
   }
 
   /** A VF: {@code physfn} is a symlink to its PF; the index is that of the PF's {@code virtfnN} pointing back. */
-  record VirtualFunction(String pfBdf, OptionalInt vfIndex) implements SriovRole {}
+  record VirtualFunction(PciAddress pf, OptionalInt vfIndex) implements SriovRole {}
 
-  /** {@code virtfn<index> -> ../<bdf>}. */
-  record VfLink(int index, String bdf) {}
+  /** {@code virtfn<index> -> ../<address>}. */
+  record VfLink(int index, PciAddress address) {}
 
   default Optional<PhysicalFunction> asPhysicalFunction() {
     return this instanceof PhysicalFunction pf ? Optional.of(pf) : Optional.empty();

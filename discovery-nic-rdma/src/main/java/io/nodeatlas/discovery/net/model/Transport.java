@@ -2,12 +2,12 @@ package io.nodeatlas.discovery.net.model;
 
 /**
  * How an RDMA port moves data. Decided by link layer and node type only: the PCI class lies (mlx4
- * VPI is {@code 0x028000}, qib {@code 0x0c0600}; rdma-nic-hugepages.md §1.6, §7.4).
+ * VPI is {@code 0x028000}, qib {@code 0x0c0600}).
  */
 public enum Transport {
-  INFINIBAND("InfiniBand"),
-  ROCE("RoCE"),
-  IWARP("iWARP"),
+  INFINIBAND("infiniband"),
+  ROCE("roce"),
+  IWARP("iwarp"),
   OTHER("other");
 
   private final String label;
@@ -16,11 +16,12 @@ public enum Transport {
     this.label = label;
   }
 
+  /** The published value, lower case like every enum-like attribute value. */
   public String label() {
     return label;
   }
 
-  /** §1.6: RNIC is iWARP whatever the link layer; a CA is InfiniBand or RoCE by its port's link layer. */
+  /** RNIC is iWARP whatever the link layer; a CA is InfiniBand or RoCE by its port's link layer. */
   public static Transport of(NodeType nodeType, LinkLayer linkLayer) {
     if (nodeType == NodeType.RNIC) {
       return IWARP;

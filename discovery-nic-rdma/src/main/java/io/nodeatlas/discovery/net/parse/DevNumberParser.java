@@ -13,10 +13,10 @@ public final class DevNumberParser {
   public static DevNumber parse(String text) {
     int colon = text.indexOf(':');
     if (colon <= 0 || colon == text.length() - 1) {
-      throw SysfsFormatException.of("dev", text, "\"<major>:<minor>\"");
+      throw Expected.but("\"<major>:<minor>\"", text);
     }
-    long major = Numbers.parseDecimal("dev major", text.substring(0, colon), 0, (1 << 12) - 1);
-    long minor = Numbers.parseDecimal("dev minor", text.substring(colon + 1), 0, (1 << 20) - 1);
+    long major = Numbers.parseDecimal(text.substring(0, colon), 0, (1 << 12) - 1);
+    long minor = Numbers.parseDecimal(text.substring(colon + 1), 0, (1 << 20) - 1);
     return new DevNumber(major, minor);
   }
 }

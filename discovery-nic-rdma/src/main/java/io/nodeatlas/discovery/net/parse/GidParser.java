@@ -12,13 +12,13 @@ public final class GidParser {
   /** The GID in lower case; throws when it is not in the kernel's uncompressed form. */
   public static String parse(String text) {
     if (text.length() != 39) {
-      throw SysfsFormatException.of("GID", text, "8 groups of 4 hex digits");
+      throw Expected.but("8 groups of 4 hex digits", text);
     }
     for (int i = 0; i < 39; i++) {
       char c = text.charAt(i);
-      boolean ok = (i % 5 == 4) ? c == ':' : Character.digit(c, 16) >= 0;
+      boolean ok = (i % 5 == 4) ? c == ':' : Expected.isHex(c);
       if (!ok) {
-        throw SysfsFormatException.of("GID", text, "8 groups of 4 hex digits");
+        throw Expected.but("8 groups of 4 hex digits", text);
       }
     }
     return text.toLowerCase(Locale.ROOT);

@@ -8,12 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * Builds a port's GID table from the text of {@code gids/<i>}, {@code gid_attrs/types/<i>} and
- * {@code gid_attrs/ndevs/<i>} (§1.2). Empty entries read as the zero GID and are dropped; an entry
- * whose text is malformed costs that entry and one message, never the table.
+ * {@code gid_attrs/ndevs/<i>} ({@code Documentation/ABI/stable/sysfs-class-infiniband}). Empty entries
+ * read as the zero GID and are dropped; an entry whose text is malformed costs that entry (or that
+ * attribute of it) and one problem, never the table.
  */
 public final class GidTableParser {
 
@@ -23,17 +24,18 @@ public final class GidTableParser {
    * @param gids index → {@code gids/<i>} text, for every index of the table
    * @param types index → {@code gid_attrs/types/<i>} text, where it could be read
    * @param ndevs index → {@code gid_attrs/ndevs/<i>} text, where it could be read
+   * @param problems the file (relative to the port, {@code gids/4}) and what is wrong with it
    */
-  public static GidTable parse(
-      SortedMap<Integer, String> gids, Map<Integer, String> types, Map<Integer, String> ndevs, Consumer<String> problems) {
+  public static GidTable parse(SortedMap<Integer, String> gids, Map<Integer, String> types, Map<Integer, String> ndevs,
+      BiConsumer<String, String> problems) {
     List<GidEntry> populated = new ArrayList<>();
     for (Map.Entry<Integer, String> e : gids.entrySet()) {
       int index = e.getKey();
       String gid;
       try {
         gid = GidParser.parse(e.getValue());
-      } catch (SysfsFormatException ex) {
-        problems.accept("gids/" + index + ": " + ex.getMessage());
+      } catch (IllegalArgumentException ex) {
+        problems.accept("gids/" + index, ex.getMessage());
         continue;
       }
       if (GidParser.isZero(gid)) {
@@ -44,8 +46,8 @@ public final class GidTableParser {
       if (typeText != null && !typeText.isEmpty()) {
         try {
           type = Optional.of(parseType(typeText));
-        } catch (SysfsFormatException ex) {
-          problems.accept("gid_attrs/types/" + index + ": " + ex.getMessage());
+        } catch (IllegalArgumentException ex) {
+          problems.accept("gid_attrs/types/" + index, ex.getMessage());
         }
       }
       Optional<String> ndev = Optional.empty();
@@ -53,8 +55,8 @@ public final class GidTableParser {
       if (ndevText != null && !ndevText.isEmpty()) {
         try {
           ndev = Optional.of(InterfaceNames.parse(ndevText));
-        } catch (SysfsFormatException ex) {
-          problems.accept("gid_attrs/ndevs/" + index + ": " + ex.getMessage());
+        } catch (IllegalArgumentException ex) {
+          problems.accept("gid_attrs/ndevs/" + index, ex.getMessage());
         }
       }
       populated.add(new GidEntry(index, gid, type, ndev));
@@ -68,6 +70,6 @@ public final class GidTableParser {
         return t;
       }
     }
-    throw SysfsFormatException.of("GID type", text, "\"IB/RoCE v1\" or \"RoCE v2\"");
+    throw Expected.but("\"IB/RoCE v1\" or \"RoCE v2\"", text);
   }
 }

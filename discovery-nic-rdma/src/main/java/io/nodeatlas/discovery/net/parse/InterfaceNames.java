@@ -13,7 +13,7 @@ public final class InterfaceNames {
 
   public static String parse(String text) {
     if (!isValid(text)) {
-      throw SysfsFormatException.of("interface name", text, "a valid Linux interface name");
+      throw Expected.but("a Linux interface name (1 to 15 bytes, no '/', ':' or whitespace)", text);
     }
     return text;
   }

@@ -13,6 +13,6 @@ public final class LinkLayerParser {
         return l;
       }
     }
-    throw SysfsFormatException.of("link_layer", text, "InfiniBand, Ethernet or Unknown");
+    throw Expected.but("InfiniBand, Ethernet or Unknown", text);
   }
 }

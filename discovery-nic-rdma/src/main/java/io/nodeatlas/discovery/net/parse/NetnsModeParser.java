@@ -11,7 +11,7 @@ public final class NetnsModeParser {
     return switch (text) {
       case "Y", "y", "1" -> NetnsMode.SHARED;
       case "N", "n", "0" -> NetnsMode.EXCLUSIVE;
-      default -> throw SysfsFormatException.of("netns_mode", text, "Y or N");
+      default -> throw Expected.but("Y or N", text);
     };
   }
 }

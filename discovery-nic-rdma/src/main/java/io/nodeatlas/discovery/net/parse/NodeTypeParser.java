@@ -11,6 +11,6 @@ public final class NodeTypeParser {
     if (text.equals("<unknown>")) {
       return NodeType.UNKNOWN;
     }
-    return NodeType.ofCode(NumberedStateParser.parse("node_type", text).code());
+    return NodeType.ofCode(NumberedStateParser.parse(text).code());
   }
 }

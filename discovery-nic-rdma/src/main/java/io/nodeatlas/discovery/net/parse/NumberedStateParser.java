@@ -5,21 +5,21 @@ import io.nodeatlas.discovery.net.model.NumberedState;
 
 /**
  * The {@code "%d: %s"} form of port {@code state} ({@code 4: ACTIVE}), {@code phys_state}
- * ({@code 5: LinkUp}) and {@code node_type} ({@code 1: CA}) (sysfs-class-infiniband ABI).
+ * ({@code 5: LinkUp}) and {@code node_type} ({@code 1: CA}) ({@code Documentation/ABI/stable/sysfs-class-infiniband}).
  */
 public final class NumberedStateParser {
 
   private NumberedStateParser() {}
 
-  public static NumberedState parse(String what, String text) {
+  public static NumberedState parse(String text) {
     int colon = text.indexOf(':');
     if (colon <= 0) {
-      throw SysfsFormatException.of(what, text, "\"<number>: <name>\"");
+      throw Expected.but("\"<number>: <name>\"", text);
     }
-    int code = Numbers.parseInt(what, text.substring(0, colon), 0, 255);
+    int code = Numbers.parseInt(text.substring(0, colon), 0, 255);
     String name = text.substring(colon + 1).strip();
     if (name.isEmpty() || name.length() > AttributeValue.MAX_VALUE_BYTES || !isPrintable(name)) {
-      throw SysfsFormatException.of(what, text, "\"<number>: <name>\"");
+      throw Expected.but("\"<number>: <name>\"", text);
     }
     return new NumberedState(code, name);
   }

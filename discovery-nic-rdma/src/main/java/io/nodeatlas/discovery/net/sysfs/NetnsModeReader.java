@@ -1,25 +1,33 @@
 package io.nodeatlas.discovery.net.sysfs;
 
-import io.nodeatlas.discovery.host.HostFs;
+import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.net.model.NetnsMode;
 import io.nodeatlas.discovery.net.parse.NetnsModeParser;
+import java.nio.file.Path;
 import java.util.Optional;
-import java.util.function.Consumer;
 
 /**
- * The RDMA netns mode from {@code /sys/module/ib_core/parameters/netns_mode} (§1.8), the sysfs view of
- * what {@code rdma system show} reports over netlink. Empty when ib_core is not loaded.
+ * The RDMA netns mode from {@code /sys/module/ib_core/parameters/netns_mode}, the sysfs view of what
+ * {@code rdma system show} reports over netlink. Empty when ib_core is not loaded.
  */
 public final class NetnsModeReader {
 
-  private final HostFs fs;
+  private final FactReader facts;
 
-  public NetnsModeReader(HostFs fs) {
-    this.fs = fs;
+  public NetnsModeReader(FactReader facts) {
+    this.facts = facts;
   }
 
-  public Optional<NetnsMode> read(Consumer<String> warn) {
-    return new SysfsAttributes(fs, fs.sys("module/ib_core/parameters"), "ib_core", warn)
-        .read("netns_mode", NetnsModeParser::parse);
+  private Path file() {
+    return facts.fs().sys("module/ib_core/parameters/netns_mode");
+  }
+
+  /** The mode; a missing file is worth a warning (a broken one already has its own). */
+  public Optional<NetnsMode> read() {
+    Optional<NetnsMode> mode = facts.read(file(), NetnsModeParser::parse);
+    if (mode.isEmpty() && !facts.exists(file())) {
+      facts.warn(file(), "missing (is ib_core loaded?): RDMA netns mode unknown, rdmaNetnsMode left out");
+    }
+    return mode;
   }
 }

@@ -1,14 +1,14 @@
 package io.nodeatlas.discovery.net.sysfs;
 
-import io.nodeatlas.discovery.host.HostFileException;
-import io.nodeatlas.discovery.host.HostFs;
+import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.net.model.GidTable;
+import io.nodeatlas.discovery.net.model.LinkLayer;
 import io.nodeatlas.discovery.net.model.RdmaPort;
 import io.nodeatlas.discovery.net.parse.GidParser;
 import io.nodeatlas.discovery.net.parse.GidTableParser;
 import io.nodeatlas.discovery.net.parse.LinkLayerParser;
-import io.nodeatlas.discovery.net.parse.Numbers;
 import io.nodeatlas.discovery.net.parse.NumberedStateParser;
+import io.nodeatlas.discovery.net.parse.Numbers;
 import io.nodeatlas.discovery.net.parse.RateParser;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -17,53 +17,53 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.function.Consumer;
 
 /**
- * {@code /sys/class/infiniband/<ibdev>/ports/<n>/} (§1.2). The GID table is read in full (its length
- * is device-specific, never assumed); {@code gid_attrs} are read only for populated entries, since
- * the kernel fails those reads with EINVAL for empty ones anyway.
+ * {@code /sys/class/infiniband/<ibdev>/ports/<n>/} ({@code Documentation/ABI/stable/sysfs-class-infiniband}).
+ * The GID table is read in full (its length is device-specific, never assumed); {@code gid_attrs} are
+ * read only for populated entries, since the kernel fails those reads with EINVAL for empty ones anyway.
+ * The LID is read only on InfiniBand ports: LIDs are InfiniBand subnet addresses, and on RoCE and
+ * iWARP ports the file only says {@code 0x0} (one read less per VF).
  */
 public final class PortReader {
 
   /** IB LIDs are 16 bits. */
   private static final long MAX_LID = 0xffff;
 
-  private final HostFs fs;
+  private final FactReader facts;
 
-  public PortReader(HostFs fs) {
-    this.fs = fs;
+  public PortReader(FactReader facts) {
+    this.facts = facts;
   }
 
-  public RdmaPort read(Path portDir, String ibdev, int number, Consumer<String> warn) {
-    SysfsAttributes a = new SysfsAttributes(fs, portDir, "RDMA device " + ibdev + " port " + number, warn);
+  public RdmaPort read(Path portDir, int number) {
+    Optional<LinkLayer> linkLayer = facts.read(portDir.resolve("link_layer"), LinkLayerParser::parse);
+    OptionalInt lid = OptionalInt.empty();
+    if (linkLayer.orElse(LinkLayer.UNKNOWN) == LinkLayer.INFINIBAND) {
+      lid = facts.read(portDir.resolve("lid"), t -> (int) Numbers.parseHex(t, MAX_LID))
+          .map(OptionalInt::of).orElse(OptionalInt.empty());
+    }
     return new RdmaPort(
         number,
-        a.read("state", t -> NumberedStateParser.parse("state", t)),
-        a.read("phys_state", t -> NumberedStateParser.parse("phys_state", t)),
-        a.read("link_layer", LinkLayerParser::parse),
-        a.read("rate", RateParser::parse),
-        optionalInt(a.read("lid", t -> (int) Numbers.parseHex("lid", t, MAX_LID))),
-        gidTable(a));
+        facts.read(portDir.resolve("state"), NumberedStateParser::parse),
+        facts.read(portDir.resolve("phys_state"), NumberedStateParser::parse),
+        linkLayer,
+        facts.read(portDir.resolve("rate"), RateParser::parse),
+        lid,
+        gidTable(portDir));
   }
 
-  private GidTable gidTable(SysfsAttributes a) {
-    Path gidsDir = a.dir().resolve("gids");
+  private GidTable gidTable(Path portDir) {
     SortedMap<Integer, String> gids = new TreeMap<>();
-    try {
-      for (Path entry : fs.list(gidsDir)) {
-        String name = entry.getFileName().toString();
-        int index;
-        try {
-          index = Numbers.parseInt("GID index", name, 0, 1 << 16);
-        } catch (RuntimeException e) {
-          continue;
-        }
-        a.text("gids/" + name).ifPresent(text -> gids.put(index, text));
+    for (Path entry : facts.list(portDir.resolve("gids"))) {
+      String name = entry.getFileName().toString();
+      int index;
+      try {
+        index = Numbers.parseInt(name, 0, 1 << 16);
+      } catch (IllegalArgumentException e) {
+        continue;
       }
-    } catch (HostFileException e) {
-      a.warn("GID table left out: " + e.getMessage());
-      return GidTable.EMPTY;
+      facts.value(entry).filter(t -> !t.isEmpty()).ifPresent(text -> gids.put(index, text));
     }
     Map<Integer, String> types = new HashMap<>();
     Map<Integer, String> ndevs = new HashMap<>();
@@ -72,13 +72,10 @@ public final class PortReader {
         continue;
       }
       int i = e.getKey();
-      a.textMayFail("gid_attrs/types/" + i).ifPresent(t -> types.put(i, t));
-      a.textMayFail("gid_attrs/ndevs/" + i).ifPresent(t -> ndevs.put(i, t));
+      facts.readIfApplicable(portDir.resolve("gid_attrs/types/" + i), t -> t).ifPresent(t -> types.put(i, t));
+      facts.readIfApplicable(portDir.resolve("gid_attrs/ndevs/" + i), t -> t).ifPresent(t -> ndevs.put(i, t));
     }
-    return GidTableParser.parse(gids, types, ndevs, problem -> a.warn(problem));
-  }
-
-  private static OptionalInt optionalInt(Optional<Integer> value) {
-    return value.map(OptionalInt::of).orElse(OptionalInt.empty());
+    return GidTableParser.parse(gids, types, ndevs,
+        (file, problem) -> facts.warn(portDir.resolve(file), "not understood: " + problem));
   }
 }

@@ -1,127 +1,112 @@
 package io.nodeatlas.discovery.net.sysfs;
 
-import io.nodeatlas.discovery.host.HostFileException;
+import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.host.HostFs;
 import io.nodeatlas.discovery.net.model.NodeType;
 import io.nodeatlas.discovery.net.model.RdmaDevice;
 import io.nodeatlas.discovery.net.model.RdmaPort;
-import io.nodeatlas.discovery.net.parse.BusIds;
 import io.nodeatlas.discovery.net.parse.GuidParser;
 import io.nodeatlas.discovery.net.parse.NodeTypeParser;
 import io.nodeatlas.discovery.net.parse.Numbers;
-import io.nodeatlas.discovery.net.parse.SysfsFormatException;
+import io.nodeatlas.discovery.net.parse.TextValues;
+import io.nodeatlas.discovery.pci.PciAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.function.Consumer;
 
 /**
- * {@code /sys/class/infiniband/*} (§1.1). Entries are symlinks to the real directory under the parent
- * device; everything is read from the lexically resolved directory so that its own relative links
- * ({@code device -> ../../../<BDF>}) resolve as the kernel meant. Ports come only from {@code ports/}
- * (old kernels also nest an infiniband_cm directory named after the device).
+ * {@code /sys/class/infiniband/*} ({@code Documentation/ABI/stable/sysfs-class-infiniband}). Entries
+ * are symlinks to the real directory under the parent device; everything is read from the lexically
+ * resolved directory so that its own relative links ({@code device -> ../../../<BDF>}) resolve as the
+ * kernel meant. Ports come only from {@code ports/} (old kernels also nest an infiniband_cm directory
+ * named after the device).
  */
 public final class RdmaDeviceReader {
 
-  /** A device plus its parent's directory, where the char-device class directories also live (§1.3). */
-  public record Found(RdmaDevice device, Path dir, Path parentDir) {}
-
-  private final HostFs fs;
-  private final PortReader ports;
-
-  public RdmaDeviceReader(HostFs fs, PortReader ports) {
-    this.fs = fs;
-    this.ports = ports;
+  /** A device plus its directory and its parent's, where the char-device class directories also live. */
+  public record Found(RdmaDevice device, Path dir, Path parentDir) {
+    public Path deviceLink() {
+      return dir.resolve("device");
+    }
   }
 
-  public List<Found> readAll(Consumer<String> warn) {
+  private final FactReader facts;
+  private final PortReader ports;
+
+  public RdmaDeviceReader(FactReader facts) {
+    this.facts = facts;
+    this.ports = new PortReader(facts);
+  }
+
+  public List<Found> readAll() {
     List<Found> found = new ArrayList<>();
-    List<Path> entries;
-    try {
-      entries = fs.list(fs.sys("class/infiniband"));
-    } catch (HostFileException e) {
-      warn.accept("RDMA devices left out: " + e.getMessage());
-      return found;
-    }
-    for (Path entry : entries) {
+    for (Path entry : facts.list(facts.fs().sys("class/infiniband"))) {
       try {
-        read(entry, warn).ifPresent(found::add);
-      } catch (HostFileException | SysfsFormatException e) {
-        warn.accept("RDMA device " + entry.getFileName() + " left out: " + e.getMessage());
+        read(entry).ifPresent(found::add);
+      } catch (IllegalArgumentException e) {
+        facts.warn(entry, e.getMessage() + "; RDMA device left out");
       }
     }
     return found;
   }
 
-  public Optional<Found> read(Path entry, Consumer<String> warn) {
+  public Optional<Found> read(Path entry) {
+    HostFs fs = facts.fs();
     String name = entry.getFileName().toString();
-    Path dir = fs.resolveLink(entry).orElse(entry);
+    Optional<Path> target = facts.link(entry);
+    if (target.isEmpty() && Links.isLink(facts, entry)) {
+      return Optional.empty(); // refused: the reader has said why
+    }
+    Path dir = target.orElse(entry);
     if (!fs.isDirectory(dir)) {
-      warn.accept("RDMA device " + name + " left out: its sysfs directory " + dir + " is missing");
+      facts.warn(entry, "leads to " + fs.hostPath(dir) + ", which is not a directory; RDMA device left out");
       return Optional.empty();
     }
-    Optional<Path> parent = fs.resolveLink(dir.resolve("device"));
-    Optional<String> bdf = parent.flatMap(BusIds::nearestBdf);
-    if (bdf.isEmpty()) {
-      // Soft devices (rxe, siw, scif) have no PCI function to allocate or align (§1.1).
-      warn.accept("RDMA device " + name + " left out: not backed by a PCI function"
-          + parent.map(p -> " (parent " + p.getFileName() + ")").orElse(""));
+    Path deviceLink = dir.resolve("device");
+    Optional<Path> parent = facts.link(deviceLink);
+    if (parent.isEmpty() && Links.isLink(facts, deviceLink)) {
+      return Optional.empty(); // refused: the reader has said why
+    }
+    Optional<PciAddress> address = parent.flatMap(PciAddress::nearest);
+    if (address.isEmpty()) {
+      // Soft devices (rxe, siw) have no PCI function to allocate or align.
+      facts.warn(entry, "not backed by a PCI function"
+          + parent.map(p -> " (its device is " + fs.hostPath(p) + ")").orElse("") + "; RDMA device left out");
       return Optional.empty();
     }
-    SysfsAttributes a = new SysfsAttributes(fs, dir, "RDMA device " + name, warn);
-    NodeType nodeType = a.read("node_type", NodeTypeParser::parse).orElse(NodeType.UNKNOWN);
+    NodeType nodeType = facts.read(dir.resolve("node_type"), NodeTypeParser::parse).orElse(NodeType.UNKNOWN);
     RdmaDevice device = new RdmaDevice(
         name,
-        bdf.get(),
+        address.get(),
         nodeType,
-        a.read("node_guid", t -> GuidParser.parse("node_guid", t)),
-        a.read("sys_image_guid", t -> GuidParser.parse("sys_image_guid", t)),
-        a.read("fw_ver", RdmaDeviceReader::freeText),
-        a.read("hca_type", RdmaDeviceReader::freeText),
-        a.read("board_id", RdmaDeviceReader::freeText),
-        readPorts(dir, name, a, warn));
+        facts.read(dir.resolve("node_guid"), GuidParser::parse),
+        facts.read(dir.resolve("sys_image_guid"), GuidParser::parse),
+        facts.read(dir.resolve("fw_ver"), TextValues::freeText),
+        facts.read(dir.resolve("hca_type"), TextValues::freeText),
+        facts.read(dir.resolve("board_id"), TextValues::freeText),
+        readPorts(dir, name));
     return Optional.of(new Found(device, dir, parent.get()));
   }
 
-  private List<RdmaPort> readPorts(Path dir, String ibdev, SysfsAttributes a, Consumer<String> warn) {
+  private List<RdmaPort> readPorts(Path dir, String ibdev) {
     TreeMap<Integer, Path> byNumber = new TreeMap<>();
-    try {
-      for (Path p : fs.list(dir.resolve("ports"))) {
-        try {
-          byNumber.put(Numbers.parseInt("port", p.getFileName().toString(), 0, 255), p);
-        } catch (SysfsFormatException e) {
-          a.warn("port entry \"" + p.getFileName() + "\" ignored: not a port number");
-        }
+    for (Path p : facts.list(dir.resolve("ports"))) {
+      try {
+        byNumber.put(Numbers.parseInt(p.getFileName().toString(), 0, 255), p);
+      } catch (IllegalArgumentException e) {
+        facts.warn(p, "not a port number; ignored");
       }
-    } catch (HostFileException e) {
-      a.warn("ports left out: " + e.getMessage());
-      return List.of();
     }
     List<RdmaPort> result = new ArrayList<>();
     byNumber.forEach((number, portDir) -> {
-      if (!fs.isDirectory(portDir)) {
-        a.warn("port " + number + " left out: " + portDir + " is not a directory");
+      if (!facts.isDirectory(portDir)) {
+        facts.warn(portDir, "not a directory; port left out");
         return;
       }
-      try {
-        result.add(ports.read(portDir, ibdev, number, warn));
-      } catch (HostFileException | SysfsFormatException e) {
-        a.warn("port " + number + " left out: " + e.getMessage());
-      }
+      result.add(ports.read(portDir, number));
     });
     return result;
-  }
-
-  /** Driver-defined text (fw_ver, hca_type, board_id): kept when printable. */
-  static String freeText(String text) {
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (c < 0x20 || c == 0x7f) {
-        throw new SysfsFormatException("value contains a control character");
-      }
-    }
-    return text;
   }
 }

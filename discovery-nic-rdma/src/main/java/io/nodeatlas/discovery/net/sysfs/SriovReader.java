@@ -1,10 +1,9 @@
 package io.nodeatlas.discovery.net.sysfs;
 
-import io.nodeatlas.discovery.host.HostFileException;
-import io.nodeatlas.discovery.host.HostFs;
+import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.net.model.SriovRole;
-import io.nodeatlas.discovery.net.parse.BusIds;
 import io.nodeatlas.discovery.net.parse.Numbers;
+import io.nodeatlas.discovery.pci.PciAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -13,98 +12,83 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.function.Consumer;
 
 /**
- * SR-IOV role of a PCI function (§2.3): a VF has a {@code physfn} symlink; a PF has
- * {@code sriov_totalvfs} > 0 and one {@code virtfnN} link per enabled VF. A VF's index is the N of the
- * PF's link that points back at it. PFs are read once per instance, so a PF with 64 VFs costs one
- * directory scan, not 64; make one reader per discovery run.
+ * SR-IOV role of a PCI function ({@code Documentation/ABI/testing/sysfs-bus-pci}): a VF has a
+ * {@code physfn} symlink; a PF has {@code sriov_totalvfs} > 0 and one {@code virtfnN} link per enabled
+ * VF. A VF's index is the N of the PF's link that points back at it. PFs are read once per instance,
+ * so a PF with 64 VFs costs one directory scan, not 64; make one reader per discovery run. The common
+ * PCI facts come from {@link io.nodeatlas.discovery.pci.PciFunctionReader}; this reads only SR-IOV.
  */
 public final class SriovReader {
 
   private static final int MAX_VFS = 65535;
 
-  private final HostFs fs;
-  private final Map<String, Optional<SriovRole.PhysicalFunction>> pfCache = new HashMap<>();
+  private final FactReader facts;
+  private final Map<PciAddress, Optional<SriovRole.PhysicalFunction>> pfCache = new HashMap<>();
 
-  public SriovReader(HostFs fs) {
-    this.fs = fs;
+  public SriovReader(FactReader facts) {
+    this.facts = facts;
   }
 
-  /** @param dir the function's own sysfs directory (resolved, so that relative links resolve right) */
-  public SriovRole read(Path dir, String bdf, Consumer<String> warn) {
-    String subject = "PCI " + bdf;
-    Optional<Path> physfn;
-    try {
-      physfn = fs.resolveLink(dir.resolve("physfn"));
-    } catch (HostFileException e) {
-      warn.accept(subject + ": physfn left out: " + e.getMessage());
-      physfn = Optional.empty();
-    }
+  /** @param dir the function's own sysfs directory (lexically resolved, so that relative links resolve right) */
+  public SriovRole read(Path dir, PciAddress address) {
+    Path physfnLink = dir.resolve("physfn");
+    Optional<Path> physfn = facts.link(physfnLink);
     if (physfn.isPresent()) {
-      String pfBdf = physfn.get().getFileName().toString();
-      if (!BusIds.isBdf(pfBdf)) {
-        warn.accept(subject + ": physfn points at \"" + physfn.get() + "\", which is not a PCI function");
+      Path pfName = physfn.get().getFileName();
+      Optional<PciAddress> pf = pfName != null && PciAddress.isSysfsName(pfName.toString())
+          ? PciAddress.tryParse(pfName.toString())
+          : Optional.empty();
+      if (pf.isEmpty()) {
+        facts.warn(physfnLink, "points at " + facts.fs().hostPath(physfn.get()) + ", which is not a PCI function; SR-IOV role left out");
         return SriovRole.NONE;
       }
-      OptionalInt index = physicalFunction(physfn.get(), pfBdf, warn)
-          .map(pf -> pf.indexOf(bdf))
+      OptionalInt index = physicalFunction(physfn.get(), pf.get())
+          .map(p -> p.indexOf(address))
           .orElse(OptionalInt.empty());
       if (index.isEmpty()) {
-        warn.accept(subject + ": VF index left out: no virtfnN link of PF " + pfBdf + " points at it");
+        facts.warn(physfn.get(), "no virtfnN link points back at VF " + address + "; its vfIndex left out");
       }
-      return new SriovRole.VirtualFunction(pfBdf, index);
+      return new SriovRole.VirtualFunction(pf.get(), index);
     }
-    return physicalFunction(dir, bdf, warn).<SriovRole>map(pf -> pf).orElse(SriovRole.NONE);
+    return physicalFunction(dir, address).<SriovRole>map(p -> p).orElse(SriovRole.NONE);
   }
 
-  private Optional<SriovRole.PhysicalFunction> physicalFunction(Path dir, String bdf, Consumer<String> warn) {
-    Optional<SriovRole.PhysicalFunction> cached = pfCache.get(bdf);
+  private Optional<SriovRole.PhysicalFunction> physicalFunction(Path dir, PciAddress address) {
+    Optional<SriovRole.PhysicalFunction> cached = pfCache.get(address);
     if (cached != null) {
       return cached;
     }
-    Optional<SriovRole.PhysicalFunction> pf = readPhysicalFunction(dir, bdf, warn);
-    pfCache.put(bdf, pf);
+    Optional<SriovRole.PhysicalFunction> pf = readPhysicalFunction(dir);
+    pfCache.put(address, pf);
     return pf;
   }
 
-  private Optional<SriovRole.PhysicalFunction> readPhysicalFunction(Path dir, String bdf, Consumer<String> warn) {
-    SysfsAttributes attrs = new SysfsAttributes(fs, dir, "PCI " + bdf, warn);
-    Optional<Integer> total = attrs.read("sriov_totalvfs", t -> Numbers.parseInt("sriov_totalvfs", t, 0, MAX_VFS));
+  private Optional<SriovRole.PhysicalFunction> readPhysicalFunction(Path dir) {
+    Optional<Integer> total = facts.read(dir.resolve("sriov_totalvfs"), t -> Numbers.parseInt(t, 0, MAX_VFS));
     if (total.isEmpty() || total.get() == 0) {
       return Optional.empty();
     }
-    int numVfs = attrs.read("sriov_numvfs", t -> Numbers.parseInt("sriov_numvfs", t, 0, MAX_VFS)).orElse(0);
+    int numVfs = facts.read(dir.resolve("sriov_numvfs"), t -> Numbers.parseInt(t, 0, MAX_VFS)).orElse(0);
     List<SriovRole.VfLink> vfs = new ArrayList<>();
-    List<Path> entries;
-    try {
-      entries = fs.list(dir);
-    } catch (HostFileException e) {
-      attrs.warn("VF list left out: " + e.getMessage());
-      entries = List.of();
-    }
-    for (Path entry : entries) {
+    for (Path entry : facts.list(dir)) {
       String name = entry.getFileName().toString();
       if (!name.startsWith("virtfn") || name.length() == 6) {
         continue;
       }
       int index;
       try {
-        index = Numbers.parseInt("virtfn index", name.substring(6), 0, MAX_VFS);
-      } catch (RuntimeException e) {
+        index = Numbers.parseInt(name.substring(6), 0, MAX_VFS);
+      } catch (IllegalArgumentException e) {
         continue;
       }
-      try {
-        fs.readLink(entry)
-            .map(target -> target.getFileName().toString())
-            .filter(BusIds::isBdf)
-            .ifPresentOrElse(
-                vf -> vfs.add(new SriovRole.VfLink(index, vf)),
-                () -> attrs.warn(name + " left out: not a link to a PCI function"));
-      } catch (HostFileException e) {
-        attrs.warn(name + " left out: " + e.getMessage());
-      }
+      facts.linkName(entry)
+          .filter(PciAddress::isSysfsName)
+          .flatMap(PciAddress::tryParse)
+          .ifPresentOrElse(
+              vf -> vfs.add(new SriovRole.VfLink(index, vf)),
+              () -> facts.warn(entry, "not a link to a PCI function; left out"));
     }
     vfs.sort(Comparator.comparingInt(SriovRole.VfLink::index));
     return Optional.of(new SriovRole.PhysicalFunction(total.get(), numVfs, vfs));

@@ -10,6 +10,7 @@ import io.nodeatlas.discovery.net.model.NetnsMode;
 import io.nodeatlas.discovery.net.model.NodeType;
 import io.nodeatlas.discovery.net.model.Rate;
 import io.nodeatlas.discovery.net.model.Transport;
+import io.nodeatlas.discovery.pci.PciAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +39,16 @@ class ParsersTest {
   }
 
   @Test
+  void rateFormsTheKernelMayPrint() {
+    assertThat(RateParser.parse("2.5 Gb/sec (1X )")).isEqualTo(new Rate(25, 1, Optional.empty()));
+    assertThat(RateParser.parse("25 Gb/sec (1XEDR)")).isEqualTo(new Rate(250, 1, Optional.of("EDR")));
+    assertThat(RateParser.parse("106 Gb/sec (2X HDR100)").speed()).contains("HDR100");
+    assertThat(RateParser.parse("12.5 Gb/sec (1X QDR)").tenthsGbps()).isEqualTo(125);
+    assertThatThrownBy(() -> RateParser.parse("fast")).hasMessage(
+        "expected \"<n> Gb/sec (<w>X <speed>)\", got \"fast\" (4 chars)");
+  }
+
+  @Test
   void oldKernelSdrRateHasNoSpeedName() {
     Rate r = RateParser.parse("2.5 Gb/sec (1X)");
     assertThat(r.speed()).isEmpty();
@@ -46,23 +57,25 @@ class ParsersTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "fast", "400 Gb/sec", "400Gb/sec (4X NDR)", "-1 Gb/sec (4X NDR)", "400 Gb/sec (4X ndr)"})
+  @ValueSource(strings = {"", "fast", "400 Gb/sec", "400Gb/sec (4X NDR)", "-1 Gb/sec (4X NDR)", "400 Gb/sec (4X ndr)",
+      "1234567 Gb/sec (4X NDR)", "400 Gb/sec (1234X NDR)", "400 Gb/sec (4X NDR) ", "400 Gb/sec (4X ABCDEFGHI)",
+"400 Gb/sec (X NDR)", "400 Gb/sec (4XNDR", "\u0664\u0660\u0660 Gb/sec (4X NDR)"})
   void malformedRatesAreRejected(String text) {
-    assertThatThrownBy(() -> RateParser.parse(text)).isInstanceOf(SysfsFormatException.class);
+    assertThatThrownBy(() -> RateParser.parse(text)).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void numberedStatesAndNodeTypes() {
-    assertThat(NumberedStateParser.parse("state", "4: ACTIVE").name()).isEqualTo("ACTIVE");
-    assertThat(NumberedStateParser.parse("phys_state", "4: PortConfigurationTraining").code()).isEqualTo(4);
-    assertThat(NumberedStateParser.parse("phys_state", "7: Phy Test").name()).isEqualTo("Phy Test");
+    assertThat(NumberedStateParser.parse("4: ACTIVE").name()).isEqualTo("ACTIVE");
+    assertThat(NumberedStateParser.parse("4: PortConfigurationTraining").code()).isEqualTo(4);
+    assertThat(NumberedStateParser.parse("7: Phy Test").name()).isEqualTo("Phy Test");
     assertThat(NodeTypeParser.parse("1: CA")).isEqualTo(NodeType.CA);
     assertThat(NodeTypeParser.parse("4: RNIC")).isEqualTo(NodeType.RNIC);
     assertThat(NodeTypeParser.parse("7: unspecified")).isEqualTo(NodeType.UNSPECIFIED);
     assertThat(NodeTypeParser.parse("<unknown>")).isEqualTo(NodeType.UNKNOWN);
     assertThat(NodeTypeParser.parse("9: future")).isEqualTo(NodeType.UNKNOWN);
-    assertThatThrownBy(() -> NumberedStateParser.parse("state", "ACTIVE")).isInstanceOf(SysfsFormatException.class);
-    assertThatThrownBy(() -> NumberedStateParser.parse("state", "4:")).isInstanceOf(SysfsFormatException.class);
+    assertThatThrownBy(() -> NumberedStateParser.parse("ACTIVE")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> NumberedStateParser.parse("4:")).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
@@ -71,21 +84,21 @@ class ParsersTest {
     assertThat(Transport.of(NodeType.CA, LinkLayerParser.parse("Ethernet"))).isEqualTo(Transport.ROCE);
     assertThat(Transport.of(NodeType.RNIC, LinkLayer.ETHERNET)).isEqualTo(Transport.IWARP);
     assertThat(Transport.of(NodeType.UNSPECIFIED, LinkLayer.UNKNOWN)).isEqualTo(Transport.OTHER);
-    assertThatThrownBy(() -> LinkLayerParser.parse("ethernet")).isInstanceOf(SysfsFormatException.class);
+    assertThatThrownBy(() -> LinkLayerParser.parse("ethernet")).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void guidsGidsAndAddresses() {
-    assertThat(GuidParser.parse("node_guid", "0002:C903:00f9:bfa0")).isEqualTo("0002:c903:00f9:bfa0");
-    assertThatThrownBy(() -> GuidParser.parse("node_guid", "0002:c903:00f9")).isInstanceOf(SysfsFormatException.class);
+    assertThat(GuidParser.parse("0002:C903:00f9:bfa0")).isEqualTo("0002:c903:00f9:bfa0");
+    assertThatThrownBy(() -> GuidParser.parse("0002:c903:00f9")).isInstanceOf(IllegalArgumentException.class);
     String gid = GidParser.parse("fe80:0000:0000:0000:0002:c903:00f9:bfa1");
     assertThat(GidParser.interfaceId(gid)).isEqualTo("0002c90300f9bfa1");
     assertThat(MacAddressParser.lastEightBytes(
         MacAddressParser.parse("80:00:00:48:fe:80:00:00:00:00:00:00:00:02:c9:03:00:f9:bf:a1"))).isEqualTo("0002c90300f9bfa1");
     assertThat(GidParser.isZero(GidParser.parse("0000:0000:0000:0000:0000:0000:0000:0000"))).isTrue();
-    assertThatThrownBy(() -> GidParser.parse("fe80::1")).isInstanceOf(SysfsFormatException.class);
+    assertThatThrownBy(() -> GidParser.parse("fe80::1")).isInstanceOf(IllegalArgumentException.class);
     assertThat(MacAddressParser.parse("B8:3F:D2:1A:00:00")).isEqualTo("b8:3f:d2:1a:00:00");
-    assertThatThrownBy(() -> MacAddressParser.parse("b8:3f:d2:1a:00:0")).isInstanceOf(SysfsFormatException.class);
+    assertThatThrownBy(() -> MacAddressParser.parse("b8:3f:d2:1a:00:0")).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
@@ -96,55 +109,71 @@ class ParsersTest {
         4, "garbage"));
     List<String> problems = new ArrayList<>();
     GidTable t = GidTableParser.parse(gids, Map.of(0, "IB/RoCE v1", 1, "RoCE v2", 2, "RoCE v3"),
-        Map.of(0, "enp26s0np0", 1, "enp26s0np0", 2, "bond0"), problems::add);
+        Map.of(0, "enp26s0np0", 1, "enp26s0np0", 2, "bond0"), (file, problem) -> problems.add(file + ": " + problem));
     assertThat(t.size()).isEqualTo(5);
     assertThat(t.populated()).hasSize(3);
     assertThat(t.types()).containsExactly(GidType.IB_ROCE_V1, GidType.ROCE_V2);
     assertThat(t.ndevs()).containsExactly("enp26s0np0", "bond0");
     assertThat(t.portGid()).contains("fe80:0000:0000:0000:ba3f:d2ff:fe1a:0000");
-    assertThat(problems).hasSize(2).anySatisfy(p -> assertThat(p).startsWith("gids/4"))
-        .anySatisfy(p -> assertThat(p).startsWith("gid_attrs/types/2"));
+    assertThat(problems).containsExactlyInAnyOrder(
+        "gids/4: expected 8 groups of 4 hex digits, got \"garbage\" (7 chars)",
+        "gid_attrs/types/2: expected \"IB/RoCE v1\" or \"RoCE v2\", got \"RoCE v3\" (7 chars)");
   }
 
   @Test
-  void devNumbersPciIdsAndLinkSpeeds() {
+  void devNumbers() {
     assertThat(DevNumberParser.parse("231:192").toString()).isEqualTo("231:192");
     assertThat(DevNumberParser.parse("10:58").minor()).isEqualTo(58);
-    assertThatThrownBy(() -> DevNumberParser.parse("231")).isInstanceOf(SysfsFormatException.class);
-    assertThatThrownBy(() -> DevNumberParser.parse("4096:0")).isInstanceOf(SysfsFormatException.class);
-    assertThat(PciIdParser.parse("vendor", "0x15B3", 4)).isEqualTo("15b3");
-    assertThat(PciIdParser.parse("sriov_vf_device", "101e", 4)).isEqualTo("101e");
-    assertThat(PciIdParser.parse("class", "0x20700", 6)).isEqualTo("020700");
-    assertThatThrownBy(() -> PciIdParser.parse("vendor", "0x15b3a", 4)).isInstanceOf(SysfsFormatException.class);
-    assertThat(PcieLinkSpeedParser.parse("32.0 GT/s PCIe")).contains("32.0 GT/s");
-    assertThat(PcieLinkSpeedParser.parse("8 GT/s")).contains("8.0 GT/s");
-    assertThat(PcieLinkSpeedParser.parse("2.5 GT/s")).contains("2.5 GT/s");
-    assertThat(PcieLinkSpeedParser.parse("Unknown")).isEmpty();
+    assertThatThrownBy(() -> DevNumberParser.parse("231")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("expected \"<major>:<minor>\", got \"231\" (3 chars)");
+    assertThatThrownBy(() -> DevNumberParser.parse("4096:0")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("expected a number between 0 and 4095, got \"4096\" (4 chars)");
   }
 
   @Test
-  void busIdsAreAnchoredAndRootsAreHostBridges() {
-    assertThat(BusIds.isBdf("0000:1a:00.0")).isTrue();
-    assertThat(BusIds.isBdf("0035:04:00.0")).isTrue();
-    assertThat(BusIds.isBdf("0000:17:00.0:pcie001")).isFalse();
-    assertThat(BusIds.isBdf("0000:1a:00.8")).isFalse();
-    assertThat(BusIds.nearestBdf(Path.of("devices/pci0000:00/0000:00:04.0/virtio1"))).contains("0000:00:04.0");
-    assertThat(BusIds.nearestBdf(Path.of("devices/pci0000:17/0000:17:00.0/0000:17:00.0:pcie001"))).contains("0000:17:00.0");
-    assertThat(io.nodeatlas.discovery.pci.PcieRoots.ofSysfsPath(Path.of("devices/pci0000:15/0000:15:01.0/0000:16:00.0"))).contains("pci0000:15");
-    assertThat(io.nodeatlas.discovery.pci.PcieRoots.ofSysfsPath(Path.of("devices/virtual/net/lo"))).isEmpty();
-    assertThat(io.nodeatlas.discovery.pci.PcieRoots.ofSysfsPath(Path.of("bus/pci/devices/0000:15:01.0"))).isEmpty();
+  void nonAsciiDigitsAreNotHexDigits() {
+    // Character.digit accepts fullwidth and other scripts' digits; sysfs prints ASCII only.
+    assertThatThrownBy(() -> GidParser.parse("fe80:0000:0000:0000:0002:c903:00f9:bfa\uff11"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> MacAddressParser.parse("b8:3f:d2:1a:00:0\u0661")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Numbers.parseHex("0x3\uff14", 0xffff)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> GuidParser.parse("0002:c903:00f9:bfa\uff10")).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void driverTextTokensAndOperationalStates() {
+    assertThat(TextValues.freeText("28.39.1002")).isEqualTo("28.39.1002");
+    assertThat(TextValues.freeText("MT4129 ConnectX-7")).isEqualTo("MT4129 ConnectX-7");
+    assertThatThrownBy(() -> TextValues.freeText("MT\u001b[31m")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("expected printable text, got \"MT\\x1b[31m\" (7 chars)");
+    assertThat(TextValues.token("pf0vf1")).isEqualTo("pf0vf1");
+    assertThatThrownBy(() -> TextValues.token("p 0")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> TextValues.token("x".repeat(65))).isInstanceOf(IllegalArgumentException.class);
+    assertThat(TextValues.operState("lowerlayerdown")).isEqualTo("lowerlayerdown");
+    assertThatThrownBy(() -> TextValues.operState("UP")).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void theNearestPciFunctionOfADeviceLinkSkipsChildrenAndPortServices() {
+    // A netdev's parent may be a virtio device or an auxiliary SF below the function; port-service
+    // children (pcie001) are named after the port but are not functions.
+    assertThat(PciAddress.nearest(Path.of("devices/pci0000:00/0000:00:04.0/virtio1")).map(Object::toString))
+        .contains("0000:00:04.0");
+    assertThat(PciAddress.nearest(Path.of("devices/pci0000:17/0000:17:00.0/0000:17:00.0:pcie001")).map(Object::toString))
+        .contains("0000:17:00.0");
+    assertThat(PciAddress.nearest(Path.of("devices/virtual/net/lo"))).isEmpty();
   }
 
   @Test
   void numbersAndNetnsMode() {
-    assertThat(Numbers.parseDecimal("numa_node", "-1", -1, 10)).isEqualTo(-1);
-    assertThat(Numbers.parseHex("lid", "0x3a4", 0xffff)).isEqualTo(0x3a4);
-    assertThatThrownBy(() -> Numbers.parseDecimal("mtu", "99999999999999999999", 0, Long.MAX_VALUE))
-        .isInstanceOf(SysfsFormatException.class);
-    assertThatThrownBy(() -> Numbers.parseHex("lid", "3a4", 0xffff)).isInstanceOf(SysfsFormatException.class);
+    assertThat(Numbers.parseDecimal("-1", -1, 10)).isEqualTo(-1);
+    assertThat(Numbers.parseHex("0x3a4", 0xffff)).isEqualTo(0x3a4);
+    assertThatThrownBy(() -> Numbers.parseDecimal("99999999999999999999", 0, Long.MAX_VALUE))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Numbers.parseHex("3a4", 0xffff)).isInstanceOf(IllegalArgumentException.class);
     assertThat(NetnsModeParser.parse("Y")).isEqualTo(NetnsMode.SHARED);
     assertThat(NetnsModeParser.parse("N")).isEqualTo(NetnsMode.EXCLUSIVE);
-    assertThatThrownBy(() -> NetnsModeParser.parse("shared")).isInstanceOf(SysfsFormatException.class);
+    assertThatThrownBy(() -> NetnsModeParser.parse("shared")).isInstanceOf(IllegalArgumentException.class);
     assertThat(InterfaceNames.isValid("enp26s0np0")).isTrue();
     assertThat(InterfaceNames.isValid("a/b")).isFalse();
     assertThat(InterfaceNames.isValid("0123456789abcdef")).isFalse();

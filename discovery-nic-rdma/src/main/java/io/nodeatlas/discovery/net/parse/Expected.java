@@ -1,0 +1,37 @@
+package io.nodeatlas.discovery.net.parse;
+
+import io.nodeatlas.discovery.host.Excerpt;
+
+/**
+ * The one shape of a parse error: what the kernel prints in that file, and a short, escaped excerpt
+ * of what was there. The reader prefixes the file's host path, so the message never names the file.
+ */
+final class Expected {
+
+  private Expected() {}
+
+  static IllegalArgumentException but(String expected, String text) {
+    return new IllegalArgumentException("expected " + expected + ", got " + Excerpt.of(text));
+  }
+
+  static boolean isHex(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  }
+
+  static int hexValue(char c) {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+      return c - 'A' + 10;
+    }
+    return -1;
+  }
+
+  static boolean isDigit(char c) {
+    return c >= '0' && c <= '9';
+  }
+}
