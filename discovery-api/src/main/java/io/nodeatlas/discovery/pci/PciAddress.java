@@ -115,7 +115,20 @@ public record PciAddress(long domain, int bus, int device, int function) impleme
   /** The sysfs form: lower case, at least four domain digits. */
   @Override
   public String toString() {
-    return String.format("%04x:%02x:%02x.%d", domain, bus, device, function);
+    // By hand rather than String.format: this runs for every PCI function of every discovery.
+    String d = Long.toHexString(domain);
+    StringBuilder out = new StringBuilder(16);
+    for (int i = d.length(); i < 4; i++) {
+      out.append('0');
+    }
+    out.append(d).append(':');
+    hex2(out, bus).append(':');
+    hex2(out, device).append('.').append(function);
+    return out.toString();
+  }
+
+  private static StringBuilder hex2(StringBuilder out, int v) {
+    return out.append(Character.forDigit(v >> 4, 16)).append(Character.forDigit(v & 0xf, 16));
   }
 
   /** The {@code resource.kubernetes.io/pciBusID} value; empty when the domain needs more than four digits. */
