@@ -46,6 +46,15 @@ public final class GpuDiscoverySource implements DiscoverySource {
   }
 
   @Override
+  public List<io.nodeatlas.discovery.spi.SourceSetting> settings() {
+    return List.of(
+        io.nodeatlas.discovery.spi.SourceSetting.path(NAME, "driverRoot", "--nvidia-driver-root", "NVIDIA_DRIVER_ROOT",
+            "Root of the NVIDIA driver installation (default: the host root)."),
+        io.nodeatlas.discovery.spi.SourceSetting.path(NAME, "nvmlLibrary", "--nvml-library", "NODEATLAS_NVML_LIBRARY",
+            "Load NVML from this file instead of libnvidia-ml.so.1.").withAliases("--nvml-library-path"));
+  }
+
+  @Override
   public Availability availability(HostContext host) {
     NvmlLibrary library;
     try {

@@ -24,6 +24,15 @@ public final class NicRdmaSource implements DiscoverySource {
   }
 
   @Override
+  public java.util.List<io.nodeatlas.discovery.spi.SourceSetting> settings() {
+    return java.util.List.of(
+        io.nodeatlas.discovery.spi.SourceSetting.bool(NAME, "includeVirtual", "--include-virtual-nics",
+            "NODEATLAS_INCLUDE_VIRTUAL_NICS", false, "Also report virtual interfaces (lo, bridges, veth, VLANs)."),
+        io.nodeatlas.discovery.spi.SourceSetting.bool(NAME, "madDevices", "--rdma-mad-devices",
+            "NODEATLAS_RDMA_MAD_DEVICES", false, "Give containers the RDMA MAD devices (umadN, issmN) too."));
+  }
+
+  @Override
   public Availability availability(HostContext host) {
     HostFs fs = host.fs();
     if (fs.isDirectory(fs.sys("class/net")) || fs.isDirectory(fs.sys("class/infiniband"))) {
