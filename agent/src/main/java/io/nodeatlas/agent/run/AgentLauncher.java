@@ -255,7 +255,8 @@ public final class AgentLauncher {
       Objects.requireNonNull(discovery, "discovery");
       Objects.requireNonNull(environment, "environment");
       Objects.requireNonNull(log, "log");
-      // The driver name is the ResourceSlice's spec.driver and a socket directory name (KEP-4381).
+      // The driver name becomes ResourceSlice spec.driver, which resource.k8s.io/v1 validates as a DNS
+      // subdomain of at most 63 characters, and the name of the kubelet plugin's socket directory.
       if (!Names.isDnsSubdomain(driverName) || driverName.length() > 63) {
         throw new SettingException("driverName", "\"" + driverName + "\" is not a DNS subdomain of at most 63 characters");
       }
