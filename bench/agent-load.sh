@@ -2,7 +2,7 @@
 # Load benchmark of `nodeatlas run` as a kubelet plugin (see AgentLoadBench):
 #   bench/agent-load.sh [N concurrent claims, default 64] [rounds, default 20]
 # N concurrent NodePrepareResources calls of 8 devices each over the real unix socket, against the
-# agent jar in its own JVM (with the JVM options the systemd unit and image use, override with
+# nodeatlas jar in its own JVM (with the JVM options the systemd unit and image use, override with
 # NODEATLAS_JAVA_OPTS), the API server played by fabric8's CRUD mock behind a small HTTP front.
 # Prints throughput and p50/p99 latency twice: end to end (the mock serves every claim GET) and the
 # agent's own share (the front answers the claim GET at once; same agent code and HTTP round trip),
@@ -18,12 +18,14 @@ if [[ -z "${NODEATLAS_JAVA_OPTS:-}" ]]; then
   eval "$(grep '^NODEATLAS_JAVA_OPTS=' systemd/nodeatlas.env)"
 fi
 
-./mvnw -q -B -o -pl agent package -DskipTests
+# The jar under test is the one users run (the cli module's); the benchmark driver and the API
+# server mock live in the agent module's tests.
+./mvnw -q -B -o -pl cli -am package -DskipTests
 cp_file="agent/target/bench.classpath"
 ./mvnw -q -B -o -pl agent dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$PWD/$cp_file" >/dev/null
 work="$(mktemp -d)"
 trap 'cp "$work/agent.log" agent/target/agent-load.log 2>/dev/null; rm -rf "$work"' EXIT
 # shellcheck disable=SC2086
 java -cp "agent/target/test-classes:agent/target/classes:$(cat "$cp_file")" \
-  io.nodeatlas.agent.bench.AgentLoadBench agent/target/nodeatlas.jar "$work" "$n" "$rounds" $NODEATLAS_JAVA_OPTS \
+  io.nodeatlas.agent.bench.AgentLoadBench cli/target/nodeatlas.jar "$work" "$n" "$rounds" $NODEATLAS_JAVA_OPTS \
   2> >(grep -v '^INFO: \|MockWebServer\|^[A-Z][a-z][a-z] [0-9]' >&2)

@@ -4,10 +4,10 @@
 # Re-running it upgrades the jar and unit and keeps the env file and config.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-jar="${1:-$here/../agent/target/nodeatlas.jar}"
+jar="${1:-$here/../cli/target/nodeatlas.jar}"
 prefix="${DESTDIR:-}"
 
-[[ -f "$jar" ]] || { echo "install.sh: $jar not found; build it with ./mvnw -pl agent -am package" >&2; exit 2; }
+[[ -f "$jar" ]] || { echo "install.sh: $jar not found; build it with ./mvnw -pl cli -am package" >&2; exit 2; }
 command -v java >/dev/null || { echo "install.sh: java (17 or newer) is not installed" >&2; exit 2; }
 
 install -D -m 0644 "$jar" "$prefix/usr/lib/nodeatlas/nodeatlas.jar"

@@ -12,7 +12,7 @@
 # both `nodeatlas cdi validate` and podman.
 #
 # Environment:
-#   NODEATLAS            command to run (default ./nodeatlas), e.g. "java -cp ... io.nodeatlas.cdi.cli.CdiMain"
+#   NODEATLAS            command to run (default ./nodeatlas), e.g. "java -jar cli/target/nodeatlas.jar cdi"
 #                        (then it is the `cdi` command itself: set NODEATLAS_CDI_ONLY=1)
 #   NODEATLAS_E2E_INPUT  host-root (discover fixtures/hostroot with --host-root) or discovered (the saved
 #                        discover document in fixtures/discovered.json.in); unset: both, host-root first

@@ -13,7 +13,6 @@ import io.nodeatlas.match.cel.SelectorResult;
 import io.nodeatlas.match.claims.ClaimDocumentParser;
 import io.nodeatlas.match.claims.ClaimInputException;
 import io.nodeatlas.match.claims.ClaimModel.Documents;
-import io.nodeatlas.match.cli.MatchCommand;
 import java.util.List;
 
 /**
@@ -36,7 +35,7 @@ class MatchInputFuzzTest {
     try {
       Documents docs = ClaimDocumentParser.merge(List.of(parser.parse("classes.yaml", NodeFixtures.DEVICE_CLASSES),
           parser.parse("fuzz.yaml", text)));
-      MatchReport report = new ClaimMatcher(ENV, MatchCommand.sharedByType()).match("fuzz", NODE, docs);
+      MatchReport report = new ClaimMatcher(ENV, NodeFixtures.SHARED_BY_TYPE).match("fuzz", NODE, docs);
       assertThat(report.claims()).hasSameSizeAs(docs.claims());
       assertThat(MatchReportWriter.json(report)).isNotEmpty();
       assertThat(MatchReportWriter.table(report, true)).isNotNull();

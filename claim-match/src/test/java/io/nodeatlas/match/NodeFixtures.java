@@ -5,6 +5,8 @@ import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Names;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The devices of the synthetic HGX-like node of rdma-nic-hugepages.md §6, as the discovery modules name
@@ -15,6 +17,12 @@ import java.util.List;
 public final class NodeFixtures {
 
   public static final String TYPE = Names.ours("type");
+
+  /**
+   * Which of these devices allow multiple allocations: the CPU and hugepage pools, shared by capacity
+   * (what `nodeatlas match` passes to {@link ClaimMatcher} for this node).
+   */
+  public static final Predicate<Device> SHARED_BY_TYPE = d -> d.type().map(Set.of("cpu", "hugepages")::contains).orElse(false);
 
   /** GPU index → PCI bus id and PCIe root (§6.2). */
   private static final String[][] GPUS = {

@@ -32,15 +32,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Load benchmark behind bench/agent-load.sh: the agent jar runs as its own process (so its RSS is its
- * own), the API server is fabric8's CRUD mock in this process behind an {@link ApiFront}, and this
+ * Load benchmark behind bench/agent-load.sh: the nodeatlas jar (built by the cli module) runs as its
+ * own process (so its RSS is its own), the API server is fabric8's CRUD mock in this process behind an {@link ApiFront}, and this
  * process plays the kubelet over the real sockets. Each round sends N concurrent NodePrepareResources
  * calls of one claim with 8 devices each, then unprepares them all. Two phases against the same agent
  * process: end to end (every claim GET served by the mock), then with the claim GET answered at once by
  * the front, which leaves the agent's own cost (same code path, HTTP round trip included). Prints
  * throughput, p50/p99 latency of Prepare for both, and the agent's RSS idle and under load.
  *
- * <p>Arguments: {@code <agent jar> <work dir> <N> <rounds> <jvm options...>}.
+ * <p>Arguments: {@code <nodeatlas jar> <work dir> <N> <rounds> <jvm options...>}.
  */
 public final class AgentLoadBench {
 

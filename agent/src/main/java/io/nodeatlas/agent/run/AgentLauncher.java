@@ -1,0 +1,272 @@
+package io.nodeatlas.agent.run;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.nodeatlas.agent.claims.CorruptCheckpointException;
+import io.nodeatlas.agent.ops.AgentMetrics;
+import io.nodeatlas.agent.ops.LogSetup;
+import io.nodeatlas.agent.ops.Notifier;
+import io.nodeatlas.agent.ops.SdNotifier;
+import io.nodeatlas.discovery.model.Names;
+import io.nodeatlas.discovery.report.NodeReport;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts the daemon from plain settings and runs it until SIGTERM/SIGINT: what {@code nodeatlas run}
+ * does once its flags, environment twins and config file are merged. It installs logging, connects to
+ * the API server (a kubeconfig, in-cluster credentials, or none: standalone), tells systemd, handles
+ * the signals (TERM and INT drain, HUP re-discovers) and returns the exit status: 0 after a clean
+ * stop, 1 when the agent cannot start. The command line is not its business; settings it cannot use
+ * are a {@link SettingException} naming the setting.
+ */
+public final class AgentLauncher {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AgentLauncher.class);
+
+  /** A setting the agent cannot run with; {@link #setting()} is its name in {@link Builder}. */
+  public static final class SettingException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+    private final String setting;
+
+    SettingException(String setting, String message) {
+      super(message);
+      this.setting = setting;
+    }
+
+    /** The builder method (and config key) of the setting: {@code nodeName}, {@code resyncInterval}... */
+    public String setting() {
+      return setting;
+    }
+  }
+
+  private final Builder b;
+
+  private AgentLauncher(Builder b) {
+    this.b = b;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Runs the agent until it is told to stop; returns the process exit status. */
+  public int run() throws IOException {
+    LogSetup.install(b.logFormat, b.verbosity, b.log);
+    KubernetesClient client = b.standalone ? null : kubernetesClient();
+    try {
+      if (client != null && (b.nodeName == null || b.nodeName.isBlank())) {
+        throw new SettingException("nodeName", "required to publish ResourceSlices");
+      }
+      String node = b.nodeName == null || b.nodeName.isBlank() ? "standalone" : b.nodeName;
+      AgentSettings settings = new AgentSettings(b.driverName, node, b.kubeletRoot, b.cdiRoot, b.stateDir,
+          b.httpBindAddress, b.httpPort, b.healthcheckPort, b.resyncInterval, b.drainTimeout);
+      String version = String.valueOf(AgentLauncher.class.getPackage().getImplementationVersion());
+      try (Notifier notifier = SdNotifier.fromEnvironment(b.environment)) {
+        Agent agent = new Agent(settings, b.discovery, client, notifier,
+            SdNotifier.watchdogInterval(b.environment, ProcessHandle.current().pid()), new AgentMetrics(version),
+            Clock.systemUTC());
+        LOG.info("starting nodeatlas run mode={} driver={} node={} kubeletRoot={} cdiRoot={} stateDir={}",
+            agent.standalone() ? "standalone" : "cluster", b.driverName, node, b.kubeletRoot, b.cdiRoot, b.stateDir);
+        try {
+          agent.start();
+        } catch (CorruptCheckpointException e) {
+          LOG.error("{}", e.getMessage());
+          agent.close();
+          return 1;
+        } catch (IOException | RuntimeException e) {
+          LOG.error("cannot start err=\"{}\"", e.getMessage());
+          agent.close();
+          return 1;
+        }
+        Signals.onTerminate(agent::requestStop);
+        Signals.onHangup(agent::requestDiscovery);
+        agent.run();
+        LOG.info("shutting down");
+        agent.close();
+      }
+    } finally {
+      if (client != null) {
+        client.close();
+      }
+    }
+    return 0;
+  }
+
+  private KubernetesClient kubernetesClient() throws IOException {
+    Config cfg;
+    if (b.kubeconfig != null) {
+      if (!Files.isRegularFile(b.kubeconfig)) {
+        throw new SettingException("kubeconfig", b.kubeconfig + " is not a file");
+      }
+      cfg = Config.fromKubeconfig(null, Files.readString(b.kubeconfig), b.kubeconfig.toString());
+    } else if (b.environment.get("KUBERNETES_SERVICE_HOST") != null
+        && Files.isReadable(Path.of(Config.KUBERNETES_SERVICE_ACCOUNT_TOKEN_PATH))) {
+      cfg = Config.autoConfigure(null);
+    } else {
+      return null;
+    }
+    // Fail a call within the kubelet's 45 s budget instead of fabric8's long default retry chain.
+    cfg.setConnectionTimeout(5_000);
+    cfg.setRequestTimeout(10_000);
+    cfg.setRequestRetryBackoffLimit(1);
+    cfg.setRequestRetryBackoffInterval(200);
+    return new KubernetesClientBuilder().withConfig(cfg).withHttpClientFactory(new JdkHttpClientFactory()).build();
+  }
+
+  /**
+   * The settings; every one is required except {@link #nodeName} (standalone without it) and
+   * {@link #kubeconfig} (in-cluster credentials or standalone without it).
+   */
+  public static final class Builder {
+    private String driverName;
+    private String nodeName;
+    private Path kubeconfig;
+    private boolean standalone;
+    private Path kubeletRoot;
+    private Path cdiRoot;
+    private Path stateDir;
+    private String httpBindAddress;
+    private int httpPort;
+    private int healthcheckPort;
+    private Duration resyncInterval;
+    private Duration drainTimeout;
+    private LogSetup.Format logFormat;
+    private int verbosity;
+    private Supplier<NodeReport> discovery;
+    private Map<String, String> environment;
+    private PrintStream log = System.err;
+
+    private Builder() {}
+
+    /** The DRA driver name: a DNS subdomain of at most 63 characters. */
+    public Builder driverName(String v) {
+      driverName = v;
+      return this;
+    }
+
+    public Builder nodeName(String v) {
+      nodeName = v;
+      return this;
+    }
+
+    public Builder kubeconfig(Path v) {
+      kubeconfig = v;
+      return this;
+    }
+
+    /** Never talk to Kubernetes, even when credentials exist. */
+    public Builder standalone(boolean v) {
+      standalone = v;
+      return this;
+    }
+
+    public Builder kubeletRoot(Path v) {
+      kubeletRoot = v;
+      return this;
+    }
+
+    public Builder cdiRoot(Path v) {
+      cdiRoot = v;
+      return this;
+    }
+
+    public Builder stateDir(Path v) {
+      stateDir = v;
+      return this;
+    }
+
+    public Builder httpBindAddress(String v) {
+      httpBindAddress = v;
+      return this;
+    }
+
+    /** 0 = no HTTP endpoints. */
+    public Builder httpPort(int v) {
+      httpPort = v;
+      return this;
+    }
+
+    /** -1 = off, 0 = any free port. */
+    public Builder healthcheckPort(int v) {
+      healthcheckPort = v;
+      return this;
+    }
+
+    public Builder resyncInterval(Duration v) {
+      resyncInterval = v;
+      return this;
+    }
+
+    public Builder drainTimeout(Duration v) {
+      drainTimeout = v;
+      return this;
+    }
+
+    public Builder logFormat(LogSetup.Format v) {
+      logFormat = v;
+      return this;
+    }
+
+    public Builder verbosity(int v) {
+      verbosity = v;
+      return this;
+    }
+
+    /** Where the devices come from: a live discovery or a saved report; called on every resync. */
+    public Builder discovery(Supplier<NodeReport> v) {
+      discovery = v;
+      return this;
+    }
+
+    /** The process environment (systemd's NOTIFY_SOCKET and WATCHDOG_USEC, in-cluster detection). */
+    public Builder environment(Map<String, String> v) {
+      environment = v;
+      return this;
+    }
+
+    /** Where log lines go (stderr). */
+    public Builder log(PrintStream v) {
+      log = v;
+      return this;
+    }
+
+    /** Checks the settings that need no I/O. */
+    public AgentLauncher build() {
+      Objects.requireNonNull(driverName, "driverName");
+      Objects.requireNonNull(kubeletRoot, "kubeletRoot");
+      Objects.requireNonNull(cdiRoot, "cdiRoot");
+      Objects.requireNonNull(stateDir, "stateDir");
+      Objects.requireNonNull(httpBindAddress, "httpBindAddress");
+      Objects.requireNonNull(resyncInterval, "resyncInterval");
+      Objects.requireNonNull(drainTimeout, "drainTimeout");
+      Objects.requireNonNull(logFormat, "logFormat");
+      Objects.requireNonNull(discovery, "discovery");
+      Objects.requireNonNull(environment, "environment");
+      Objects.requireNonNull(log, "log");
+      // The driver name becomes ResourceSlice spec.driver, which resource.k8s.io/v1 validates as a DNS
+      // subdomain of at most 63 characters, and the name of the kubelet plugin's socket directory.
+      if (!Names.isDnsSubdomain(driverName) || driverName.length() > 63) {
+        throw new SettingException("driverName", "\"" + driverName + "\" is not a DNS subdomain of at most 63 characters");
+      }
+      if (resyncInterval.isNegative() || resyncInterval.isZero()) {
+        throw new SettingException("resyncInterval", "must be positive");
+      }
+      if (drainTimeout.isNegative()) {
+        throw new SettingException("drainTimeout", "must not be negative");
+      }
+      return new AgentLauncher(this);
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package io.nodeatlas.cli;
+
+import io.nodeatlas.discovery.host.HostContext;
+import io.nodeatlas.discovery.host.SourceOptions;
+import io.nodeatlas.discovery.spi.DiscoverySource;
+import io.nodeatlas.discovery.spi.DiscoverySources;
+import io.nodeatlas.discovery.spi.SourceSetting;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
+
+/**
+ * Which sources to run and their settings; mixed into every command that reads the host
+ * ({@code discover}, {@code cdi generate}, {@code match}, {@code run}). The settings are not written
+ * here: each installed source declares its own ({@link DiscoverySource#settings()}), and
+ * {@link SourceSettingOptions} adds them to the command when its command line is built
+ * ({@link NodeAtlasCommand#configure}). Their values travel to the sources as {@link SourceOptions}
+ * keyed {@link SourceSetting#key()}.
+ */
+public final class DiscoveryOptions {
+
+  @Mixin HostOptions host = new HostOptions();
+
+  @Option(names = "--sources", paramLabel = "LIST", defaultValue = "${env:NODEATLAS_SOURCES:-all}",
+      description = "Sources to run: all, or a comma list of the installed sources; -NAME drops one "
+          + "(default: ${DEFAULT-VALUE}; env NODEATLAS_SOURCES).")
+  String sources;
+
+  /** The installed sources; set when the command line is configured, else found on first use. */
+  private DiscoverySources installed;
+
+  /** The options registered for the sources' settings, in declaration order. */
+  private final Map<SourceSetting, OptionSpec> settings = new LinkedHashMap<>();
+
+  /** Called once per command by {@link SourceSettingOptions#register}. */
+  void registered(DiscoverySources installed, Map<SourceSetting, OptionSpec> options) {
+    this.installed = installed;
+    settings.putAll(options);
+  }
+
+  /** Whether {@link SourceSettingOptions#register} already ran for this command. */
+  boolean isRegistered() {
+    return installed != null;
+  }
+
+  /** The installed sources this command selects from. */
+  public DiscoverySources installed() {
+    if (installed == null) {
+      installed = DiscoverySources.load(DiscoveryOptions.class.getClassLoader());
+    }
+    return installed;
+  }
+
+  /**
+   * The settings each source reads, keyed {@code <source>.<name>}. A value that the setting refuses
+   * is a usage error naming the flag and where the value came from.
+   */
+  public SourceOptions sourceOptions() {
+    Map<String, String> values = new TreeMap<>();
+    for (Map.Entry<SourceSetting, OptionSpec> e : settings.entrySet()) {
+      SourceSetting setting = e.getKey();
+      OptionSpec option = e.getValue();
+      String value = option.getValue();
+      if (value == null || value.isEmpty()) {
+        continue;
+      }
+      try {
+        values.put(setting.key(), setting.validate(value));
+      } catch (IllegalArgumentException ex) {
+        throw new UsageException(ex.getMessage() + origin(setting, option), ex);
+      }
+    }
+    return new SourceOptions(values);
+  }
+
+  /** Where a value came from, for the error message: nothing for a flag, else the env twin. */
+  private static String origin(SourceSetting setting, OptionSpec option) {
+    ParseResult parsed = option.command() == null || option.command().commandLine() == null ? null
+        : option.command().commandLine().getParseResult();
+    if (parsed != null && parsed.hasMatchedOption(option)) {
+      return "";
+    }
+    return Optional.ofNullable(System.getenv(setting.env())).map(v -> " (from env " + setting.env() + ")").orElse("");
+  }
+
+  public HostContext hostContext() {
+    return new HostContext(host.toHostFs(), sourceOptions(), Clock.systemUTC());
+  }
+
+  /** The selected sources from the installed ones; a bad selection is a usage error. */
+  public List<DiscoverySource> selectedSources() {
+    try {
+      return installed().select(sources);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,205 @@
+package io.nodeatlas.cli.cdi;
+
+import io.nodeatlas.cdi.CdiProblem;
+import io.nodeatlas.cdi.CdiSpecFile;
+import io.nodeatlas.cdi.CdiSpecGenerator;
+import io.nodeatlas.cdi.CdiSpecWriter;
+import io.nodeatlas.cdi.CdiValidationException;
+import io.nodeatlas.cdi.CdiValidator;
+import io.nodeatlas.cdi.spec.CdiVersion;
+import io.nodeatlas.cdi.spec.SpecFormat;
+import io.nodeatlas.cli.DiscoveryOptions;
+import io.nodeatlas.cli.SavedReport;
+import io.nodeatlas.cli.UsageException;
+import io.nodeatlas.discovery.report.NodeReport;
+import io.nodeatlas.discovery.spi.NodeDiscovery;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code nodeatlas cdi generate}: discovers the node (or reads a saved {@code discover} document) and
+ * writes one spec per device class into a CDI directory, atomically, removing our stale specs. Exit 0
+ * when written, 1 when a spec is invalid (nothing written), a source failed or a write failed, 2 for
+ * bad usage.
+ */
+@Command(name = "generate", mixinStandardHelpOptions = true,
+    description = "Generate this node's CDI specs (one per device class) into a CDI directory.")
+public final class CdiGenerateCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Mixin DiscoveryOptions discovery = new DiscoveryOptions();
+
+  @Option(names = "--output-dir", paramLabel = "DIR", defaultValue = "${env:NODEATLAS_CDI_DIR:-/var/run/cdi}",
+      description = "CDI directory to write to (default: ${DEFAULT-VALUE}; env NODEATLAS_CDI_DIR).")
+  Path outputDir;
+
+  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "json",
+      description = "Spec file format: json or yaml (default: ${DEFAULT-VALUE}).")
+  String format;
+
+  @Option(names = "--dry-run", description = "Print what would be written and removed; change nothing.")
+  boolean dryRun;
+
+  @Option(names = "--vendor", paramLabel = "VENDOR", defaultValue = CdiSpecGenerator.DEFAULT_VENDOR,
+      description = "Vendor part of every kind, <vendor>/<class> (default: ${DEFAULT-VALUE}).")
+  String vendor;
+
+  @Option(names = "--cdi-version", paramLabel = "VERSION",
+      description = "Declare at least this cdiVersion (default: the minimum each spec's content needs; "
+          + "a version below that minimum is an error).")
+  String cdiVersion;
+
+  @Option(names = "--owner-annotation",
+      description = "Mark specs with the annotation nodeatlas.io/owner (needs cdiVersion 0.6.0: podman 4 and "
+          + "containerd < 1.7.13 cannot read such specs).")
+  boolean ownerAnnotation;
+
+  @Option(names = "--discovered", paramLabel = "FILE",
+      description = "Generate from a saved 'nodeatlas discover' JSON document instead of discovering now.")
+  Path discovered;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    CdiSpecGenerator generator = generator();
+    NodeReport report = report();
+    boolean sourceFailed = report.anySourceFailed();
+    if (sourceFailed) {
+      report.sources().forEach((name, status) -> {
+        if (status.isFailed()) {
+          err.println("nodeatlas: source " + name + " failed; keeping existing specs, removing none");
+        }
+      });
+    }
+    CdiSpecGenerator.Result result;
+    try {
+      result = generator.generate(report);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage(), e);
+    }
+    int withoutEdits = 0;
+    for (CdiSpecGenerator.Skipped s : result.skipped()) {
+      if (s.reason().equals("no container edits")) {
+        withoutEdits++;
+      } else {
+        err.println("nodeatlas: device " + s.device() + " gets no CDI device: " + s.reason());
+      }
+    }
+    if (withoutEdits > 0) {
+      err.println("nodeatlas: " + withoutEdits + " device(s) without container edits get no CDI device");
+    }
+    CdiSpecWriter writer = new CdiSpecWriter();
+    try {
+      if (dryRun) {
+        dryRun(writer, generator, result.specs(), out);
+      } else if (sourceFailed) {
+        for (CdiSpecFile f : result.specs()) {
+          report(out, writer.write(outputDir, f), f);
+        }
+      } else {
+        List<CdiSpecWriter.Change> changes = writer.reconcile(outputDir, result.specs(), generator.ownership());
+        Map<Path, CdiSpecFile> byPath = new LinkedHashMap<>();
+        result.specs().forEach(f -> byPath.put(outputDir.resolve(f.fileName()), f));
+        changes.forEach(c -> report(out, c, byPath.get(c.file())));
+      }
+    } catch (CdiValidationException e) {
+      err.println("nodeatlas: not writing invalid CDI specs:");
+      e.problems().forEach(p -> err.println("  " + p));
+      err.flush();
+      out.flush();
+      return 1;
+    } catch (IOException e) {
+      err.println("nodeatlas: cannot write CDI specs to " + outputDir + ": " + e);
+      err.flush();
+      out.flush();
+      return 1;
+    }
+    if (result.specs().isEmpty()) {
+      err.println("nodeatlas: no device with container edits: no CDI spec");
+    }
+    out.flush();
+    err.flush();
+    return sourceFailed ? 1 : 0;
+  }
+
+  private CdiSpecGenerator generator() {
+    SpecFormat specFormat = switch (format.toLowerCase(Locale.ROOT)) {
+      case "json" -> SpecFormat.JSON;
+      case "yaml" -> SpecFormat.YAML;
+      default -> throw new UsageException("--format must be json or yaml, not \"" + format + "\"");
+    };
+    CdiVersion version = null;
+    if (cdiVersion != null) {
+      version = CdiVersion.parse(cdiVersion).orElseThrow(() -> new UsageException(
+          "--cdi-version \"" + cdiVersion + "\" is not a CDI version (0.3.0 ... " + CdiVersion.CURRENT + ")"));
+    }
+    try {
+      return CdiSpecGenerator.builder().vendor(vendor).cdiVersion(version).format(specFormat)
+          .ownerAnnotation(ownerAnnotation).build();
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--vendor: " + e.getMessage(), e);
+    }
+  }
+
+  private NodeReport report() {
+    if (discovered == null) {
+      return NodeDiscovery.run(discovery.selectedSources(), discovery.hostContext());
+    }
+    return SavedReport.readForOption("--discovered", discovered);
+  }
+
+  private void dryRun(CdiSpecWriter writer, CdiSpecGenerator generator, List<CdiSpecFile> specs, PrintWriter out)
+      throws IOException, CdiValidationException {
+    CdiValidator validator = new CdiValidator();
+    List<CdiProblem> problems = new ArrayList<>();
+    Map<String, io.nodeatlas.cdi.spec.CdiSpec> byName = new LinkedHashMap<>();
+    for (CdiSpecFile f : specs) {
+      problems.addAll(validator.validate(f.spec(), f.fileName()));
+      byName.put(f.fileName(), f.spec());
+    }
+    List<String> stale = writer.staleFiles(outputDir, byName.keySet(), generator.ownership());
+    if (problems.isEmpty()) {
+      problems.addAll(validator.conflicts(outputDir, byName, new HashSet<>(stale)));
+    }
+    if (!problems.isEmpty()) {
+      throw new CdiValidationException(problems);
+    }
+    for (CdiSpecFile f : specs) {
+      out.println("would write " + outputDir.resolve(f.fileName()) + " " + summary(f));
+      out.print(new String(writer.render(f), StandardCharsets.UTF_8));
+    }
+    for (String name : stale) {
+      out.println("would remove " + outputDir.resolve(name));
+    }
+  }
+
+  private static void report(PrintWriter out, CdiSpecWriter.Change c, CdiSpecFile f) {
+    String verb = switch (c.outcome()) {
+      case WRITTEN -> "wrote";
+      case UNCHANGED -> "unchanged";
+      case REMOVED -> "removed";
+    };
+    out.println(verb + " " + c.file() + (f == null ? "" : " " + summary(f)));
+  }
+
+  private static String summary(CdiSpecFile f) {
+    return "(" + f.spec().kind() + ", cdiVersion " + f.spec().cdiVersion() + ", " + f.spec().devices().size() + " devices)";
+  }
+}

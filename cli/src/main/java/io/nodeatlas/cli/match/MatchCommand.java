@@ -1,0 +1,114 @@
+package io.nodeatlas.cli.match;
+
+import io.nodeatlas.cli.DiscoveryOptions;
+import io.nodeatlas.cli.SavedReport;
+import io.nodeatlas.cli.UsageException;
+import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.report.NodeReport;
+import io.nodeatlas.discovery.spi.NodeDiscovery;
+import io.nodeatlas.match.ClaimMatcher;
+import io.nodeatlas.match.MatchReport;
+import io.nodeatlas.match.MatchReportWriter;
+import io.nodeatlas.match.cel.DraCelEnvironment;
+import io.nodeatlas.match.claims.ClaimDocumentParser;
+import io.nodeatlas.match.claims.ClaimInputException;
+import io.nodeatlas.match.claims.ClaimModel.Documents;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.function.Predicate;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code nodeatlas match -f FILE… [--discovered FILE.json] [--explain] [-o table|json]}: evaluates the
+ * DeviceClass and ResourceClaim(Template) selectors in FILE against this node's devices, offline. Exit 0
+ * when every request of every claim can be satisfied on this node, 1 when some cannot, 2 for invalid
+ * input (unreadable files, unknown kinds, CEL compile errors with their position).
+ */
+@Command(name = "match", mixinStandardHelpOptions = true,
+    description = "Evaluate DeviceClass and ResourceClaim CEL selectors against this node's devices.")
+public final class MatchCommand implements Callable<Integer> {
+
+  /**
+   * Device types published with {@code allowMultipleAllocations: true}: CPU and hugepage pools are shared
+   * by capacity, like dra-driver-cpu's grouped devices (dra-api.md §6.2). The device model does not carry
+   * the flag yet, so it is decided here by type.
+   */
+  static final Set<String> SHARED_TYPES = Set.of("cpu", "hugepages");
+
+  @Spec CommandSpec spec;
+
+  @Mixin DiscoveryOptions discovery = new DiscoveryOptions();
+
+  @Option(names = {"-f", "--filename"}, paramLabel = "FILE", required = true, arity = "1..*",
+      description = "YAML or JSON files with DeviceClass, ResourceClaim and ResourceClaimTemplate objects.")
+  List<Path> files = new ArrayList<>();
+
+  @Option(names = "--discovered", paramLabel = "FILE.json",
+      description = "Use a saved `nodeatlas discover -o json` document instead of discovering now.")
+  Path discovered;
+
+  @Option(names = "--explain", description = "Say for every device that does not match which selector failed and with which values.")
+  boolean explain;
+
+  @Option(names = {"-o", "--format"}, paramLabel = "FORMAT", defaultValue = "table",
+      description = "Output format: table or json (default: ${DEFAULT-VALUE}).")
+  String format;
+
+  /** Whether a device is published as allowing multiple allocations. */
+  public static Predicate<Device> sharedByType() {
+    return d -> d.type().map(SHARED_TYPES::contains).orElse(false);
+  }
+
+  @Override
+  public Integer call() {
+    if (!format.equals("table") && !format.equals("json")) {
+      throw new UsageException("--format must be table or json, not " + format);
+    }
+    Documents documents = readDocuments();
+    NodeReport node = readNode();
+    MatchReport report;
+    try {
+      report = new ClaimMatcher(new DraCelEnvironment(), sharedByType())
+          .match(node.host().hostname() == null ? "" : node.host().hostname(), node.devices(), documents);
+    } catch (ClaimInputException e) {
+      throw new UsageException(e.getMessage(), e);
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    out.print(format.equals("json") ? MatchReportWriter.json(report) : MatchReportWriter.table(report, explain));
+    out.flush();
+    return report.allSatisfiable() ? 0 : 1;
+  }
+
+  private Documents readDocuments() {
+    ClaimDocumentParser parser = new ClaimDocumentParser();
+    List<Documents> parts = new ArrayList<>();
+    for (Path file : files) {
+      try {
+        parts.add(parser.parse(file.toString(), Files.readString(file, StandardCharsets.UTF_8)));
+      } catch (IOException e) {
+        throw new UsageException("cannot read " + file + ": " + e.getMessage(), e);
+      } catch (ClaimInputException e) {
+        throw new UsageException(e.getMessage(), e);
+      }
+    }
+    return ClaimDocumentParser.merge(parts);
+  }
+
+  private NodeReport readNode() {
+    if (discovered == null) {
+      return NodeDiscovery.run(discovery.selectedSources(), discovery.hostContext());
+    }
+    return SavedReport.readForOption("--discovered", discovered);
+  }
+}

@@ -1,0 +1,41 @@
+package io.nodeatlas.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nodeatlas.cli.testing.Repo;
+import io.nodeatlas.discovery.spi.AttributeCatalogue;
+import io.nodeatlas.discovery.spi.DiscoverySources;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code docs/attributes.md} is generated from what the installed sources declare
+ * ({@code DiscoverySource.catalogue()}); this module is the one that sees every source. The test fails
+ * when the file is stale; {@code ./mvnw -pl cli -am verify -Dnodeatlas.catalogue.write=true
+ * -Dtest=AttributeCatalogueTest -Dsurefire.failIfNoSpecifiedTests=false} rewrites it.
+ */
+class AttributeCatalogueTest {
+
+  static final Path FILE = Repo.root().resolve("docs/attributes.md");
+
+  @Test
+  void theCatalogueInDocsIsTheOneTheSourcesDeclare() throws Exception {
+    DiscoverySources installed = DiscoverySources.load(AttributeCatalogueTest.class.getClassLoader());
+    assertThat(installed.names()).as("the cli module's tests see the installed sources").isNotEmpty();
+    String rendered = AttributeCatalogue.render(installed.all());
+
+    if (Boolean.getBoolean("nodeatlas.catalogue.write")) {
+      Files.createDirectories(FILE.getParent());
+      Files.writeString(FILE, rendered, StandardCharsets.UTF_8);
+    }
+    assertThat(Files.isRegularFile(FILE)).as(FILE + " is missing; " + HOW_TO_REGENERATE).isTrue();
+    String committed = Files.readString(FILE, StandardCharsets.UTF_8);
+    assertThat(committed).as(FILE + " is stale: the sources' catalogue() changed; " + HOW_TO_REGENERATE)
+        .isEqualTo(rendered);
+  }
+
+  static final String HOW_TO_REGENERATE = "regenerate it with ./mvnw -pl cli -am verify "
+      + "-Dnodeatlas.catalogue.write=true -Dtest=AttributeCatalogueTest -Dsurefire.failIfNoSpecifiedTests=false";
+}

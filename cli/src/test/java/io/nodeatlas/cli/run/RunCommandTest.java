@@ -1,0 +1,46 @@
+package io.nodeatlas.cli.run;
+
+import static io.nodeatlas.cli.testing.NodeAtlasRun.run;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nodeatlas.cli.testing.NodeAtlasRun.Result;
+import io.nodeatlas.discovery.report.HostInfo;
+import io.nodeatlas.discovery.report.NodeReport;
+import io.nodeatlas.discovery.report.NodeReportCodec;
+import io.nodeatlas.discovery.topology.Topology;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Settings the agent refuses come back as bad usage naming the flag, before anything starts. */
+class RunCommandTest {
+
+  @TempDir Path dir;
+
+  private Result runWith(String... more) throws Exception {
+    Path saved = Files.writeString(dir.resolve("node.json"), new NodeReportCodec().toJson(new NodeReport(
+        NodeReport.SCHEMA_VERSION, new HostInfo("n", "k", "/"), Topology.EMPTY, List.of(), List.of(), Map.of())));
+    Path config = Files.writeString(dir.resolve("config.yaml"), "");
+    List<String> args = new java.util.ArrayList<>(List.of("run", "--standalone", "--config", config.toString(),
+        "--replay-report", saved.toString(), "--state-dir", dir.resolve("state").toString(),
+        "--cdi-root", dir.resolve("cdi").toString()));
+    args.addAll(List.of(more));
+    return run(args.toArray(String[]::new));
+  }
+
+  @Test
+  void settingsTheAgentRefusesAreBadUsageNamingTheFlagAndItsEnvTwin() throws Exception {
+    Result resync = runWith("--resync-interval", "0s");
+    assertThat(resync.status()).isEqualTo(2);
+    assertThat(resync.err()).isEqualTo("nodeatlas: --resync-interval (env NODEATLAS_RESYNC_INTERVAL): must be positive\n");
+
+    Result driver = runWith("--driver-name", "Not_A_Name");
+    assertThat(driver.status()).isEqualTo(2);
+    assertThat(driver.err()).isEqualTo("nodeatlas: --driver-name (env NODEATLAS_DRIVER_NAME): \"Not_A_Name\" is not a "
+        + "DNS subdomain of at most 63 characters\n");
+    assertThat(dir.resolve("state")).as("nothing started").doesNotExist();
+  }
+}
