@@ -40,10 +40,13 @@ public final class Names {
    * it runs for every device and attribute of every discovery, thousands on a node with many VFs.
    */
   public static boolean isDnsLabel(String name) {
-    return name != null && isLabel(name, 0, name.length());
+    return name != null && name.length() <= 63 && isLabel(name, 0, name.length());
   }
 
-  /** A DNS-1123 subdomain: dot-separated labels, at most 253 characters. */
+  /**
+   * A DNS-1123 subdomain: dot-separated labels, at most 253 characters in all. Like the API's
+   * {@code IsDNS1123Subdomain}, the labels themselves are not limited to 63 characters.
+   */
   public static boolean isDnsSubdomain(String name) {
     if (name == null || name.isEmpty() || name.length() > 253) {
       return false;
@@ -62,7 +65,7 @@ public final class Names {
 
   private static boolean isLabel(String s, int from, int to) {
     int n = to - from;
-    if (n < 1 || n > 63 || !isAlnum(s.charAt(from)) || !isAlnum(s.charAt(to - 1))) {
+    if (n < 1 || !isAlnum(s.charAt(from)) || !isAlnum(s.charAt(to - 1))) {
       return false;
     }
     for (int i = from + 1; i < to - 1; i++) {
