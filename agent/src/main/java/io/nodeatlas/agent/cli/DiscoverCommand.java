@@ -42,7 +42,7 @@ public final class DiscoverCommand implements Callable<Integer> {
     if (report.anySourceFailed()) {
       PrintWriter err = spec.commandLine().getErr();
       report.sources().forEach((name, status) -> {
-        if (status == io.nodeatlas.discovery.report.SourceStatus.FAILED) {
+        if (status.isFailed()) {
           String reason = report.warnings().stream().filter(w -> w.source().equals(name))
               .map(w -> w.message()).filter(m -> m.startsWith("source failed")).findFirst().orElse("source failed");
           err.println("nodeatlas: " + name + ": " + reason);

@@ -128,7 +128,8 @@ class DiscoverCommandTest {
     assertThat(r.err().lines().filter(l -> l.startsWith("nodeatlas:"))).containsExactly(
         "nodeatlas: test-failing: source failed: cannot open " + root.resolve("sys/class/test") + ": permission denied");
     NodeReport report = new NodeReportCodec().fromJson(r.out());
-    assertThat(report.sources()).containsEntry("test-failing", SourceStatus.FAILED).containsEntry("cpu-numa", SourceStatus.OK);
+    assertThat(report.sources().get("test-failing").isFailed()).isTrue();
+    assertThat(report.sources()).containsEntry("cpu-numa", SourceStatus.OK);
     assertThat(report.devices()).isNotEmpty();
   }
 

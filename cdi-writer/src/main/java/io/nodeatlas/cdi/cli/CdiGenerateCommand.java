@@ -84,7 +84,7 @@ public final class CdiGenerateCommand implements Callable<Integer> {
     boolean sourceFailed = report.anySourceFailed();
     if (sourceFailed) {
       report.sources().forEach((name, status) -> {
-        if (status == SourceStatus.FAILED) {
+        if (status.isFailed()) {
           err.println("nodeatlas: source " + name + " failed; keeping existing specs, removing none");
         }
       });
