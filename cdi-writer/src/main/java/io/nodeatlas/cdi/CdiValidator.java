@@ -8,6 +8,7 @@ import io.nodeatlas.cdi.spec.CdiSpec;
 import io.nodeatlas.cdi.spec.CdiSpecCodec;
 import io.nodeatlas.cdi.spec.CdiVersion;
 import io.nodeatlas.cdi.spec.SpecFormat;
+import io.nodeatlas.discovery.model.Names;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -52,8 +53,6 @@ public final class CdiValidator {
   /** k8s TotalAnnotationSizeLimitB, applied by internal/validation. */
   private static final int ANNOTATIONS_MAX_BYTES = 256 * 1024;
   private static final Pattern QUALIFIED_NAME_PART = Pattern.compile("^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$");
-  private static final Pattern DNS_SUBDOMAIN =
-      Pattern.compile("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");
   /** Spec files larger than this are refused rather than read (a runtime would choke on them too). */
   static final long MAX_FILE_BYTES = 16L << 20;
 
@@ -216,7 +215,7 @@ public final class CdiValidator {
       if (prefix.isEmpty()) {
         return Optional.of("prefix part must be non-empty");
       }
-      if (prefix.length() > 253 || !DNS_SUBDOMAIN.matcher(prefix).matches()) {
+      if (!Names.isDnsSubdomain(prefix)) {
         return Optional.of("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
             + "characters, '-' or '.', and must start and end with an alphanumeric character");
       }

@@ -2,6 +2,7 @@ package io.nodeatlas.cdi;
 
 import io.nodeatlas.cdi.spec.CdiSpec;
 import io.nodeatlas.cdi.spec.SpecFormat;
+import io.nodeatlas.discovery.model.Names;
 
 /**
  * Which spec files of a CDI directory one of our writers owns and may therefore replace or remove. A
@@ -18,7 +19,7 @@ import io.nodeatlas.cdi.spec.SpecFormat;
 public record SpecOwnership(String vendor, String fileNamePrefix, String excludedPrefix) {
 
   /** Annotation key that marks a spec as written by nodeatlas (opt-in, see the class comment). */
-  public static final String OWNER_ANNOTATION = "nodeatlas.io/owner";
+  public static final String OWNER_ANNOTATION = Names.ours("owner");
   public static final String OWNER = "nodeatlas";
 
   public SpecOwnership {
@@ -32,13 +33,6 @@ public record SpecOwnership(String vendor, String fileNamePrefix, String exclude
     return fileName.startsWith(fileNamePrefix)
         && (excludedPrefix == null || !fileName.startsWith(excludedPrefix))
         && SpecFormat.ofFileName(fileName).isPresent();
-  }
-
-  /** Whether a temporary file left by a crashed writer of ours ({@code .<name>.<random>.tmp}) has this name. */
-  public boolean ownsTemporaryName(String fileName) {
-    return fileName.startsWith("." + fileNamePrefix)
-        && (excludedPrefix == null || !fileName.startsWith("." + excludedPrefix))
-        && fileName.endsWith(CdiSpecWriter.TEMP_SUFFIX);
   }
 
   /** Whether the content marks the spec as ours. */
