@@ -10,7 +10,6 @@ import io.nodeatlas.match.cel.DraCelEnvironment;
 import io.nodeatlas.match.cel.SelectorResult;
 import io.nodeatlas.match.claims.ClaimDocumentParser;
 import io.nodeatlas.match.claims.ClaimInputException;
-import io.nodeatlas.match.cli.MatchCommand;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -22,7 +21,7 @@ class ClaimMatcherTest {
 
   static MatchReport match(String claims) throws ClaimInputException {
     ClaimDocumentParser parser = new ClaimDocumentParser();
-    return new ClaimMatcher(new DraCelEnvironment(), MatchCommand.sharedByType()).match("hgx", NodeFixtures.hgxNode(),
+    return new ClaimMatcher(new DraCelEnvironment()).match("hgx", NodeFixtures.hgxNode(),
         ClaimDocumentParser.merge(List.of(parser.parse("classes.yaml", CLASSES), parser.parse("claims.yaml", claims))));
   }
 

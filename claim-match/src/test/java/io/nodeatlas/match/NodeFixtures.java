@@ -78,6 +78,7 @@ public final class NodeFixtures {
           .attribute(Names.ours("cpus"), node == 0 ? "0-31,64-95" : "32-63,96-127")
           .attribute(Names.ours("smtEnabled"), true)
           .capacity(Names.ours("cpu"), 64)
+          .allowMultipleAllocations(true)
           .build());
       out.add(hugepages(node, 2L << 20, 4096, "2mi"));
       out.add(hugepages(node, 1L << 30, 16, "1gi"));
@@ -123,6 +124,7 @@ public final class NodeFixtures {
         .capacity(Names.ours("pageSize"), pageSize)
         .capacity(Names.ours("pages"), pages)
         .capacity(Names.ours("memory"), pageSize * pages)
+        .allowMultipleAllocations(true)
         .build();
   }
 }
