@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps this node's pool of {@code resource.k8s.io/v1} ResourceSlices equal to the discovered
- * devices (dra-api.md §4, §10.5–7).
+ * devices (KEP-4381: the driver publishes its node-local devices as one pool).
  *
  * <p>One pool per node, named after the node, {@code spec.nodeName} set and the Node as controlling
  * owner (node deletion garbage-collects the slices). Devices are sorted by name and cut into slices of
@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Slices are found by label ({@code nodeatlas.io/node}, {@code nodeatlas.io/driver}) and then
  * filtered on {@code spec.nodeName}/{@code spec.driver}; a label selector works on every API server,
- * including fabric8's mock, which ignores field selectors (java-ecosystem.md §2.4).
+ * including fabric8's mock, which ignores field selectors.
  */
 public final class ResourceSlicePublisher {
 
@@ -193,7 +193,7 @@ public final class ResourceSlicePublisher {
       out.add(devices.subList(i, Math.min(devices.size(), i + per)));
     }
     if (out.isEmpty()) {
-      // An empty pool is not the same as no pool (dra-api.md §4.1): publish one empty slice.
+      // An empty pool is not the same as no pool (ResourcePool.resourceSliceCount >= 1): publish one empty slice.
       out.add(List.of());
     }
     return out;
