@@ -12,7 +12,7 @@ import io.nodeatlas.discovery.model.Names;
  *       static specs' reconcile leaves the per-claim files alone) and ends in .json or .yaml;</li>
  *   <li>the content carries {@link #OWNER_ANNOTATION} with value {@link #OWNER}, or, when it carries no
  *       such annotation, its kind's vendor is ours. Annotations need cdiVersion ≥ 0.6.0, which podman
- *       4.x and containerd &lt; 1.7.13 cannot read (cdi.md §4.5), so by default our specs are recognised by
+ *       4.x and containerd &lt; 1.7.13 cannot read (their CDI libraries predate spec v0.6.0), so by default our specs are recognised by
  *       vendor and the annotation is opt-in; a file annotated for another owner is never ours.</li>
  * </ul>
  */

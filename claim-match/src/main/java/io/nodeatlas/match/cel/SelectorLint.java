@@ -10,8 +10,8 @@ import java.util.regex.Pattern;
 /**
  * Recognises selector mistakes that compile (or fail to compile) without saying why. The main one is
  * writing the qualified name as one map key, {@code device.attributes["nodeatlas.io/type"]}: the API keys
- * {@code device.attributes} by domain only, so the lookup yields an empty map (dra-api.md §5, "Correct
- * syntax").
+ * {@code device.attributes} by domain only, so the lookup yields an empty map ({@code resource.k8s.io/v1}
+ * {@code CELDeviceSelector.expression} documentation).
  */
 public final class SelectorLint {
 
