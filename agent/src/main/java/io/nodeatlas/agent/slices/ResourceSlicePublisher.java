@@ -62,6 +62,13 @@ public final class ResourceSlicePublisher {
   private final int maxDevicesPerSlice;
   private String nodeUid;
   private long lastGeneration;
+  /**
+   * The API server did not keep {@code allowMultipleAllocations} and {@code requestPolicy} in the slices
+   * we wrote: it drops fields of a disabled feature gate (KEP-5075's {@code DRAConsumableCapacity}), so
+   * publishing them again would only rewrite the pool on every sync. Shared devices are then published
+   * as the server keeps them, exclusive.
+   */
+  private boolean sharingDropped;
 
   public ResourceSlicePublisher(KubernetesClient client, String driver, String nodeName) {
     this(client, driver, nodeName, SliceValidator.MAX_DEVICES);
@@ -93,6 +100,9 @@ public final class ResourceSlicePublisher {
     List<io.fabric8.kubernetes.api.model.resource.v1.Device> wanted = new ArrayList<>();
     for (Device d : devices.stream().sorted(Comparator.comparing(Device::name)).toList()) {
       io.fabric8.kubernetes.api.model.resource.v1.Device sd = SliceDeviceMapper.toSliceDevice(d);
+      if (sharingDropped) {
+        sd = withoutSharing(sd);
+      }
       List<String> problems = SliceValidator.deviceProblems(sd);
       if (problems.isEmpty()) {
         wanted.add(sd);
@@ -118,6 +128,14 @@ public final class ResourceSlicePublisher {
     }
     if (matches(existing, desired)) {
       lastGeneration = Math.max(lastGeneration, currentGeneration);
+      return new PublishResult(currentGeneration, desired.size(), wanted.size(), 0, 0, 0, warnings);
+    }
+    if (!sharingDropped && currentGeneration == lastGeneration && lastGeneration > 0
+        && matches(existing, desired.stream().map(ResourceSlicePublisher::withoutSharing).toList())) {
+      // What we wrote last came back without the sharing fields: the server does not keep them.
+      sharingDropped = true;
+      LOG.warn("the API server does not keep allowMultipleAllocations and requestPolicy (is the DRAConsumableCapacity "
+          + "feature gate off?); devices are published without them, that is as exclusive devices");
       return new PublishResult(currentGeneration, desired.size(), wanted.size(), 0, 0, 0, warnings);
     }
 
@@ -160,6 +178,28 @@ public final class ResourceSlicePublisher {
     LOG.info("published ResourceSlices node={} pool={} generation={} slices={} devices={} created={} updated={} deleted={}",
         nodeName, poolName(), generation, desired.size(), wanted.size(), created, updated, deleted);
     return new PublishResult(generation, desired.size(), wanted.size(), created, updated, deleted, warnings);
+  }
+
+  /** {@code slice} without the fields of consumable capacity (KEP-5075). */
+  static ResourceSlice withoutSharing(ResourceSlice slice) {
+    ResourceSlice copy = new ResourceSliceBuilder(slice).build();
+    if (copy.getSpec() != null && copy.getSpec().getDevices() != null) {
+      copy.getSpec().setDevices(copy.getSpec().getDevices().stream().map(ResourceSlicePublisher::withoutSharing).toList());
+    }
+    return copy;
+  }
+
+  /** {@code device} without {@code allowMultipleAllocations} and its capacities' {@code requestPolicy}. */
+  static io.fabric8.kubernetes.api.model.resource.v1.Device withoutSharing(io.fabric8.kubernetes.api.model.resource.v1.Device device) {
+    io.fabric8.kubernetes.api.model.resource.v1.Device copy =
+        new io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder(device).withAllowMultipleAllocations(null).build();
+    if (copy.getCapacity() != null) {
+      Map<String, io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity> capacity = new java.util.LinkedHashMap<>();
+      copy.getCapacity().forEach((name, c) -> capacity.put(name,
+          new io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder(c).withRequestPolicy(null).build()));
+      copy.setCapacity(capacity);
+    }
+    return copy;
   }
 
   /**
