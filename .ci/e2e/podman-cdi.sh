@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end: a real CDI consumer injects the specs `nodeatlas cdi generate` writes.
 #
-# podman 4.3.1 + runc from Debian 12 (shared/reference/cdi.md §7.2), a busybox rootfs imported as a
+# podman 4.3.1 + runc from Debian 12, a busybox rootfs imported as a
 # local image, no registry, podman state in a private scratch dir. podman 4.3.1 only reads /etc/cdi and
 # /var/run/cdi, so every podman call runs in a private mount namespace where those two are bind mounts
 # of our scratch dirs: the host's real CDI dirs are never read or written.
@@ -58,7 +58,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# --- podman set-up (cdi.md §7.2: crun cannot run here; podman raises nofile beyond what root may) ------
+# --- podman set-up (crun cannot run here; podman raises nofile beyond what root may) ----------------------
 cat > "$CONTAINERS_CONF" <<'CONF'
 [containers]
 default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
@@ -123,7 +123,7 @@ pass "cdi validate accepts every generated spec"
 pass "cdi list: $(wc -l < "$W/list.out") devices"
 
 # --- 2. inject every device podman's CDI library can read and check what each spec promised ------------
-# podman 4.3.1 knows cdiVersion 0.1.0-0.5.0 only (cdi.md §4.5): newer specs (netDevices => 1.1.0) are
+# podman 4.3.1 knows cdiVersion 0.1.0-0.5.0 only (its CDI library predates 0.6.0): newer specs (netDevices => 1.1.0) are
 # refused as a whole, which is checked too.
 checked=0
 report_cmd='env; echo ---NODES; for p in "$@"; do stat -c "%n|%F|%t|%T|%a" "$p"; done; echo ---MOUNTS; cat /proc/mounts; echo ---CGROUP; cat /sys/fs/cgroup/devices/devices.list 2>/dev/null || echo none'
@@ -153,7 +153,7 @@ for spec in "$W/cdi"/*.json; do
       line=$(grep "^$path|" <<< "$nodes") || fail "$kind=$name: device node $path missing in the container"
       IFS='|' read -r _ ftype tmaj tmin tmode <<< "$line"
       src=${host:-$path}
-      if [[ -z $type ]]; then # the runtime stats the host node (cdi.md §2): compare with it
+      if [[ -z $type ]]; then # the runtime stats the host node (CDI spec: path-only nodes): compare with it
         [[ -e $src ]] || fail "$kind=$name: $path has no type in the spec and no host node $src to take it from"
         type=$(stat -c %F "$src" | sed 's/character special file/c/; s/block special file/b/')
         major=$((16#$(stat -c %t "$src"))); minor=$((16#$(stat -c %T "$src")))
@@ -205,6 +205,15 @@ if [[ $input == discovered ]]; then
   grep -qx "NODEATLAS_RDMA_DEVICE=mlx5_1" <<< "$out" || fail "rdma env missing: $out"
   out=$(run_with "$W/cdi" nodeatlas.io/gpu=all -- 'ls /dev/nvidia0 /dev/nvidia1 /dev/nvidiactl && ! (echo x > /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15) 2>/dev/null')
   pass "gpu=all gives both GPUs and a read-only driver library"
+  # "all" goes to classes of exclusive devices with device nodes and no netDevices (CdiSpecGenerator).
+  out=$(run_with "$W/cdi" nodeatlas.io/rdma=all -- 'ls /dev/infiniband/uverbs0 /dev/infiniband/uverbs1 /dev/infiniband/rdma_cm') \
+    || fail "rdma=all does not give every RDMA device: $out"
+  pass "rdma=all gives every RDMA device"
+  for spec in "$W/cdi"/nodeatlas.io-hugepages.json "$W/cdi"/nodeatlas.io-vf.json; do
+    [[ -e $spec ]] || continue
+    if jq -e '.devices[] | select(.name == "all")' "$spec" >/dev/null; then fail "$(basename "$spec") has an all device"; fi
+  done
+  pass "no all device for mount-only (hugepages) or netDevices (vf) classes"
   out=$(run_with "$W/cdi" nodeatlas.io/rdma=rdma-mlx5-0 -- 'test ! -e /dev/infiniband/uverbs1 && test ! -e /dev/nvidia0 && echo isolated')
   [[ $out == isolated ]] || fail "rdma-mlx5-0 also got another device's nodes"
   pass "a container gets only the devices it asked for"

@@ -17,7 +17,7 @@ final class CdiEditsMapper {
     List<CdiContainerEdits.DeviceNode> nodes = new ArrayList<>();
     for (ContainerEdits.DeviceNode n : e.deviceNodes()) {
       nodes.add(new CdiContainerEdits.DeviceNode(n.path(),
-          // hostPath only when it differs: it forces cdiVersion 0.5.0 (cdi.md §8.5).
+          // hostPath only when it differs: it forces cdiVersion 0.5.0 (specs-go/version.go).
           n.hostPath() != null && !n.hostPath().equals(n.path()) ? n.hostPath() : null,
           n.type(), n.major(), n.minor(), toLong(n.fileMode()), n.permissions(), toLong(n.uid()), toLong(n.gid())));
     }
@@ -27,7 +27,7 @@ final class CdiEditsMapper {
     }
     List<CdiContainerEdits.Hook> hooks = new ArrayList<>();
     for (ContainerEdits.Hook h : e.hooks()) {
-      // timeout 0 passes the library but breaks the spec's "> 0" rule (cdi.md §3.3): leave it out.
+      // timeout 0 passes the library but breaks the spec's "> 0" rule (CDI spec v1.1.0, hooks): leave it out.
       Long timeout = h.timeout() == null || h.timeout() <= 0 ? null : h.timeout().longValue();
       hooks.add(new CdiContainerEdits.Hook(h.hookName(), h.path(), h.args(), h.env(), timeout));
     }

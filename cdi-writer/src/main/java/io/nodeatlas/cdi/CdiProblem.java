@@ -2,7 +2,7 @@ package io.nodeatlas.cdi;
 
 /**
  * One reason a CDI spec file is invalid: the file, the device ({@code null} for the spec as a whole),
- * the rule and the message. Messages use the reference library's wording (cdi.md §7.3), so they can be
+ * the rule and the message. Messages use the reference library's wording, so they can be
  * matched against a runtime's log.
  */
 public record CdiProblem(String file, String device, CdiRule rule, String message) {

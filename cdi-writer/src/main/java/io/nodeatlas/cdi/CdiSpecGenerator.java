@@ -7,12 +7,12 @@ import io.nodeatlas.cdi.spec.CdiSpec;
 import io.nodeatlas.cdi.spec.CdiVersion;
 import io.nodeatlas.cdi.spec.SpecFormat;
 import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.report.NodeReport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -20,37 +20,37 @@ import java.util.TreeMap;
  * The static CDI specs of a node: one spec per device class, kind {@code <vendor>/<class>} where the
  * class is the device's {@code nodeatlas.io/type} attribute ({@code gpu}, {@code mig}, {@code rdma},
  * {@code nic}, {@code vf}, {@code cpu}, {@code hugepages}, …), file {@code <vendor>-<class>.json}
- * (the library's GenerateSpecName convention). CDI device names are the discovered device names. Each
- * GPU class ({@code gpu}, {@code mig}) also gets a device {@code all} with the union of its devices'
- * edits, as nvidia-ctk and amd-ctk do. Devices without a type or without container edits get no CDI
- * device (a device with empty edits is invalid, cdi.md §3.3).
+ * (the CDI library's {@code GenerateSpecName} convention). CDI device names are the discovered device
+ * names. Devices without a type or without container edits get no CDI device (CDI spec: a device
+ * needs at least one container edit of its own).
  *
- * <p>{@code cdiVersion} is the minimum the spec's content needs (cdi.md §1.2), so the oldest runtimes
- * that can read it do; {@link Builder#cdiVersion} may raise it but a request below the minimum is an
- * error, never a silently broken file.
+ * <p>A class also gets a device {@code all}, the union of its devices' edits (the convention of
+ * {@code nvidia-ctk cdi generate}), when {@link #offersAllDevice every device of the class} is a whole,
+ * exclusive device that a container reaches through device nodes; see there for why.
+ *
+ * <p>{@code cdiVersion} is the minimum the spec's content needs (CDI spec: each field names the version
+ * that introduced it), so the oldest runtimes that can read it do; {@link Builder#cdiVersion} may raise
+ * it but a request below the minimum is an error, never a silently broken file.
  *
  * <p>Stable public API (used by the agent): {@link #builder()}, {@link #generate(NodeReport)},
  * {@link #generate(List)}, {@link #fileName(String)}, {@link #ownership()}. Immutable and thread-safe.
  */
 public final class CdiSpecGenerator {
 
-  public static final String DEFAULT_VENDOR = "nodeatlas.io";
-  /** Classes that get an {@code all} device. */
-  public static final Set<String> DEFAULT_ALL_DEVICE_CLASSES = Set.of("gpu", "mig");
+  /** Our CDI vendor is our domain, as for every name we publish. */
+  public static final String DEFAULT_VENDOR = Names.DOMAIN;
   public static final String ALL_DEVICE = "all";
 
   private final String vendor;
   private final CdiVersion atLeast;
   private final SpecFormat format;
   private final boolean ownerAnnotation;
-  private final Set<String> allDeviceClasses;
 
   private CdiSpecGenerator(Builder b) {
     this.vendor = b.vendor;
     this.atLeast = b.atLeast;
     this.format = b.format;
     this.ownerAnnotation = b.ownerAnnotation;
-    this.allDeviceClasses = Set.copyOf(b.allDeviceClasses);
   }
 
   public static Builder builder() {
@@ -63,7 +63,6 @@ public final class CdiSpecGenerator {
     private CdiVersion atLeast;
     private SpecFormat format = SpecFormat.JSON;
     private boolean ownerAnnotation;
-    private Set<String> allDeviceClasses = DEFAULT_ALL_DEVICE_CLASSES;
 
     private Builder() {}
 
@@ -93,11 +92,6 @@ public final class CdiSpecGenerator {
       return this;
     }
 
-    public Builder allDeviceClasses(Set<String> classes) {
-      this.allDeviceClasses = classes;
-      return this;
-    }
-
     public CdiSpecGenerator build() {
       return new CdiSpecGenerator(this);
     }
@@ -124,6 +118,7 @@ public final class CdiSpecGenerator {
    */
   public Result generate(List<Device> devices) {
     SortedMap<String, SortedMap<String, CdiContainerEdits>> byClass = new TreeMap<>();
+    Map<String, Boolean> allDevice = new TreeMap<>();
     List<Skipped> skipped = new ArrayList<>();
     for (Device d : devices) {
       Optional<String> type = d.type();
@@ -143,13 +138,15 @@ public final class CdiSpecGenerator {
       SortedMap<String, CdiContainerEdits> inClass = byClass.computeIfAbsent(type.get(), k -> new TreeMap<>());
       if (inClass.putIfAbsent(d.name(), CdiEditsMapper.toCdi(d.containerEdits())) != null) {
         skipped.add(new Skipped(d.name(), "a device of that name is already in class " + type.get()));
+      } else {
+        allDevice.merge(type.get(), offersAllDevice(d), Boolean::logicalAnd);
       }
     }
     List<CdiSpecFile> specs = new ArrayList<>();
     for (Map.Entry<String, SortedMap<String, CdiContainerEdits>> e : byClass.entrySet()) {
       String deviceClass = e.getKey();
       SortedMap<String, CdiContainerEdits> edits = new TreeMap<>(e.getValue());
-      if (allDeviceClasses.contains(deviceClass)) {
+      if (allDevice.get(deviceClass)) {
         if (edits.containsKey(ALL_DEVICE)) {
           skipped.add(new Skipped(ALL_DEVICE, "class " + deviceClass + " has a discovered device named all; no merged device"));
         } else {
@@ -161,6 +158,27 @@ public final class CdiSpecGenerator {
       specs.add(spec(deviceClass, cdiDevices));
     }
     return new Result(specs, skipped);
+  }
+
+  /**
+   * Whether {@code device} may be part of its class's {@code all} device; the class gets one when all
+   * its devices may. {@code all} hands a container every device of the class at once, which is right
+   * only for whole devices reached through device nodes, like GPUs or RDMA devices:
+   * <ul>
+   *   <li>the device is exclusive: a device that allows multiple allocations ({@code resource.k8s.io/v1}
+   *       {@code Device.allowMultipleAllocations}, KEP-5075) is handed out in shares, and {@code all}
+   *       would give one container every share, past the scheduler's accounting;</li>
+   *   <li>it has at least one device node: access to device nodes is what {@code all} unites. A device
+   *       that is only env vars and mounts (a hugetlbfs mount per page size) has none, and the union
+   *       keeps one value per env var and container path, so it would stand for one device, not all;</li>
+   *   <li>it has no {@code netDevices} (CDI spec v1.1.0): an interface moves into one container's network
+   *       namespace, so {@code all} would take every interface of the class away from the host.</li>
+   * </ul>
+   */
+  static boolean offersAllDevice(Device device) {
+    return !device.allowMultipleAllocations()
+        && !device.containerEdits().deviceNodes().isEmpty()
+        && device.containerEdits().netDevices().isEmpty();
   }
 
   /** A spec of this generator's vendor and format around the given devices, at its version. */

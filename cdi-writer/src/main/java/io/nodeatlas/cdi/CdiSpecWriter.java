@@ -2,18 +2,16 @@ package io.nodeatlas.cdi;
 
 import io.nodeatlas.cdi.spec.CdiSpec;
 import io.nodeatlas.cdi.spec.CdiSpecCodec;
+import io.nodeatlas.cdi.spec.SpecFormat;
+import io.nodeatlas.discovery.files.AtomicFiles;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,14 +21,21 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Writes CDI spec files so that a runtime never sees a partial or invalid one (shared/reference/cdi.md
- * §3.6): validate first (content and conflicts with the directory's other files), write a temporary
- * file <em>in the target directory</em> whose name starts with {@code .} and ends in {@code .tmp} (never
- * scanned), fsync it, make it 0644, rename it over the target, fsync the directory. Renaming inside a
- * watched directory is what fires the rename event that refreshes containerd's and CRI-O's caches; an
- * unchanged spec is not rewritten, so they do not rescan for nothing.
+ * Writes CDI spec files so that a runtime never sees a partial or invalid one: validate first (content,
+ * file names, and conflicts with the directory's other files, which a runtime would otherwise resolve
+ * by dropping the device from both files), then replace each file with {@link AtomicFiles} (a hidden
+ * temporary file in the same directory, fsync, rename, directory fsync; world-readable, as runtimes may
+ * not run as our user). Renaming inside a watched directory is what fires the event that refreshes
+ * containerd's and CRI-O's caches; an unchanged spec is not rewritten, so they do not rescan for
+ * nothing. Spec files are never followed through symbolic links: a link where our spec goes is
+ * replaced, not written through.
+ *
+ * <p>Every change goes through a {@link Plan}: {@link #planWrite} and {@link #planReconcile} run all the
+ * checks and change nothing, {@link #apply} carries a plan out. {@code cdi generate --dry-run} prints a
+ * plan, so it reports exactly the problems a real write would.
  *
  * <p>Stable public API (used by the agent):
  * <ul>
@@ -38,8 +43,10 @@ import java.util.Set;
  *       are already there;</li>
  *   <li>{@link #remove(Path, String)}: one file (e.g. a claim's spec on unprepare);</li>
  *   <li>{@link #reconcile(Path, Collection, SpecOwnership)}: make the directory hold exactly the wanted
- *       files among those we own: write the wanted ones, remove our stale ones and our crashed writers'
- *       temporary files, never touch anyone else's.</li>
+ *       files among those we own: write the wanted ones, remove our stale ones, never touch anyone
+ *       else's;</li>
+ *   <li>{@link #removeStaleTemporaryFiles(Path, SpecOwnership)}: the temporary files a crashed writer of
+ *       ours left (done by the first reconcile of each directory, and by the agent at start-up).</li>
  * </ul>
  * Thread-safe as long as two writers do not write the same file name at once. The conflict check
  * keeps the directory's other files as last read ({@link SpecFileIndex}: re-read only when their stat
@@ -49,20 +56,49 @@ import java.util.Set;
  */
 public final class CdiSpecWriter {
 
-  /** Suffix of temporary files; with the leading dot it keeps them invisible to runtimes. */
-  public static final String TEMP_SUFFIX = ".tmp";
-
-  private static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rw-r--r--");
-
   /** What happened to one file. */
   public enum Outcome { WRITTEN, UNCHANGED, REMOVED }
 
   /** One file's outcome. */
   public record Change(Path file, Outcome outcome) {}
 
+  /**
+   * What a write or reconcile will do, after every check passed: the files to write (in order) and our
+   * stale files to remove. Only this writer makes plans, so a plan in hand has been validated.
+   */
+  public static final class Plan {
+    private final Path dir;
+    private final List<CdiSpecFile> writes;
+    private final List<String> removals;
+    private final SpecOwnership cleanTemporaryFiles;
+
+    private Plan(Path dir, List<CdiSpecFile> writes, List<String> removals, SpecOwnership cleanTemporaryFiles) {
+      this.dir = dir;
+      this.writes = List.copyOf(writes);
+      this.removals = List.copyOf(removals);
+      this.cleanTemporaryFiles = cleanTemporaryFiles;
+    }
+
+    public Path dir() {
+      return dir;
+    }
+
+    /** The specs to write, in the order given. */
+    public List<CdiSpecFile> writes() {
+      return writes;
+    }
+
+    /** File names of our stale specs to remove. */
+    public List<String> removals() {
+      return removals;
+    }
+  }
+
   private final CdiSpecCodec codec;
   private final CdiValidator validator;
   private final SpecFileIndex index = new SpecFileIndex();
+  /** Directories whose stale temporary files this writer has removed already. */
+  private final Set<Path> cleaned = ConcurrentHashMap.newKeySet();
 
   public CdiSpecWriter() {
     this(new CdiSpecCodec());
@@ -89,28 +125,7 @@ public final class CdiSpecWriter {
    * nothing when the spec is invalid.
    */
   public Change write(Path dir, CdiSpecFile file) throws IOException, CdiValidationException {
-    List<CdiProblem> problems = new ArrayList<>(validator.validate(file.spec(), file.fileName()));
-    if (problems.isEmpty()) {
-      problems.addAll(validator.conflicts(dir, Map.of(file.fileName(), file.spec()), Set.of(), index));
-    }
-    if (!problems.isEmpty()) {
-      throw new CdiValidationException(problems);
-    }
-    return writeValidated(dir, file);
-  }
-
-  /** Removes {@code dir/fileName} if present (durably); true when it was there. */
-  public boolean remove(Path dir, String fileName) throws IOException {
-    Path target = dir.resolve(fileName);
-    if (!target.getParent().equals(dir) || fileName.isEmpty()) {
-      throw new IllegalArgumentException("not a plain file name: " + fileName);
-    }
-    boolean removed = Files.deleteIfExists(target);
-    index.forget(dir, fileName);
-    if (removed) {
-      fsyncDirectory(dir);
-    }
-    return removed;
+    return apply(planWrite(dir, List.of(file))).get(0);
   }
 
   /**
@@ -120,34 +135,84 @@ public final class CdiSpecWriter {
    */
   public List<Change> reconcile(Path dir, Collection<CdiSpecFile> wanted, SpecOwnership ownership)
       throws IOException, CdiValidationException {
+    return apply(planReconcile(dir, wanted, ownership));
+  }
+
+  /**
+   * The checks of {@link #write}, for several files at once and without writing: each spec's content,
+   * its file name, two specs for one file name, and conflicts with the other valid files of {@code dir}
+   * and among the specs. Throws {@link CdiValidationException} listing every problem.
+   */
+  public Plan planWrite(Path dir, Collection<CdiSpecFile> files) throws IOException, CdiValidationException {
+    return plan(dir, files, null);
+  }
+
+  /** The checks of {@link #reconcile}, without changing anything; the plan names our stale files too. */
+  public Plan planReconcile(Path dir, Collection<CdiSpecFile> wanted, SpecOwnership ownership)
+      throws IOException, CdiValidationException {
+    return plan(dir, wanted, ownership);
+  }
+
+  private Plan plan(Path dir, Collection<CdiSpecFile> wanted, SpecOwnership ownership)
+      throws IOException, CdiValidationException {
     Map<String, CdiSpec> byName = new LinkedHashMap<>();
     List<CdiProblem> problems = new ArrayList<>();
     for (CdiSpecFile f : wanted) {
       if (byName.put(f.fileName(), f.spec()) != null) {
         problems.add(new CdiProblem(f.fileName(), null, CdiRule.FILE_NAME, "two specs for the same file name"));
       }
+      if (!f.fileName().equals(dir.resolve(f.fileName()).getFileName().toString())
+          || SpecFormat.ofFileName(f.fileName()).isEmpty()) {
+        problems.add(new CdiProblem(f.fileName(), null, CdiRule.FILE_NAME,
+            "not a plain file name ending in .json or .yaml, which runtimes would not read"));
+      }
       problems.addAll(validator.validate(f.spec(), f.fileName()));
     }
-    List<String> stale = staleFiles(dir, byName.keySet(), ownership);
+    List<String> stale = ownership == null ? List.of() : staleFiles(dir, byName.keySet(), ownership);
     if (problems.isEmpty()) {
       problems.addAll(validator.conflicts(dir, byName, new HashSet<>(stale), index));
     }
     if (!problems.isEmpty()) {
       throw new CdiValidationException(problems);
     }
+    return new Plan(dir, List.copyOf(wanted), stale, ownership);
+  }
+
+  /** Carries out {@code plan}: writes its files, then removes its stale ones. Returns the changes in order. */
+  public List<Change> apply(Plan plan) throws IOException {
     List<Change> changes = new ArrayList<>();
-    for (CdiSpecFile f : wanted) {
-      changes.add(writeValidated(dir, f));
+    for (CdiSpecFile f : plan.writes()) {
+      changes.add(writeValidated(plan.dir(), f));
     }
-    for (String name : stale) {
-      if (remove(dir, name)) {
-        changes.add(new Change(dir.resolve(name), Outcome.REMOVED));
+    for (String name : plan.removals()) {
+      if (remove(plan.dir(), name)) {
+        changes.add(new Change(plan.dir().resolve(name), Outcome.REMOVED));
       }
     }
-    for (String name : temporaryFiles(dir, ownership)) {
-      Files.deleteIfExists(dir.resolve(name));
+    if (plan.cleanTemporaryFiles != null && cleaned.add(plan.dir().toAbsolutePath())) {
+      removeStaleTemporaryFiles(plan.dir(), plan.cleanTemporaryFiles);
     }
     return changes;
+  }
+
+  /**
+   * Removes the temporary files that a writer of ours killed mid-write left in {@code dir}, for the
+   * file names {@code ownership} owns (other writers' temporary files, and those of files we do not own,
+   * are left alone). Call it when no other writer of the same files runs, e.g. at start-up.
+   */
+  public List<Path> removeStaleTemporaryFiles(Path dir, SpecOwnership ownership) throws IOException {
+    return AtomicFiles.removeStaleTemps(dir, ownership::ownsName);
+  }
+
+  /** Removes {@code dir/fileName} if present (durably, never following a link); true when it was there. */
+  public boolean remove(Path dir, String fileName) throws IOException {
+    Path target = dir.resolve(fileName);
+    if (fileName.isEmpty() || !target.getParent().equals(dir) || fileName.equals("..") || fileName.equals(".")) {
+      throw new IllegalArgumentException("not a plain file name: " + fileName);
+    }
+    boolean removed = AtomicFiles.delete(target);
+    index.forget(dir, fileName);
+    return removed;
   }
 
   /** Our files in {@code dir} that are not {@code keep}: owned by name and by content. */
@@ -155,29 +220,14 @@ public final class CdiSpecWriter {
     List<String> out = new ArrayList<>();
     for (Path p : CdiValidator.specFiles(dir)) {
       String name = p.getFileName().toString();
-      if (keep.contains(name) || !ownership.ownsName(name)) {
+      // A link is not a file we wrote (we only rename regular files into place): never ours to remove.
+      if (keep.contains(name) || !ownership.ownsName(name) || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
         continue;
       }
       CdiValidator.LoadedFile loaded = validator.load(p);
       // An unreadable file with our prefix is not proven ours: leave it (and its problem) to a human.
       if (loaded.spec() != null && ownership.ownsContent(loaded.spec())) {
         out.add(name);
-      }
-    }
-    return out;
-  }
-
-  private static List<String> temporaryFiles(Path dir, SpecOwnership ownership) throws IOException {
-    List<String> out = new ArrayList<>();
-    if (!Files.isDirectory(dir)) {
-      return out;
-    }
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-      for (Path p : entries) {
-        String name = p.getFileName().toString();
-        if (ownership.ownsTemporaryName(name) && Files.isRegularFile(p)) {
-          out.add(name);
-        }
       }
     }
     return out;
@@ -193,50 +243,31 @@ public final class CdiSpecWriter {
     if (!Files.isDirectory(dir)) {
       Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
     }
-    // ".<name>.<random>.tmp": in the same directory (a rename from elsewhere is only a Create event, which
-    // the runtimes' watchers ignore) and never ending in .json/.yaml (dotfiles are scanned too).
-    Path temp = Files.createTempFile(dir, "." + file.fileName() + ".", TEMP_SUFFIX);
-    Object written;
-    try {
-      try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-        ByteBuffer buf = ByteBuffer.wrap(bytes);
-        while (buf.hasRemaining()) {
-          ch.write(buf);
-        }
-        ch.force(true);
-      }
-      // createTempFile makes 0600 files; runtimes (and nvidia-ctk's readers) expect 0644.
-      Files.setPosixFilePermissions(temp, FILE_MODE);
-      written = SpecFileIndex.fileKey(temp);
-      try {
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        throw new IOException("cannot rename atomically inside " + dir + ": " + e.getMessage(), e);
-      }
-    } finally {
-      Files.deleteIfExists(temp);
-    }
-    fsyncDirectory(dir);
-    index.remember(dir, file.fileName(), file.spec(), written);
+    AtomicFiles.write(target, bytes, AtomicFiles.WORLD_READABLE);
+    // What is there now is ours: no other writer writes this file name (see the class comment).
+    index.remember(dir, file.fileName(), file.spec(), SpecFileIndex.fileKey(target));
     return new Change(target, Outcome.WRITTEN);
   }
 
+  /** Whether {@code target} is a regular file (not a link) with exactly these bytes and the spec mode. */
   private static boolean sameContent(Path target, byte[] bytes) throws IOException {
     try {
-      if (!Files.isRegularFile(target) || Files.size(target) != bytes.length) {
+      BasicFileAttributes a = Files.readAttributes(target, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      if (!a.isRegularFile() || a.size() != bytes.length
+          || !Files.getPosixFilePermissions(target, LinkOption.NOFOLLOW_LINKS).equals(AtomicFiles.WORLD_READABLE)) {
         return false;
       }
-      return Arrays.equals(Files.readAllBytes(target), bytes)
-          && Files.getPosixFilePermissions(target).equals(FILE_MODE);
-    } catch (NoSuchFileException e) {
+      byte[] have = new byte[bytes.length];
+      try (SeekableByteChannel ch = Files.newByteChannel(target, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(have);
+        while (buf.hasRemaining() && ch.read(buf) >= 0) {
+          // read until full or end of file
+        }
+        return !buf.hasRemaining() && ch.read(java.nio.ByteBuffer.allocate(1)) < 0 && Arrays.equals(have, bytes);
+      }
+    } catch (IOException e) {
+      // Gone, a link swapped in since the stat (O_NOFOLLOW fails with ELOOP), or unreadable: rewrite it.
       return false;
-    }
-  }
-
-  /** Makes a rename or unlink in {@code dir} durable: fsync on the directory itself (Linux allows it). */
-  private static void fsyncDirectory(Path dir) throws IOException {
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
     }
   }
 }

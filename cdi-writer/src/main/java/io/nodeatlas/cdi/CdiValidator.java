@@ -8,6 +8,7 @@ import io.nodeatlas.cdi.spec.CdiSpec;
 import io.nodeatlas.cdi.spec.CdiSpecCodec;
 import io.nodeatlas.cdi.spec.CdiVersion;
 import io.nodeatlas.cdi.spec.SpecFormat;
+import io.nodeatlas.discovery.model.Names;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -28,7 +29,7 @@ import java.util.regex.Pattern;
 
 /**
  * Checks CDI spec files the way the reference library does when a runtime loads them
- * (shared/reference/cdi.md §3, messages as in §7.3), but reports every problem instead of the first.
+ * (CDI spec v1.1.0, with the library's error messages), but reports every problem instead of the first.
  *
  * <p>Stable public API (used by the agent):
  * <ul>
@@ -52,8 +53,6 @@ public final class CdiValidator {
   /** k8s TotalAnnotationSizeLimitB, applied by internal/validation. */
   private static final int ANNOTATIONS_MAX_BYTES = 256 * 1024;
   private static final Pattern QUALIFIED_NAME_PART = Pattern.compile("^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$");
-  private static final Pattern DNS_SUBDOMAIN =
-      Pattern.compile("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");
   /** Spec files larger than this are refused rather than read (a runtime would choke on them too). */
   static final long MAX_FILE_BYTES = 16L << 20;
 
@@ -129,7 +128,7 @@ public final class CdiValidator {
             "device " + CdiNames.quote(n.path()) + ": invalid type " + CdiNames.quote(n.type())));
       }
       // v1.1.0 accepts only r, w, m; "none" exists on the library's main branch only and every released
-      // runtime refuses it (cdi.md §3.3), so it is refused here too.
+      // runtime refuses it, so it is refused here too.
       if (n.permissions() != null && !n.permissions().chars().allMatch(c -> c == 'r' || c == 'w' || c == 'm')) {
         out.add(new CdiProblem(file, device, CdiRule.DEVICE_NODE,
             "device " + CdiNames.quote(n.path()) + ": invalid permissions " + CdiNames.quote(n.permissions())));
@@ -188,7 +187,7 @@ public final class CdiValidator {
 
   /**
    * The rule internal/validation intends (k8s ObjectMeta annotations): each key a qualified name, checked
-   * lower-cased, and at most 256 KiB of keys and values. Released libraries skip it by accident (§3.2);
+   * lower-cased, and at most 256 KiB of keys and values. Released libraries skip it by accident;
    * we apply it so that our files pass a fixed library too.
    */
   private static void annotations(String owner, SortedMap<String, String> annotations, String file, String device,
@@ -216,7 +215,7 @@ public final class CdiValidator {
       if (prefix.isEmpty()) {
         return Optional.of("prefix part must be non-empty");
       }
-      if (prefix.length() > 253 || !DNS_SUBDOMAIN.matcher(prefix).matches()) {
+      if (!Names.isDnsSubdomain(prefix)) {
         return Optional.of("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
             + "characters, '-' or '.', and must start and end with an alphanumeric character");
       }
@@ -295,7 +294,7 @@ public final class CdiValidator {
    * What a runtime would make of these CDI directories, given in increasing priority: the devices it
    * could resolve (qualified name → defining file) and the problems it would log. Invalid files are
    * skipped whole; a device defined twice in one directory is dropped (both definitions); a later
-   * directory overrides an earlier one (§3.5).
+   * directory overrides an earlier one.
    */
   public record Scan(SortedMap<String, Path> devices, List<CdiProblem> problems, Map<Path, CdiSpec> validSpecs) {}
 

@@ -17,11 +17,11 @@ import java.util.regex.Pattern;
 
 /**
  * The transient CDI spec of one prepared ResourceClaim, for the DRA {@code NodePrepareResources} answer
- * (kubelet API {@code Device.cdi_device_ids}, cdi.md §4.3): kind {@code <vendor>/<class>} (default
+ * (kubelet DRA plugin API {@code Device.cdi_device_ids}, KEP-4381): kind {@code <vendor>/<class>} (default
  * {@code nodeatlas.io/claim}), file {@code <vendor>-<class>_<claimUID>.json} (the library's
  * GenerateTransientSpecName convention), meant for {@code /var/run/cdi}. Each allocated device becomes
  * the CDI device {@code <claimUID>-<device name>}, so two claims never define the same qualified name
- * (which would make the runtime drop both, §3.5). Devices without container edits get no CDI device
+ * (which would make the runtime drop both). Devices without container edits get no CDI device
  * and no id.
  *
  * <p>Stable public API (used by the agent): {@link #ClaimCdiSpecs()}, {@link #ClaimCdiSpecs(String, String,

@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * The spec files of CDI directories as last read, so that a write can check for conflicts (cdi.md §3.5)
+ * The spec files of CDI directories as last read, so that a write can check for conflicts (a device defined by two files is dropped by the runtime)
  * without re-reading and re-validating every file of the directory each time: with hundreds of
  * prepared claims in {@code /var/run/cdi} that re-read was most of the cost of a Prepare and grew with
  * every claim.

@@ -2,6 +2,7 @@ package io.nodeatlas.cdi;
 
 import io.nodeatlas.cdi.spec.CdiSpec;
 import io.nodeatlas.cdi.spec.SpecFormat;
+import io.nodeatlas.discovery.model.Names;
 
 /**
  * Which spec files of a CDI directory one of our writers owns and may therefore replace or remove. A
@@ -11,14 +12,14 @@ import io.nodeatlas.cdi.spec.SpecFormat;
  *       static specs' reconcile leaves the per-claim files alone) and ends in .json or .yaml;</li>
  *   <li>the content carries {@link #OWNER_ANNOTATION} with value {@link #OWNER}, or, when it carries no
  *       such annotation, its kind's vendor is ours. Annotations need cdiVersion ≥ 0.6.0, which podman
- *       4.x and containerd &lt; 1.7.13 cannot read (cdi.md §4.5), so by default our specs are recognised by
+ *       4.x and containerd &lt; 1.7.13 cannot read (their CDI libraries predate spec v0.6.0), so by default our specs are recognised by
  *       vendor and the annotation is opt-in; a file annotated for another owner is never ours.</li>
  * </ul>
  */
 public record SpecOwnership(String vendor, String fileNamePrefix, String excludedPrefix) {
 
   /** Annotation key that marks a spec as written by nodeatlas (opt-in, see the class comment). */
-  public static final String OWNER_ANNOTATION = "nodeatlas.io/owner";
+  public static final String OWNER_ANNOTATION = Names.ours("owner");
   public static final String OWNER = "nodeatlas";
 
   public SpecOwnership {
@@ -32,13 +33,6 @@ public record SpecOwnership(String vendor, String fileNamePrefix, String exclude
     return fileName.startsWith(fileNamePrefix)
         && (excludedPrefix == null || !fileName.startsWith(excludedPrefix))
         && SpecFormat.ofFileName(fileName).isPresent();
-  }
-
-  /** Whether a temporary file left by a crashed writer of ours ({@code .<name>.<random>.tmp}) has this name. */
-  public boolean ownsTemporaryName(String fileName) {
-    return fileName.startsWith("." + fileNamePrefix)
-        && (excludedPrefix == null || !fileName.startsWith("." + excludedPrefix))
-        && fileName.endsWith(CdiSpecWriter.TEMP_SUFFIX);
   }
 
   /** Whether the content marks the spec as ours. */

@@ -83,6 +83,38 @@ class CdiSpecGeneratorGoldenTest {
   }
 
   @Test
+  void classesOfExclusiveDevicesWithDeviceNodesGetAnAllDeviceOthersDoNot() {
+    Map<String, Boolean> hasAll = CdiSpecGenerator.builder().build().generate(SyntheticNode.devices()).specs().stream()
+        .collect(Collectors.toMap(f -> f.spec().kind(), f -> f.spec().device("all").isPresent(), (a, b) -> a, TreeMap::new));
+    assertThat(hasAll).containsExactly(
+        Map.entry("nodeatlas.io/gpu", true),         // exclusive, device nodes
+        Map.entry("nodeatlas.io/hugepages", false),  // mounts only, no device node
+        Map.entry("nodeatlas.io/nic", false),        // netDevices: an interface is in one namespace at a time
+        Map.entry("nodeatlas.io/rdma", true),        // exclusive, uverbs/umad/rdma_cm nodes
+        Map.entry("nodeatlas.io/vf", false));
+    var rdmaAll = CdiSpecGenerator.builder().build().generate(SyntheticNode.devices()).specs().get(3)
+        .spec().device("all").orElseThrow().containerEdits();
+    assertThat(rdmaAll.deviceNodes()).extracting(n -> n.path()).containsExactly("/dev/infiniband/uverbs0",
+        "/dev/infiniband/rdma_cm", "/dev/infiniband/uverbs1", "/dev/infiniband/umad1", "/dev/infiniband/uverbs11",
+        "/dev/infiniband/uverbs2", "/dev/infiniband/uverbs3");
+  }
+
+  @Test
+  void oneSharedDeviceTakesTheAllDeviceAwayFromItsClass() {
+    List<Device> gpus = SyntheticNode.devices().stream().filter(d -> d.name().startsWith("gpu-")).toList();
+    Device first = gpus.get(0);
+    Device shared = new Device(first.name(), first.source(), first.attributes(), first.capacity(), new TreeMap<>(), true,
+        first.containerEdits());
+    List<Device> mixed = new ArrayList<>(gpus);
+    mixed.set(0, shared);
+    CdiSpecFile spec = CdiSpecGenerator.builder().build().generate(mixed).specs().get(0);
+    assertThat(spec.spec().device("all")).isEmpty();
+    assertThat(spec.spec().devices()).hasSize(gpus.size());
+    assertThat(CdiSpecGenerator.offersAllDevice(first)).isTrue();
+    assertThat(CdiSpecGenerator.offersAllDevice(shared)).isFalse();
+  }
+
+  @Test
   void devicesWithoutEditsGetNoCdiDevice() {
     CdiSpecGenerator.Result result = CdiSpecGenerator.builder().build().generate(SyntheticNode.devices());
     assertThat(result.skipped()).extracting(CdiSpecGenerator.Skipped::device)

@@ -7,6 +7,7 @@ import io.nodeatlas.cdi.spec.CdiContainerEdits;
 import io.nodeatlas.cdi.spec.CdiDevice;
 import io.nodeatlas.cdi.spec.CdiSpec;
 import io.nodeatlas.cdi.spec.SpecFormat;
+import io.nodeatlas.discovery.files.AtomicFiles;
 import io.nodeatlas.discovery.model.Device;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -114,16 +115,80 @@ class CdiSpecWriterTest {
         "{\"cdiVersion\":\"0.3.0\",\"kind\":\"other.example.com/x\",\"devices\":[{\"name\":\"d\",\"containerEdits\":{\"env\":[\"A=1\"]}}]}");
     CdiSpecFile claim = new ClaimCdiSpecs().forClaim("uid-1", SyntheticNode.devices().subList(0, 1)).file().orElseThrow();
     writer.write(dir, claim);
-    Files.writeString(dir.resolve(".nodeatlas.io-gpu.json.123.tmp"), "{ partial");
+    // What a writer killed mid-write leaves: ours (static spec), the claim writer's, and someone else's.
+    Files.writeString(dir.resolve(".nodeatlas.io-gpu.json" + AtomicFiles.TEMP_MARKER + "0123456789ab"), "{ partial");
+    Files.writeString(dir.resolve(".nodeatlas.io-claim_uid-7.json" + AtomicFiles.TEMP_MARKER + "0123456789ab"), "{ partial");
+    Files.writeString(dir.resolve(".nvidia.yaml" + AtomicFiles.TEMP_MARKER + "0123456789ab"), "{ partial");
 
     List<Device> gpusOnly = SyntheticNode.devices().stream().filter(d -> d.name().startsWith("gpu-")).toList();
-    List<CdiSpecWriter.Change> changes = writer.reconcile(dir, specs(gpusOnly), generator.ownership());
+    // A new process's writer (temporary files are a previous process's leftovers, removed by the first reconcile).
+    List<CdiSpecWriter.Change> changes = new CdiSpecWriter().reconcile(dir, specs(gpusOnly), generator.ownership());
 
     assertThat(changes).extracting(c -> c.file().getFileName() + " " + c.outcome()).containsExactly(
         "nodeatlas.io-gpu.json UNCHANGED", "nodeatlas.io-hugepages.json REMOVED", "nodeatlas.io-nic.json REMOVED",
         "nodeatlas.io-rdma.json REMOVED", "nodeatlas.io-vf.json REMOVED");
-    assertThat(names(dir)).containsExactly("nodeatlas.io-claim_uid-1.json", "nodeatlas.io-foreign.json",
-        "nodeatlas.io-gpu.json", "nvidia.yaml");
+    assertThat(names(dir)).containsExactly(".nodeatlas.io-claim_uid-7.json" + AtomicFiles.TEMP_MARKER + "0123456789ab",
+        ".nvidia.yaml" + AtomicFiles.TEMP_MARKER + "0123456789ab",
+        "nodeatlas.io-claim_uid-1.json", "nodeatlas.io-foreign.json", "nodeatlas.io-gpu.json", "nvidia.yaml");
+  }
+
+  @Test
+  void aPlanChecksWhatAWriteChecksAndChangesNothing(@TempDir Path dir) throws Exception {
+    CdiSpecFile gpu = specs(SyntheticNode.devices()).get(0);
+    CdiSpecFile rdma = specs(SyntheticNode.devices()).get(3);
+    CdiSpecFile sameName = new CdiSpecFile(gpu.fileName(), rdma.spec(), SpecFormat.JSON);
+    CdiValidationException planned = catchValidation(() -> writer.planWrite(dir, List.of(gpu, sameName)));
+    CdiValidationException written = catchValidation(() -> writer.reconcile(dir, List.of(gpu, sameName), generator.ownership()));
+    assertThat(planned.problems()).extracting(CdiProblem::toString)
+        .contains("nodeatlas.io-gpu.json: two specs for the same file name [rule file-name]")
+        .isEqualTo(written.problems().stream().map(CdiProblem::toString).toList());
+    assertThat(dir).isEmptyDirectory();
+
+    writer.reconcile(dir, specs(SyntheticNode.devices()), generator.ownership());
+    List<String> before = names(dir);
+    List<Device> gpusOnly = SyntheticNode.devices().stream().filter(d -> d.name().startsWith("gpu-")).toList();
+    CdiSpecWriter.Plan plan = writer.planReconcile(dir, specs(gpusOnly), generator.ownership());
+    assertThat(plan.writes()).extracting(CdiSpecFile::fileName).containsExactly("nodeatlas.io-gpu.json");
+    assertThat(plan.removals()).containsExactly("nodeatlas.io-hugepages.json", "nodeatlas.io-nic.json",
+        "nodeatlas.io-rdma.json", "nodeatlas.io-vf.json");
+    assertThat(names(dir)).isEqualTo(before);
+    assertThat(writer.apply(plan)).extracting(CdiSpecWriter.Change::outcome).containsExactly(CdiSpecWriter.Outcome.UNCHANGED,
+        CdiSpecWriter.Outcome.REMOVED, CdiSpecWriter.Outcome.REMOVED, CdiSpecWriter.Outcome.REMOVED, CdiSpecWriter.Outcome.REMOVED);
+  }
+
+  @Test
+  void aLinkWhereASpecGoesIsReplacedNeverWrittenThrough(@TempDir Path root) throws Exception {
+    Path dir = Files.createDirectory(root.resolve("cdi"));
+    Path victim = Files.writeString(root.resolve("victim"), "precious");
+    CdiSpecFile gpu = specs(SyntheticNode.devices()).get(0);
+    Files.createSymbolicLink(dir.resolve(gpu.fileName()), victim);
+
+    assertThat(writer.write(dir, gpu).outcome()).isEqualTo(CdiSpecWriter.Outcome.WRITTEN);
+
+    assertThat(Files.readString(victim)).isEqualTo("precious");
+    assertThat(Files.isSymbolicLink(dir.resolve(gpu.fileName()))).isFalse();
+    assertThat(Files.readString(dir.resolve(gpu.fileName()))).isEqualTo(writer.renderText(gpu));
+    // A link with the same content is not "unchanged" either: it is replaced by a file of ours.
+    Files.delete(dir.resolve(gpu.fileName()));
+    Files.writeString(victim, writer.renderText(gpu));
+    Files.createSymbolicLink(dir.resolve(gpu.fileName()), victim);
+    assertThat(writer.write(dir, gpu).outcome()).isEqualTo(CdiSpecWriter.Outcome.WRITTEN);
+    assertThat(Files.isSymbolicLink(dir.resolve(gpu.fileName()))).isFalse();
+  }
+
+  @Test
+  void aDirectoryThatIsALinkIsRefused(@TempDir Path root) throws Exception {
+    Path real = Files.createDirectory(root.resolve("real"));
+    Path link = Files.createSymbolicLink(root.resolve("cdi"), real);
+    CdiSpecFile gpu = specs(SyntheticNode.devices()).get(0);
+    assertThatThrownBy(() -> writer.write(link, gpu)).isInstanceOf(IOException.class).hasMessageContaining("not a directory");
+    assertThat(real).isEmptyDirectory();
+  }
+
+  private static CdiValidationException catchValidation(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+    Throwable t = org.assertj.core.api.Assertions.catchThrowable(call);
+    assertThat(t).isInstanceOf(CdiValidationException.class);
+    return (CdiValidationException) t;
   }
 
   @Test

@@ -2,7 +2,8 @@ package io.nodeatlas.match;
 
 import io.nodeatlas.discovery.model.AttributeValue;
 import io.nodeatlas.discovery.model.Device;
-import io.nodeatlas.discovery.model.Quantity;
+import io.nodeatlas.discovery.model.Names;
+import io.nodeatlas.match.MatchReport.CapacityConsumption;
 import io.nodeatlas.match.MatchReport.AlternativeReport;
 import io.nodeatlas.match.MatchReport.ClaimReport;
 import io.nodeatlas.match.MatchReport.ClassReport;
@@ -34,7 +35,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.function.Predicate;
 
 /**
  * Decides, for this node alone, which devices satisfy each DeviceClass and claim request and whether each
@@ -43,14 +43,16 @@ import java.util.function.Predicate;
  *
  * <ul>
  *   <li>a device is a candidate for a request when every selector of the request's DeviceClass and then
- *       every selector of the request evaluates to true, in that order, and it has each requested capacity;
+ *       every selector of the request evaluates to true, in that order, and it can serve the request's
+ *       capacity requests ({@link CapacityDemand}: request policies, KEP-5075);
  *   <li>a CEL run-time error does not select the device; the scheduler aborts the whole allocation attempt
  *       with that error, so a request whose selectors error on any device of this node is reported as
  *       failing with the error (the outcome would depend on which device the scheduler visits first);
  *   <li>{@code ExactCount} needs {@code count} distinct devices, {@code All} needs every candidate and at
  *       least one; {@code firstAvailable} subrequests are tried in order;
- *   <li>a device serves one request of a claim unless it allows multiple allocations, and then only while
- *       the requested capacities fit its capacity;
+ *   <li>a device serves one request of a claim unless it allows multiple allocations (a fact of the device,
+ *       {@code resource.k8s.io/v1} {@code Device.allowMultipleAllocations}), and then only while what the
+ *       requests consume of each capacity fits it together;
  *   <li>{@code matchAttribute} needs one common value, {@code distinctAttribute} pairwise different values,
  *       among the devices of the requests it names (all requests when none are named); a device without the
  *       attribute cannot take part.
@@ -61,18 +63,14 @@ import java.util.function.Predicate;
  */
 public final class ClaimMatcher {
 
-  /** Our devices all belong to one DRA driver, whose name is also our attribute domain. */
-  public static final String DRIVER = "nodeatlas.io";
-
   /** Backtracking steps per claim before giving up. */
   static final int SEARCH_BUDGET = 200_000;
 
   private final DraCelEnvironment environment;
-  private final Predicate<Device> allowMultipleAllocations;
 
-  public ClaimMatcher(DraCelEnvironment environment, Predicate<Device> allowMultipleAllocations) {
+  /** Our devices all belong to one DRA driver, {@link Names#DRIVER}, whose name is also our attribute domain. */
+  public ClaimMatcher(DraCelEnvironment environment) {
     this.environment = environment;
-    this.allowMultipleAllocations = allowMultipleAllocations;
   }
 
   /**
@@ -83,7 +81,7 @@ public final class ClaimMatcher {
     List<Device> devices = nodeDevices.stream().sorted(Comparator.comparing(Device::name)).toList();
     Map<String, Map<String, Object>> variables = new LinkedHashMap<>();
     for (Device d : devices) {
-      variables.put(d.name(), DeviceVariable.of(d, DRIVER, allowMultipleAllocations.test(d)));
+      variables.put(d.name(), DeviceVariable.of(d, Names.DRIVER));
     }
     Evaluations evaluations = new Evaluations(variables);
     Map<String, DeviceClass> classes = documents.classesByName();
@@ -131,21 +129,28 @@ public final class ClaimMatcher {
         List<CompiledSelector> fromClass = classSelectors.get(alt.deviceClassName());
         List<String> matching = new ArrayList<>();
         List<Rejection> rejected = new ArrayList<>();
+        Map<String, CapacityDemand.Demand> demands = new HashMap<>();
+        List<CapacityConsumption> consumption = new ArrayList<>();
         for (Device d : devices) {
-          Optional<Rejection> why = check(d, alt, fromClass, own, evaluations);
+          CapacityDemand.Demand demand = CapacityDemand.of(d, alt.capacityRequests());
+          Optional<Rejection> why = check(d, alt, fromClass, own, evaluations, demand);
           if (why.isPresent()) {
             rejected.add(why.get());
           } else {
             matching.add(d.name());
+            demands.put(d.name(), demand);
+            demand.shares().stream().filter(sh -> !sh.asRequested()).forEach(sh -> consumption.add(new CapacityConsumption(
+                d.name(), sh.capacity(), sh.requested() == null ? null : CapacityDemand.plain(sh.requested()),
+                CapacityDemand.plain(sh.consumed()), sh.rule())));
           }
         }
         SortedCapacity capacity = new SortedCapacity(alt.capacityRequests());
         AlternativeReport report = new AlternativeReport(request.firstAvailable() ? alt.name() : request.name(),
             alt.deviceClassName(), alt.allocationMode().apiName(), alt.count(), capacity.rendered(), matching, rejected,
-            selectorReports(owner, own, devices, evaluations));
+            selectorReports(owner, own, devices, evaluations), consumption);
         alternatives.add(report);
         requestOptions.add(new Candidates(request.name(), request.firstAvailable() ? alt.name() : null, alt,
-            devices.stream().filter(d -> matching.contains(d.name())).toList(), report.errors()));
+            devices.stream().filter(d -> matching.contains(d.name())).toList(), report.errors(), demands));
       }
       requestReports.add(new RequestReport(request.name(), request.firstAvailable(), alternatives));
       options.add(requestOptions);
@@ -178,7 +183,7 @@ public final class ClaimMatcher {
 
   /** The first selector or capacity check a device fails, as the scheduler checks them (class first). */
   private Optional<Rejection> check(Device d, DeviceSelection alt, List<CompiledSelector> fromClass,
-      List<CompiledSelector> own, Evaluations evaluations) {
+      List<CompiledSelector> own, Evaluations evaluations, CapacityDemand.Demand demand) {
     for (int i = 0; i < fromClass.size(); i++) {
       SelectorResult r = evaluations.result(fromClass.get(i), d.name());
       if (!r.matched()) {
@@ -191,17 +196,9 @@ public final class ClaimMatcher {
         return Optional.of(rejection(d, "request selector #" + (i + 1), own.get(i), r));
       }
     }
-    for (Map.Entry<String, BigDecimal> want : alt.capacityRequests().entrySet()) {
-      Optional<BigDecimal> have = capacity(d, want.getKey());
-      if (have.isEmpty()) {
-        return Optional.of(new Rejection(d.name(), "capacity request " + want.getKey(), null,
-            SelectorResult.Outcome.NO_MATCH, "device has no capacity " + want.getKey(), List.of()));
-      }
-      if (have.get().compareTo(want.getValue()) < 0) {
-        return Optional.of(new Rejection(d.name(), "capacity request " + want.getKey(), null,
-            SelectorResult.Outcome.NO_MATCH, "requested " + want.getValue().toPlainString() + " but the device has "
-                + have.get().toPlainString(), List.of()));
-      }
+    if (demand.refused()) {
+      return Optional.of(new Rejection(d.name(), "capacity request " + demand.refusedAt(), null,
+          SelectorResult.Outcome.NO_MATCH, demand.refusal(), List.of()));
     }
     return Optional.empty();
   }
@@ -211,23 +208,11 @@ public final class ClaimMatcher {
     return new Rejection(d.name(), where, s.expression(), r.outcome(), detail, r.observed());
   }
 
-  /** A capacity by qualified name; a name without a domain is the driver's. */
-  static Optional<BigDecimal> capacity(Device d, String name) {
-    Quantity q = d.capacity().get(name);
-    if (q == null && !name.contains("/")) {
-      q = d.capacity().get(DRIVER + "/" + name);
-    }
-    if (q == null && name.startsWith(DRIVER + "/")) {
-      q = d.capacity().get(name.substring(DRIVER.length() + 1));
-    }
-    return Optional.ofNullable(q).map(Quantity::toBigDecimal);
-  }
-
   /** An attribute by fully qualified name; our driver's unqualified names count as its domain. */
   static Optional<AttributeValue> attribute(Device d, String qualifiedName) {
     AttributeValue v = d.attributes().get(qualifiedName);
-    if (v == null && qualifiedName.startsWith(DRIVER + "/")) {
-      v = d.attributes().get(qualifiedName.substring(DRIVER.length() + 1));
+    if (v == null && qualifiedName.startsWith(Names.DRIVER + "/")) {
+      v = d.attributes().get(qualifiedName.substring(Names.DRIVER.length() + 1));
     }
     return Optional.ofNullable(v);
   }
@@ -292,7 +277,7 @@ public final class ClaimMatcher {
   }
 
   private record Candidates(String request, String subrequest, DeviceSelection selection, List<Device> devices,
-      List<Rejection> errors) {
+      List<Rejection> errors, Map<String, CapacityDemand.Demand> demands) {
     String key() {
       return subrequest == null ? request : request + "/" + subrequest;
     }
@@ -328,6 +313,7 @@ public final class ClaimMatcher {
     private final List<Constraint> constraints;
     final Map<String, List<Device>> chosen = new LinkedHashMap<>();
     private final Map<String, Integer> exclusiveUse = new HashMap<>();
+    /** Per shared device: what the requests chosen so far consume of each capacity. */
     private final Map<String, Map<String, BigDecimal>> consumed = new HashMap<>();
     /** Per constraint: value counts of the devices chosen under it so far. */
     private final List<Map<AttributeValue, Integer>> constraintValues = new ArrayList<>();
@@ -415,22 +401,17 @@ public final class ClaimMatcher {
       return true;
     }
 
-    /** Takes a device for a request if it is free (or shareable with room) and fits every constraint. */
+    /** Takes a device for a request if it is free (or shared with room for the request) and fits every constraint. */
     private boolean acquire(Candidates alt, Device d) {
-      boolean shared = allowMultipleAllocations.test(d);
-      if (!shared && exclusiveUse.getOrDefault(d.name(), 0) > 0) {
+      CapacityDemand.Demand demand = alt.demands().get(d.name());
+      if (!demand.shared() && exclusiveUse.getOrDefault(d.name(), 0) > 0) {
         return false;
       }
-      if (shared) {
+      if (demand.shared()) {
         Map<String, BigDecimal> used = consumed.getOrDefault(d.name(), Map.of());
-        boolean inUse = used.values().stream().anyMatch(v -> v.signum() > 0);
-        // Without capacity requests a request takes the whole device, so it cannot share with others.
-        if (exclusiveUse.getOrDefault(d.name(), 0) > 0 || (alt.selection().capacityRequests().isEmpty() && inUse)) {
-          return false;
-        }
-        for (Map.Entry<String, BigDecimal> want : alt.selection().capacityRequests().entrySet()) {
-          BigDecimal have = capacity(d, want.getKey()).orElse(BigDecimal.ZERO);
-          if (used.getOrDefault(want.getKey(), BigDecimal.ZERO).add(want.getValue()).compareTo(have) > 0) {
+        for (CapacityDemand.Share share : demand.shares()) {
+          BigDecimal have = d.capacity().get(share.capacity()).toBigDecimal();
+          if (used.getOrDefault(share.capacity(), BigDecimal.ZERO).add(share.consumed()).compareTo(have) > 0) {
             return false;
           }
         }
@@ -457,9 +438,9 @@ public final class ClaimMatcher {
           constraintValues.get(c).merge(attribute(d, constraints.get(c).attribute()).orElseThrow(), 1, Integer::sum);
         }
       }
-      if (shared && !alt.selection().capacityRequests().isEmpty()) {
+      if (demand.shared()) {
         Map<String, BigDecimal> used = consumed.computeIfAbsent(d.name(), k -> new HashMap<>());
-        alt.selection().capacityRequests().forEach((k, v) -> used.merge(k, v, BigDecimal::add));
+        demand.shares().forEach(share -> used.merge(share.capacity(), share.consumed(), BigDecimal::add));
       } else {
         exclusiveUse.merge(d.name(), 1, Integer::sum);
       }
@@ -467,10 +448,10 @@ public final class ClaimMatcher {
     }
 
     private void release(Candidates alt, Device d) {
-      boolean shared = allowMultipleAllocations.test(d);
-      if (shared && !alt.selection().capacityRequests().isEmpty()) {
+      CapacityDemand.Demand demand = alt.demands().get(d.name());
+      if (demand.shared()) {
         Map<String, BigDecimal> used = consumed.get(d.name());
-        alt.selection().capacityRequests().forEach((k, v) -> used.merge(k, v.negate(), BigDecimal::add));
+        demand.shares().forEach(share -> used.merge(share.capacity(), share.consumed().negate(), BigDecimal::add));
       } else {
         exclusiveUse.merge(d.name(), -1, Integer::sum);
       }

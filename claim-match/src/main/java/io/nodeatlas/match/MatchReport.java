@@ -51,14 +51,23 @@ public record MatchReport(String node, List<ClassReport> classes, List<ClaimRepo
     }
   }
 
+  /**
+   * What a request consumes of one capacity of a matching shared device when that is not exactly the
+   * amount it asks for: the capacity's request-policy default (or the whole capacity) when the request
+   * does not name it ({@code requested} null), or the amount rounded up to what the policy allows
+   * (KEP-5075). {@code rule} says which.
+   */
+  public record CapacityConsumption(String device, String capacity, String requested, String consumed, String rule) {}
+
   /** One way of satisfying a request ({@code exactly}, or one {@code firstAvailable} subrequest). */
   public record AlternativeReport(String name, String deviceClassName, String allocationMode, long count,
       SortedMap<String, String> capacityRequests, List<String> devices, List<Rejection> rejected,
-      List<SelectorReport> selectors) {
+      List<SelectorReport> selectors, List<CapacityConsumption> consumption) {
     public AlternativeReport {
       devices = List.copyOf(devices);
       rejected = List.copyOf(rejected);
       selectors = List.copyOf(selectors);
+      consumption = List.copyOf(consumption);
     }
 
     /** Run-time errors abort the scheduler's allocation attempt. */

@@ -54,6 +54,9 @@ public final class MatchReportWriter {
           }
           selectorNotes(out, a.selectors(), "    ");
           if (explain) {
+            a.consumption().forEach(c -> out.append("    ").append(c.device()).append(": consumes ").append(c.consumed())
+                .append(" of ").append(c.capacity()).append(c.requested() == null ? "" : " (requested " + c.requested() + ")")
+                .append(": ").append(c.rule()).append('\n'));
             for (Rejection x : a.rejected()) {
               if (x.outcome() == SelectorResult.Outcome.ERROR) {
                 continue;
@@ -134,6 +137,14 @@ public final class MatchReportWriter {
             x.observed().forEach(o -> observed.put(o.path(), o.value()));
           }
           selectors(an.putArray("selectors"), a.selectors());
+          ArrayNode consumption = an.putArray("consumption");
+          for (MatchReport.CapacityConsumption c : a.consumption()) {
+            ObjectNode cn = consumption.addObject().put("device", c.device()).put("capacity", c.capacity());
+            if (c.requested() != null) {
+              cn.put("requested", c.requested());
+            }
+            cn.put("consumes", c.consumed()).put("rule", c.rule());
+          }
         }
       }
       ArrayNode constraints = n.putArray("constraints");

@@ -21,7 +21,7 @@ class ClaimMatcherTest {
 
   static MatchReport match(String claims) throws ClaimInputException {
     ClaimDocumentParser parser = new ClaimDocumentParser();
-    return new ClaimMatcher(new DraCelEnvironment(), NodeFixtures.SHARED_BY_TYPE).match("hgx", NodeFixtures.hgxNode(),
+    return new ClaimMatcher(new DraCelEnvironment()).match("hgx", NodeFixtures.hgxNode(),
         ClaimDocumentParser.merge(List.of(parser.parse("classes.yaml", CLASSES), parser.parse("claims.yaml", claims))));
   }
 

@@ -5,8 +5,6 @@ import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Names;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.function.Predicate;
 
 /**
  * The devices of the synthetic HGX-like node of rdma-nic-hugepages.md §6, as the discovery modules name
@@ -17,12 +15,6 @@ import java.util.function.Predicate;
 public final class NodeFixtures {
 
   public static final String TYPE = Names.ours("type");
-
-  /**
-   * Which of these devices allow multiple allocations: the CPU and hugepage pools, shared by capacity
-   * (what `nodeatlas match` passes to {@link ClaimMatcher} for this node).
-   */
-  public static final Predicate<Device> SHARED_BY_TYPE = d -> d.type().map(Set.of("cpu", "hugepages")::contains).orElse(false);
 
   /** GPU index → PCI bus id and PCIe root (§6.2). */
   private static final String[][] GPUS = {
@@ -86,6 +78,7 @@ public final class NodeFixtures {
           .attribute(Names.ours("cpus"), node == 0 ? "0-31,64-95" : "32-63,96-127")
           .attribute(Names.ours("smtEnabled"), true)
           .capacity(Names.ours("cpu"), 64)
+          .allowMultipleAllocations(true)
           .build());
       out.add(hugepages(node, 2L << 20, 4096, "2mi"));
       out.add(hugepages(node, 1L << 30, 16, "1gi"));
@@ -130,6 +123,7 @@ public final class NodeFixtures {
         .attribute(Names.NUMA_NODE, node)
         .capacity(Names.ours("pageSize"), pageSize)
         .capacity(Names.ours("memory"), pageSize * pages)
+        .allowMultipleAllocations(true)
         .build();
   }
 }

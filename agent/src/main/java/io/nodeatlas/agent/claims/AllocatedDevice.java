@@ -1,9 +1,9 @@
 package io.nodeatlas.agent.claims;
 
 /**
- * One allocation result of a claim ({@code status.allocation.devices.results[]}: request [1],
- * driver [2], pool [3], device [4], adminAccess [5], shareID [9]; dra-api.md §5). {@code request}
- * may carry a subrequest ({@code req/sub}).
+ * One allocation result of a claim ({@code status.allocation.devices.results[]}, {@code resource.k8s.io/v1}
+ * {@code DeviceRequestAllocationResult}: request [1], driver [2], pool [3], device [4], adminAccess [5],
+ * shareID [9], by proto field number). {@code request} may carry a subrequest ({@code req/sub}).
  */
 public record AllocatedDevice(String request, String driver, String pool, String device, boolean adminAccess) {
 

@@ -1,92 +1,82 @@
 package io.nodeatlas.agent.claims;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.MapperFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.nodeatlas.discovery.files.AtomicFiles;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
+import java.io.InputStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Collection;
-import java.util.HexFormat;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The prepared claims of this node, kept in one JSON file so that a restart (or {@code kill -9})
- * loses nothing and Unprepare works from the file alone (the kubelet sends only namespace, name and
- * UID, dra-api.md §1.3).
+ * The prepared claims of this node, kept in one file so that a restart (or {@code kill -9}) loses
+ * nothing and Unprepare works from the file alone (the kubelet's {@code NodeUnprepareResources} sends
+ * only namespace, name and UID). The format is {@link CheckpointCodec}'s: versioned, checksummed, and
+ * never overwritten when it cannot be trusted ({@link CorruptCheckpointException}).
  *
- * <p>Every change is durable when {@link #put} or {@link #remove} returns: the whole file is written
- * to a temporary file, fsynced, renamed over the old one and the directory fsynced. Concurrent
- * changes are committed together (whoever writes next writes everyone's changes), so hundreds of
- * parallel Prepare calls cost a handful of writes, not hundreds. A SHA-256 over the claims detects a
- * damaged file, which is reported and never overwritten.
+ * <p>Every change is durable when {@link #put} or {@link #remove} returns: the whole file is replaced
+ * with {@link AtomicFiles} (temporary file, fsync, rename, directory fsync). Concurrent changes are
+ * committed together (whoever writes next writes everyone's changes), so hundreds of parallel Prepare
+ * calls cost a handful of writes, not hundreds. Each claim is encoded once, when it is recorded. Which
+ * claim holds which device is kept as an index, so the "is this device free?" check of Prepare does
+ * not walk every claim.
  *
- * <p>The file is one claim per line, each claim's JSON encoded once when it is recorded (not on every
- * write), so a write with hundreds of claims is a concatenation, one SHA-256 and the fsyncs. Which
- * claim holds which device is kept as an index, so the "is this device free?" check of Prepare does not
- * walk every claim.
+ * <p>The file names claims and devices of every tenant of the node, so it is {@code 0600} in a state
+ * directory created {@code 0700}. It is never followed through a symbolic link: a link at its path
+ * stops the agent, and the atomic replace renames over a link rather than writing through it.
  */
 public final class Checkpoint {
 
-  static final String KIND = "nodeatlas.io/checkpoint";
-  static final int VERSION = 1;
+  /** Larger files are refused rather than read (a checkpoint of 100,000 claims is ~40 MiB). */
+  static final long MAX_FILE_BYTES = 64L << 20;
 
-  private static final ObjectMapper JSON = JsonMapper.builder()
-      .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
-      .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
-      .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-      .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-      .build();
+  private static final Set<PosixFilePermission> STATE_DIR_MODE = PosixFilePermissions.fromString("rwx------");
 
   private final Path file;
+  private final CheckpointCodec codec;
   private final Object stateLock = new Object();
   private final ReentrantLock writeLock = new ReentrantLock();
-  private final Map<String, PreparedClaim> claims;
-  /** The compact JSON of each claim in {@link #claims}, as it goes into the file and the checksum. */
-  private final Map<String, byte[]> encoded = new TreeMap<>();
+  private final Map<String, CheckpointCodec.Entry> claims;
+  /** Top-level members of a newer minor version of the format, written back as read. */
+  private final SortedMap<String, JsonNode> unknownMembers;
   /** Device name → UID of a claim holding it (the claim that recorded it last, when several do). */
-  private final Map<String, String> holders = new java.util.HashMap<>();
+  private final Map<String, String> holders = new HashMap<>();
   private long changeCount;
   private long durableCount;
 
-  private Checkpoint(Path file, Map<String, PreparedClaim> claims) {
+  private Checkpoint(Path file, CheckpointCodec codec, CheckpointCodec.Content content) {
     this.file = file;
-    this.claims = claims;
-    claims.values().forEach(this::index);
+    this.codec = codec;
+    this.claims = new TreeMap<>(content.claims());
+    this.unknownMembers = content.unknownMembers();
+    claims.values().forEach(e -> index(e.claim()));
   }
 
   private void index(PreparedClaim c) {
-    encoded.put(c.claim().uid(), encodeClaim(c));
     c.devices().forEach(d -> holders.put(d.device(), c.claim().uid()));
   }
 
   private void unindex(PreparedClaim c) {
-    encoded.remove(c.claim().uid());
     for (PreparedDevice d : c.devices()) {
       if (c.claim().uid().equals(holders.get(d.device()))) {
         holders.remove(d.device());
-        // Another claim may hold the same device (admin access): let it be found again.
-        for (PreparedClaim other : claims.values()) {
-          if (other.devices().stream().anyMatch(o -> o.device().equals(d.device()))) {
-            holders.put(d.device(), other.claim().uid());
+        // Another claim may hold the same device (admin access, a shared device): let it be found again.
+        for (CheckpointCodec.Entry other : claims.values()) {
+          if (other.claim().devices().stream().anyMatch(o -> o.device().equals(d.device()))) {
+            holders.put(d.device(), other.claim().claim().uid());
             break;
           }
         }
@@ -94,53 +84,64 @@ public final class Checkpoint {
     }
   }
 
-  /** Opens the checkpoint at {@code file}; a missing file is an empty checkpoint. */
+  /**
+   * Opens the checkpoint at {@code file}; a missing file is an empty checkpoint. Creates the state
+   * directory ({@code 0700}) when missing and removes the temporary files a killed writer left there.
+   */
   public static Checkpoint open(Path file) throws IOException, CorruptCheckpointException {
-    Files.createDirectories(file.toAbsolutePath().getParent());
-    byte[] bytes;
-    try {
-      bytes = Files.readAllBytes(file);
-    } catch (NoSuchFileException e) {
-      return new Checkpoint(file, new TreeMap<>());
-    }
-    return new Checkpoint(file, decode(file, bytes));
+    Path dir = file.toAbsolutePath().getParent();
+    prepareStateDirectory(dir);
+    String name = file.getFileName().toString();
+    AtomicFiles.removeStaleTemps(dir, name::equals);
+    // The fixed temporary name of format 1's writer, left by a crash before an upgrade.
+    Files.deleteIfExists(dir.resolve("." + name + ".tmp"));
+    CheckpointCodec codec = new CheckpointCodec();
+    Optional<byte[]> bytes = read(file);
+    CheckpointCodec.Content content = bytes.isEmpty() ? CheckpointCodec.Content.empty() : codec.decode(file, bytes.get());
+    return new Checkpoint(file, codec, content);
   }
 
-  static Map<String, PreparedClaim> decode(Path file, byte[] bytes) throws CorruptCheckpointException {
-    FileFormat parsed;
+  private static void prepareStateDirectory(Path dir) throws IOException {
+    if (Files.isSymbolicLink(dir)) {
+      throw new IOException("state directory " + dir + " is a symbolic link; nodeatlas does not follow links to its state");
+    }
+    if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(STATE_DIR_MODE));
+    // The umask only narrows the mode; set it exactly, and make the new entry durable in its parent.
+    Files.setPosixFilePermissions(dir, STATE_DIR_MODE);
+    if (dir.getParent() != null) {
+      AtomicFiles.syncDirectory(dir.getParent());
+    }
+  }
+
+  /** The file's bytes, never through a link; empty when there is no file. */
+  private static Optional<byte[]> read(Path file) throws IOException, CorruptCheckpointException {
+    BasicFileAttributes a;
     try {
-      parsed = JSON.readValue(bytes, FileFormat.class);
-    } catch (IOException | RuntimeException e) {
-      throw new CorruptCheckpointException(file, "not a readable checkpoint: " + firstLine(e.getMessage()), e);
+      a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
     }
-    if (!KIND.equals(parsed.kind()) || parsed.version() != VERSION) {
-      throw new CorruptCheckpointException(file,
-          "unknown format " + parsed.kind() + " version " + parsed.version() + ", expected " + KIND + " version " + VERSION,
-          null);
+    if (a.isSymbolicLink()) {
+      throw new CorruptCheckpointException(file, "it is a symbolic link, and nodeatlas never follows links to its state", null);
     }
-    if (parsed.claims() == null) {
-      throw new CorruptCheckpointException(file, "no claims list", null);
+    if (!a.isRegularFile()) {
+      throw new CorruptCheckpointException(file, "it is not a regular file", null);
     }
-    String expected;
-    try {
-      expected = checksum(parsed.claims());
-    } catch (RuntimeException e) {
-      throw new CorruptCheckpointException(file, "invalid claim entry: " + e.getMessage(), e);
+    if (a.size() > MAX_FILE_BYTES) {
+      throw new CorruptCheckpointException(file, "it has " + a.size() + " bytes, more than the " + MAX_FILE_BYTES
+          + " a checkpoint may have", null);
     }
-    if (!expected.equals(parsed.checksum())) {
-      throw new CorruptCheckpointException(file,
-          "checksum mismatch: file says " + parsed.checksum() + ", content hashes to " + expected, null);
-    }
-    Map<String, PreparedClaim> byUid = new TreeMap<>();
-    for (PreparedClaim c : parsed.claims()) {
-      if (c == null || c.claim() == null || c.devices() == null) {
-        throw new CorruptCheckpointException(file, "incomplete claim entry", null);
+    // O_NOFOLLOW: a link swapped in since the stat fails the open instead of being read.
+    try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+      byte[] bytes = in.readNBytes((int) MAX_FILE_BYTES + 1);
+      if (bytes.length > MAX_FILE_BYTES) {
+        throw new CorruptCheckpointException(file, "it has more than the " + MAX_FILE_BYTES + " bytes a checkpoint may have", null);
       }
-      if (byUid.put(c.claim().uid(), c) != null) {
-        throw new CorruptCheckpointException(file, "claim UID " + c.claim().uid() + " appears twice", null);
-      }
+      return Optional.of(bytes);
     }
-    return byUid;
   }
 
   public Path file() {
@@ -149,7 +150,7 @@ public final class Checkpoint {
 
   public Optional<PreparedClaim> get(String uid) {
     synchronized (stateLock) {
-      return Optional.ofNullable(claims.get(uid));
+      return Optional.ofNullable(claims.get(uid)).map(CheckpointCodec.Entry::claim);
     }
   }
 
@@ -161,12 +162,13 @@ public final class Checkpoint {
         return Optional.empty();
       }
       if (!uid.equals(exceptUid)) {
-        return Optional.of(claims.get(uid).claim());
+        return Optional.of(claims.get(uid).claim().claim());
       }
       // The index names exceptUid; only the rare device held by two claims needs the walk.
-      for (PreparedClaim c : claims.values()) {
-        if (!c.claim().uid().equals(exceptUid) && c.devices().stream().anyMatch(d -> d.device().equals(device))) {
-          return Optional.of(c.claim());
+      for (CheckpointCodec.Entry c : claims.values()) {
+        if (!c.claim().claim().uid().equals(exceptUid)
+            && c.claim().devices().stream().anyMatch(d -> d.device().equals(device))) {
+          return Optional.of(c.claim().claim());
         }
       }
       return Optional.empty();
@@ -175,17 +177,18 @@ public final class Checkpoint {
 
   public Collection<PreparedClaim> all() {
     synchronized (stateLock) {
-      return List.copyOf(claims.values());
+      return claims.values().stream().map(CheckpointCodec.Entry::claim).toList();
     }
   }
 
   /** Records a prepared claim; durable on return. */
   public void put(PreparedClaim claim) throws IOException {
+    CheckpointCodec.Entry entry = codec.entry(claim);
     long change;
     synchronized (stateLock) {
-      PreparedClaim old = claims.put(claim.claim().uid(), claim);
+      CheckpointCodec.Entry old = claims.put(claim.claim().uid(), entry);
       if (old != null) {
-        unindex(old);
+        unindex(old.claim());
       }
       index(claim);
       change = ++changeCount;
@@ -197,11 +200,11 @@ public final class Checkpoint {
   public void remove(String uid) throws IOException {
     long change;
     synchronized (stateLock) {
-      PreparedClaim old = claims.remove(uid);
+      CheckpointCodec.Entry old = claims.remove(uid);
       if (old == null) {
         return;
       }
-      unindex(old);
+      unindex(old.claim());
       change = ++changeCount;
     }
     awaitDurable(change);
@@ -213,114 +216,24 @@ public final class Checkpoint {
       if (durableCount >= change) {
         return;
       }
-      List<byte[]> snapshot;
+      SortedMap<String, CheckpointCodec.Entry> snapshot;
       long snapshotCount;
       synchronized (stateLock) {
-        snapshot = new ArrayList<>(encoded.values());
+        snapshot = new TreeMap<>(claims);
         snapshotCount = changeCount;
       }
-      write(assemble(snapshot));
+      AtomicFiles.write(file, codec.encode(snapshot, unknownMembers), AtomicFiles.OWNER_ONLY);
       durableCount = snapshotCount;
     } finally {
       writeLock.unlock();
     }
   }
 
-  private void write(byte[] bytes) throws IOException {
-    Path dir = file.toAbsolutePath().getParent();
-    Path tmp = dir.resolve("." + file.getFileName() + ".tmp");
-    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING)) {
-      ByteBuffer buf = ByteBuffer.wrap(bytes);
-      while (buf.hasRemaining()) {
-        ch.write(buf);
-      }
-      ch.force(true);
-    }
-    try {
-      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-    }
-    // The rename is only durable once the directory entry is; a crash before that could bring back the old file.
-    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-      d.force(true);
-    } catch (IOException ignored) {
-      // Some file systems do not allow opening a directory; the rename itself is still atomic.
-    }
+  /** The file this checkpoint would write for {@code claims} (tests, benchmarks). */
+  static byte[] encode(List<PreparedClaim> claims) {
+    CheckpointCodec codec = new CheckpointCodec();
+    SortedMap<String, CheckpointCodec.Entry> byUid = new TreeMap<>();
+    claims.forEach(c -> byUid.put(c.claim().uid(), codec.entry(c)));
+    return codec.encode(byUid, Map.of());
   }
-
-  /** The file for {@code snapshot} (in UID order, as the checkpoint keeps them). */
-  static byte[] encode(List<PreparedClaim> snapshot) {
-    return assemble(snapshot.stream().map(Checkpoint::encodeClaim).toList());
-  }
-
-  private static byte[] encodeClaim(PreparedClaim claim) {
-    try {
-      return JSON.writeValueAsBytes(claim);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot encode claim " + claim.claim(), e);
-    }
-  }
-
-  /**
-   * The file from the claims' compact JSON: the fields of {@link FileFormat} in alphabetical order, one
-   * claim per line. The checksum covers {@code [claim,claim,...]} exactly as {@link #checksum} encodes
-   * the list, so the reader (which re-encodes what it parsed) gets the same hash.
-   */
-  private static byte[] assemble(List<byte[]> claimJson) {
-    MessageDigest sha = sha256();
-    sha.update((byte) '[');
-    int size = 0;
-    for (int i = 0; i < claimJson.size(); i++) {
-      if (i > 0) {
-        sha.update((byte) ',');
-      }
-      sha.update(claimJson.get(i));
-      size += claimJson.get(i).length + 6;
-    }
-    sha.update((byte) ']');
-    String head = "{\n  \"checksum\" : \"sha256:" + HexFormat.of().formatHex(sha.digest()) + "\",\n  \"claims\" : [";
-    String tail = (claimJson.isEmpty() ? "" : "\n  ") + "],\n  \"kind\" : \"" + KIND + "\",\n  \"version\" : " + VERSION + "\n}\n";
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(size + 256);
-    out.writeBytes(head.getBytes(StandardCharsets.UTF_8));
-    for (int i = 0; i < claimJson.size(); i++) {
-      out.writeBytes((i == 0 ? "\n    " : ",\n    ").getBytes(StandardCharsets.UTF_8));
-      out.writeBytes(claimJson.get(i));
-    }
-    out.writeBytes(tail.getBytes(StandardCharsets.UTF_8));
-    return out.toByteArray();
-  }
-
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("no SHA-256", e);
-    }
-  }
-
-  static String checksum(List<PreparedClaim> claims) {
-    try {
-      byte[] canonical = JSON.writeValueAsBytes(claims);
-      return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(canonical));
-    } catch (JsonProcessingException | NoSuchAlgorithmException e) {
-      throw new IllegalStateException("cannot hash checkpoint", e);
-    }
-  }
-
-  private static String firstLine(String s) {
-    if (s == null) {
-      return "unknown error";
-    }
-    int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl);
-  }
-
-  /** The file's layout; field order is alphabetical so the bytes are stable. */
-  record FileFormat(
-      @JsonProperty(value = "kind", required = true) String kind,
-      @JsonProperty(value = "version", required = true) int version,
-      @JsonProperty(value = "checksum", required = true) String checksum,
-      @JsonProperty(value = "claims", required = true) List<PreparedClaim> claims) {}
 }

@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * Reads a claim's allocation from the API server. Implementations check that the stored claim has
  * the UID the kubelet named (else it was replaced) and that it is allocated, as the upstream helper
- * does before it calls a driver (dra-api.md §1.3).
+ * does before it calls a driver (the kubelet plugin helper of {@code k8s.io/dynamic-resource-allocation}).
  */
 public interface ClaimLookup {
 

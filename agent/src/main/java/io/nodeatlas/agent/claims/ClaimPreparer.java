@@ -13,13 +13,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * NodePrepareResources and NodeUnprepareResources, independent of the proto version
- * (dra-api.md §1.3, §10.3–4).
+ * NodePrepareResources and NodeUnprepareResources, independent of the proto version (kubelet DRA
+ * plugin API {@code v1} and {@code v1beta1}, KEP-4381).
  *
  * <p>Prepare of a claim: answer from the checkpoint when it is already prepared (idempotent, and it
  * works while the API server is away); else read the claim (UID and allocation checked), keep our
- * driver's results, check that each device still exists here and is not held by another claim, write
- * the claim's CDI spec, record the claim in the checkpoint, and answer the CDI ids. Unprepare works
+ * driver's results, check that each device still exists here and, unless it allows multiple
+ * allocations, is not held by another claim, write the claim's CDI spec, record the claim in the
+ * checkpoint, and answer the CDI ids. Unprepare works
  * from the checkpoint alone. Calls for the same claim UID are serialised; different claims run in
  * parallel. Every claim of a request gets an entry; a failure is that claim's {@code error}.
  */
@@ -137,7 +138,14 @@ public final class ClaimPreparer {
         devices.add(d.get());
       }
     }
-    List<String> exclusive = ours.stream().filter(a -> !a.adminAccess()).map(AllocatedDevice::device).distinct().toList();
+    // Only exclusive devices are held by one claim. adminAccess results (KEP-5018) do not take the device,
+    // and a device that allows multiple allocations (resource.k8s.io/v1 Device.allowMultipleAllocations,
+    // KEP-5075) is prepared for every claim the scheduler gave a share of it.
+    Map<String, Device> byName = new HashMap<>();
+    devices.forEach(d -> byName.put(d.name(), d));
+    List<String> exclusive = ours.stream()
+        .filter(a -> !a.adminAccess() && !byName.get(a.device()).allowMultipleAllocations())
+        .map(AllocatedDevice::device).distinct().toList();
     synchronized (deviceOwnership) {
       for (String device : exclusive) {
         Optional<ClaimRef> holder = holderOf(device, claim.uid());

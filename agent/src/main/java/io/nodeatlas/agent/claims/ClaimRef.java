@@ -2,7 +2,7 @@ package io.nodeatlas.agent.claims;
 
 /**
  * A claim as the kubelet names it in NodePrepareResources / NodeUnprepareResources
- * ({@code Claim{namespace=1, uid=2, name=3}}, dra-api.md §1.2). The UID is the identity: a claim
+ * ({@code Claim{namespace=1, uid=2, name=3}}, the kubelet DRA plugin API {@code v1} message). The UID is the identity: a claim
  * deleted and re-created under the same name is a different claim.
  */
 public record ClaimRef(String namespace, String name, String uid) {

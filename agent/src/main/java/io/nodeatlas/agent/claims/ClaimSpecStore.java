@@ -13,8 +13,8 @@ import java.util.Map;
 /**
  * The only place the agent touches the CDI library: per-claim transient specs
  * ({@code nodeatlas.io-claim_<uid>.json} in the CDI dir, devices named {@code <uid>-<device>} so two
- * claims never define the same CDI name, dra-api.md §8) and the static per-class specs of
- * standalone mode.
+ * claims never define the same CDI name; KEP-4381: Prepare answers CDI device ids) and the static
+ * per-class specs of standalone mode.
  */
 public final class ClaimSpecStore implements ClaimSpecs {
 
@@ -37,6 +37,16 @@ public final class ClaimSpecStore implements ClaimSpecs {
       }
     }
     return spec.cdiDeviceIds();
+  }
+
+  /**
+   * Removes the temporary files that a killed agent left while writing claim specs or the static specs
+   * (never other writers' files). For start-up, before any Prepare or reconcile of this process runs.
+   */
+  public List<Path> removeStaleTemporaryFiles() throws IOException {
+    List<Path> removed = new java.util.ArrayList<>(writer.removeStaleTemporaryFiles(cdiRoot, claimSpecs.ownership()));
+    removed.addAll(writer.removeStaleTemporaryFiles(cdiRoot, CdiSpecGenerator.builder().build().ownership()));
+    return removed;
   }
 
   @Override

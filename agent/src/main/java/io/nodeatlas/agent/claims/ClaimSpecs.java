@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The per-claim transient CDI specs (one file per claim in the CDI dir, dra-api.md §8). The seam
+ * The per-claim transient CDI specs (one file per claim in the CDI dir, KEP-4381: Prepare answers CDI device ids). The seam
  * between claim handling and the CDI library, so the preparer never sees file formats.
  */
 public interface ClaimSpecs {

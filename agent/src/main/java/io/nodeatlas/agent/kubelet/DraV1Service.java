@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin} (dra-api.md §1.2). Only translates; the work is
+ * {@code k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin}. Only translates; the work is
  * in {@link ClaimPreparer}. A claim without UID fails that claim, never the whole call (an RPC error
  * would make the kubelet drop every claim's answer).
  */

@@ -12,7 +12,7 @@ import io.nodeatlas.agent.kubelet.api.dra.v1beta1.NodeUnprepareResourcesResponse
 /**
  * {@code k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin}, for kubelets that pick v1beta1. The v1beta1
  * messages are the v1 messages without {@code Device.share_id} (field 5), with the same field
- * numbers (dra-api.md §1.2), so a request is re-read as v1 and served by {@link DraV1Service}, and the
+ * numbers (kubelet DRA plugin API {@code v1beta1} and {@code v1}), so a request is re-read as v1 and served by {@link DraV1Service}, and the
  * answer re-read as v1beta1: one translation of claims, not two. We never set {@code share_id}, so
  * nothing is lost on the way back.
  */

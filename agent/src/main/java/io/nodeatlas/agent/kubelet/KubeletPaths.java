@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /**
- * Where the kubelet looks for us (dra-api.md §2.2): the registration socket
+ * Where the kubelet looks for us (kubelet plugin watcher, KEP-4381): the registration socket
  * {@code <root>/plugins_registry/<driver>-reg.sock}, watched by the kubelet's plugin watcher, and the
  * DRA socket {@code <root>/plugins/<driver>/dra.sock}, announced in GetInfo. The root is the
  * kubelet's {@code --root-dir}, not always {@code /var/lib/kubelet}.

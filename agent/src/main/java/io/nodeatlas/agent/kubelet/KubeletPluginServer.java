@@ -26,7 +26,7 @@ public final class KubeletPluginServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KubeletPluginServer.class);
 
   /**
-   * The kubelet walks this list in order and takes the first version it supports (dra-api.md §1.4);
+   * The kubelet walks this list in order and takes the first version it supports (KEP-4381, {@code supported_versions});
    * these strings are the Go constants {@code DRAPluginService}, not the gRPC service names.
    */
   public static final List<String> SUPPORTED_VERSIONS = List.of("v1.DRAPlugin", "v1beta1.DRAPlugin");

@@ -12,7 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code pluginregistration.Registration} on the registration socket (dra-api.md §2.1, §10.1). The
+ * {@code pluginregistration.Registration} on the registration socket (kubelet plugin watcher, {@code pluginregistration/v1}). The
  * kubelet gives GetInfo one second, so it answers from fields only.
  */
 final class RegistrationService extends RegistrationGrpc.RegistrationImplBase {

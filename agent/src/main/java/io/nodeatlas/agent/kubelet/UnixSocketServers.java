@@ -22,7 +22,7 @@ import java.util.concurrent.Executor;
 
 /**
  * gRPC servers and clients on unix domain sockets through the epoll transport bundled in
- * grpc-netty-shaded. The kubelet speaks plain HTTP/2 without TLS on these sockets (dra-api.md §1.3).
+ * grpc-netty-shaded. The kubelet speaks plain HTTP/2 without TLS on these sockets.
  */
 public final class UnixSocketServers {
 

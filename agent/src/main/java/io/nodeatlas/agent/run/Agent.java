@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * CDI specs in the CDI dir current and serves health and metrics, nothing else.
  *
  * <p>All periodic work happens on the thread that calls {@link #run()}; it is also the thread that
- * pets the systemd watchdog, so a stuck loop trips the watchdog (java-ecosystem.md §3.6).
+ * pets the systemd watchdog, so a stuck loop trips the watchdog ({@code sd_notify(3)} {@code WATCHDOG=1}).
  */
 public final class Agent implements AutoCloseable {
 
@@ -106,6 +106,7 @@ public final class Agent implements AutoCloseable {
   /** Opens the checkpoint, binds the sockets and the HTTP port; discovery and publishing start in {@link #run()}. */
   public void start() throws IOException, CorruptCheckpointException {
     specStore = new ClaimSpecStore(settings.cdiRoot());
+    specStore.removeStaleTemporaryFiles().forEach(p -> LOG.info("removed temporary file of a killed writer file={}", p));
     if (!standalone()) {
       checkpoint = Checkpoint.open(settings.checkpointFile());
       LOG.info("checkpoint loaded file={} claims={}", checkpoint.file(), checkpoint.all().size());

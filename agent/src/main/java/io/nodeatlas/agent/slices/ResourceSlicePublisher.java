@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps this node's pool of {@code resource.k8s.io/v1} ResourceSlices equal to the discovered
- * devices (dra-api.md §4, §10.5–7).
+ * devices (KEP-4381: the driver publishes its node-local devices as one pool).
  *
  * <p>One pool per node, named after the node, {@code spec.nodeName} set and the Node as controlling
  * owner (node deletion garbage-collects the slices). Devices are sorted by name and cut into slices of
@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Slices are found by label ({@code nodeatlas.io/node}, {@code nodeatlas.io/driver}) and then
  * filtered on {@code spec.nodeName}/{@code spec.driver}; a label selector works on every API server,
- * including fabric8's mock, which ignores field selectors (java-ecosystem.md §2.4).
+ * including fabric8's mock, which ignores field selectors.
  */
 public final class ResourceSlicePublisher {
 
@@ -62,6 +62,13 @@ public final class ResourceSlicePublisher {
   private final int maxDevicesPerSlice;
   private String nodeUid;
   private long lastGeneration;
+  /**
+   * The API server did not keep {@code allowMultipleAllocations} and {@code requestPolicy} in the slices
+   * we wrote: it drops fields of a disabled feature gate (KEP-5075's {@code DRAConsumableCapacity}), so
+   * publishing them again would only rewrite the pool on every sync. Shared devices are then published
+   * as the server keeps them, exclusive.
+   */
+  private boolean sharingDropped;
 
   public ResourceSlicePublisher(KubernetesClient client, String driver, String nodeName) {
     this(client, driver, nodeName, SliceValidator.MAX_DEVICES);
@@ -93,6 +100,9 @@ public final class ResourceSlicePublisher {
     List<io.fabric8.kubernetes.api.model.resource.v1.Device> wanted = new ArrayList<>();
     for (Device d : devices.stream().sorted(Comparator.comparing(Device::name)).toList()) {
       io.fabric8.kubernetes.api.model.resource.v1.Device sd = SliceDeviceMapper.toSliceDevice(d);
+      if (sharingDropped) {
+        sd = withoutSharing(sd);
+      }
       List<String> problems = SliceValidator.deviceProblems(sd);
       if (problems.isEmpty()) {
         wanted.add(sd);
@@ -118,6 +128,14 @@ public final class ResourceSlicePublisher {
     }
     if (matches(existing, desired)) {
       lastGeneration = Math.max(lastGeneration, currentGeneration);
+      return new PublishResult(currentGeneration, desired.size(), wanted.size(), 0, 0, 0, warnings);
+    }
+    if (!sharingDropped && currentGeneration == lastGeneration && lastGeneration > 0
+        && matches(existing, desired.stream().map(ResourceSlicePublisher::withoutSharing).toList())) {
+      // What we wrote last came back without the sharing fields: the server does not keep them.
+      sharingDropped = true;
+      LOG.warn("the API server does not keep allowMultipleAllocations and requestPolicy (is the DRAConsumableCapacity "
+          + "feature gate off?); devices are published without them, that is as exclusive devices");
       return new PublishResult(currentGeneration, desired.size(), wanted.size(), 0, 0, 0, warnings);
     }
 
@@ -162,6 +180,28 @@ public final class ResourceSlicePublisher {
     return new PublishResult(generation, desired.size(), wanted.size(), created, updated, deleted, warnings);
   }
 
+  /** {@code slice} without the fields of consumable capacity (KEP-5075). */
+  static ResourceSlice withoutSharing(ResourceSlice slice) {
+    ResourceSlice copy = new ResourceSliceBuilder(slice).build();
+    if (copy.getSpec() != null && copy.getSpec().getDevices() != null) {
+      copy.getSpec().setDevices(copy.getSpec().getDevices().stream().map(ResourceSlicePublisher::withoutSharing).toList());
+    }
+    return copy;
+  }
+
+  /** {@code device} without {@code allowMultipleAllocations} and its capacities' {@code requestPolicy}. */
+  static io.fabric8.kubernetes.api.model.resource.v1.Device withoutSharing(io.fabric8.kubernetes.api.model.resource.v1.Device device) {
+    io.fabric8.kubernetes.api.model.resource.v1.Device copy =
+        new io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder(device).withAllowMultipleAllocations(null).build();
+    if (copy.getCapacity() != null) {
+      Map<String, io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity> capacity = new java.util.LinkedHashMap<>();
+      copy.getCapacity().forEach((name, c) -> capacity.put(name,
+          new io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder(c).withRequestPolicy(null).build()));
+      copy.setCapacity(capacity);
+    }
+    return copy;
+  }
+
   /**
    * Calls {@code onChange} whenever one of our slices is deleted or modified by anyone; the caller
    * then syncs (and so re-creates what the kubelet wiped).
@@ -193,7 +233,7 @@ public final class ResourceSlicePublisher {
       out.add(devices.subList(i, Math.min(devices.size(), i + per)));
     }
     if (out.isEmpty()) {
-      // An empty pool is not the same as no pool (dra-api.md §4.1): publish one empty slice.
+      // An empty pool is not the same as no pool (ResourcePool.resourceSliceCount >= 1): publish one empty slice.
       out.add(List.of());
     }
     return out;

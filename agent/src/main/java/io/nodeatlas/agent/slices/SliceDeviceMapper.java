@@ -1,12 +1,16 @@
 package io.nodeatlas.agent.slices;
 
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicy;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicyBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicyRangeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder;
 import io.nodeatlas.discovery.model.AttributeValue;
 import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.model.RequestPolicy;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -15,10 +19,16 @@ import java.util.Map;
  *
  * <p>Attribute and capacity names are published fully qualified, also those in our own domain
  * ({@code nodeatlas.io/type}, not {@code type}). For the default driver {@code nodeatlas.io} both
- * spellings mean the same to the scheduler (unqualified names belong to the driver's domain,
- * dra-api.md §3.3), and CEL reads them the same way ({@code device.attributes["nodeatlas.io"].type}).
- * Keeping the qualified name also keeps that meaning when the driver is renamed with
- * {@code --driver-name}, and the slice shows exactly what {@code nodeatlas discover} prints.
+ * spellings mean the same to the scheduler (a {@code resource.k8s.io/v1} {@code QualifiedName} without a
+ * domain belongs to the driver's domain), and CEL reads them the same way
+ * ({@code device.attributes["nodeatlas.io"].type}). Keeping the qualified name also keeps that meaning
+ * when the driver is renamed with {@code --driver-name}, and the slice shows exactly what
+ * {@code nodeatlas discover} prints.
+ *
+ * <p>Sharing is published as the source set it on the device (KEP-5075, consumable capacity):
+ * {@code Device.allowMultipleAllocations} (left out for exclusive devices, which is the API's default)
+ * and, per capacity, {@code DeviceCapacity.requestPolicy} with {@code default}, {@code validRange}
+ * ({@code min}, {@code max}, {@code step}) or {@code validValues}.
  */
 public final class SliceDeviceMapper {
 
@@ -28,9 +38,37 @@ public final class SliceDeviceMapper {
     Map<String, DeviceAttribute> attributes = new LinkedHashMap<>();
     device.attributes().forEach((name, value) -> attributes.put(name, attribute(value)));
     Map<String, io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity> capacity = new LinkedHashMap<>();
-    device.capacity().forEach((name, q) ->
-        capacity.put(name, new DeviceCapacityBuilder().withValue(new Quantity(q.value())).build()));
-    return new DeviceBuilder().withName(device.name()).withAttributes(attributes).withCapacity(capacity).build();
+    device.capacity().forEach((name, q) -> {
+      DeviceCapacityBuilder b = new DeviceCapacityBuilder().withValue(new Quantity(q.value()));
+      RequestPolicy policy = device.requestPolicies().get(name);
+      if (policy != null) {
+        b.withRequestPolicy(requestPolicy(policy));
+      }
+      capacity.put(name, b.build());
+    });
+    DeviceBuilder b = new DeviceBuilder().withName(device.name()).withAttributes(attributes).withCapacity(capacity);
+    if (device.allowMultipleAllocations()) {
+      b.withAllowMultipleAllocations(true);
+    }
+    return b.build();
+  }
+
+  static CapacityRequestPolicy requestPolicy(RequestPolicy p) {
+    CapacityRequestPolicyBuilder b = new CapacityRequestPolicyBuilder().withDefault(quantity(p.defaultValue()));
+    p.validRange().ifPresent(r -> {
+      CapacityRequestPolicyRangeBuilder range = new CapacityRequestPolicyRangeBuilder().withMin(quantity(r.min()));
+      r.max().ifPresent(max -> range.withMax(quantity(max)));
+      r.step().ifPresent(step -> range.withStep(quantity(step)));
+      b.withValidRange(range.build());
+    });
+    if (!p.validValues().isEmpty()) {
+      b.withValidValues(p.validValues().stream().map(SliceDeviceMapper::quantity).toList());
+    }
+    return b.build();
+  }
+
+  private static Quantity quantity(io.nodeatlas.discovery.model.Quantity q) {
+    return new Quantity(q.value());
   }
 
   static DeviceAttribute attribute(AttributeValue value) {

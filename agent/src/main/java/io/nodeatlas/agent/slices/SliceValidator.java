@@ -1,10 +1,15 @@
 package io.nodeatlas.agent.slices;
 
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicy;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicyRange;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.nodeatlas.discovery.model.AttributeValue;
 import io.nodeatlas.discovery.model.Names;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -13,9 +18,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The API server's ResourceSlice validation that applies to what we send (dra-api.md §3.1–3.3, §10.6),
+ * The API server's {@code resource.k8s.io/v1} ResourceSlice validation that applies to what we send,
  * run before sending: a device the API would reject is left out with a warning instead of failing
- * the whole pool.
+ * the whole pool. Names, counts and attribute values as the API limits them, and consumable capacity
+ * (KEP-5075): {@code requestPolicy} only on a device with {@code allowMultipleAllocations}, and each
+ * policy as {@code CapacityRequestPolicy} and {@code CapacityRequestPolicyRange} define it.
  */
 public final class SliceValidator {
 
@@ -27,6 +34,8 @@ public final class SliceValidator {
   public static final int MAX_ATTRIBUTES_AND_CAPACITIES = 32;
   /** Taints per device (1.35+). */
   public static final int MAX_TAINTS = 16;
+  /** CapacityRequestPolicyDiscreteMaxOptions: {@code validValues} entries per policy. */
+  public static final int MAX_VALID_VALUES = 10;
 
   private SliceValidator() {}
 
@@ -46,7 +55,11 @@ public final class SliceValidator {
       qualifiedNameProblem(name).ifPresent(problems::add);
       attributeProblem(name, value).ifPresent(problems::add);
     });
-    capacity.forEach((name, value) -> qualifiedNameProblem(name).ifPresent(problems::add));
+    Map<String, DeviceCapacity> capacities = d.getCapacity() == null ? Map.of() : d.getCapacity();
+    capacities.forEach((name, value) -> {
+      qualifiedNameProblem(name).ifPresent(problems::add);
+      capacityProblems(name, value, Boolean.TRUE.equals(d.getAllowMultipleAllocations())).forEach(problems::add);
+    });
     for (String name : attributes.keySet()) {
       if (capacity.containsKey(name)) {
         problems.add("\"" + name + "\" is both an attribute and a capacity");
@@ -124,6 +137,103 @@ public final class SliceValidator {
     } catch (IllegalArgumentException e) {
       return java.util.Optional.of(e.getMessage());
     }
+  }
+
+  /** A capacity's value and request policy, as {@code DeviceCapacity} and {@code CapacityRequestPolicy} allow them. */
+  static List<String> capacityProblems(String name, DeviceCapacity c, boolean allowMultipleAllocations) {
+    List<String> problems = new ArrayList<>();
+    String at = "capacity " + name;
+    BigDecimal value = c == null ? null : amount(c.getValue());
+    if (value == null) {
+      problems.add(at + ": value is missing or not a quantity");
+      return problems;
+    }
+    CapacityRequestPolicy p = c.getRequestPolicy();
+    if (p == null) {
+      return problems;
+    }
+    if (!allowMultipleAllocations) {
+      problems.add(at + ": requestPolicy needs allowMultipleAllocations: true on the device");
+    }
+    BigDecimal def = p.getDefault() == null ? null : amount(p.getDefault());
+    if (p.getDefault() != null && def == null) {
+      problems.add(at + ": requestPolicy.default is not a quantity");
+    }
+    if (def != null && (def.signum() < 0 || def.compareTo(value) > 0)) {
+      problems.add(at + ": requestPolicy.default " + plain(def) + " is outside 0.." + plain(value));
+    }
+    List<Quantity> values = p.getValidValues() == null ? List.of() : p.getValidValues();
+    CapacityRequestPolicyRange range = p.getValidRange();
+    if (range != null && !values.isEmpty()) {
+      problems.add(at + ": requestPolicy sets both validRange and validValues, at most one is allowed");
+    }
+    if ((range != null || !values.isEmpty()) && p.getDefault() == null) {
+      problems.add(at + ": requestPolicy.default is required with validRange or validValues");
+    }
+    if (values.size() > MAX_VALID_VALUES) {
+      problems.add(at + ": requestPolicy.validValues has " + values.size() + " entries, at most " + MAX_VALID_VALUES
+          + " allowed");
+    }
+    BigDecimal previous = null;
+    boolean defaultListed = false;
+    for (Quantity q : values) {
+      BigDecimal v = amount(q);
+      if (v == null) {
+        problems.add(at + ": requestPolicy.validValues has an entry that is not a quantity");
+        return problems;
+      }
+      if (previous != null && v.compareTo(previous) <= 0) {
+        problems.add(at + ": requestPolicy.validValues must be sorted ascending without duplicates");
+      }
+      if (v.signum() < 0 || v.compareTo(value) > 0) {
+        problems.add(at + ": requestPolicy.validValues entry " + plain(v) + " is outside 0.." + plain(value));
+      }
+      defaultListed |= def != null && v.compareTo(def) == 0;
+      previous = v;
+    }
+    if (!values.isEmpty() && def != null && !defaultListed) {
+      problems.add(at + ": requestPolicy.default " + plain(def) + " is not one of validValues");
+    }
+    if (range != null) {
+      BigDecimal min = amount(range.getMin());
+      BigDecimal max = range.getMax() == null ? null : amount(range.getMax());
+      BigDecimal step = range.getStep() == null ? null : amount(range.getStep());
+      if (min == null || (range.getMax() != null && max == null) || (range.getStep() != null && step == null)) {
+        problems.add(at + ": requestPolicy.validRange needs min, and min, max and step must be quantities");
+        return problems;
+      }
+      if (min.signum() < 0 || min.compareTo(value) > 0) {
+        problems.add(at + ": requestPolicy.validRange.min " + plain(min) + " is outside 0.." + plain(value));
+      }
+      if (max != null && (max.compareTo(min) < 0 || max.compareTo(value) > 0)) {
+        problems.add(at + ": requestPolicy.validRange.max " + plain(max) + " is outside " + plain(min) + ".." + plain(value));
+      }
+      if (def != null && (def.compareTo(min) < 0 || (max != null && def.compareTo(max) > 0))) {
+        problems.add(at + ": requestPolicy.default " + plain(def) + " is outside the valid range");
+      }
+      if (step != null && step.signum() <= 0) {
+        problems.add(at + ": requestPolicy.validRange.step must be positive");
+      } else if (step != null && min.add(step).compareTo(value) > 0) {
+        problems.add(at + ": requestPolicy.validRange min + step " + plain(min.add(step)) + " exceeds the capacity "
+            + plain(value));
+      }
+    }
+    return problems;
+  }
+
+  private static BigDecimal amount(Quantity q) {
+    if (q == null) {
+      return null;
+    }
+    try {
+      return q.getNumericalAmount();
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static String plain(BigDecimal v) {
+    return v.stripTrailingZeros().toPlainString();
   }
 
   private static java.util.Optional<String> attributeProblem(String name, DeviceAttribute a) {

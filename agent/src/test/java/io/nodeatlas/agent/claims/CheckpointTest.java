@@ -4,14 +4,30 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.nodeatlas.discovery.files.AtomicFiles;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class CheckpointTest {
+
+  private static final CheckpointCodec CODEC = new CheckpointCodec();
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper SORTED = JsonMapper.builder()
+      .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS).build();
 
   @TempDir Path dir;
 
@@ -38,12 +54,27 @@ class CheckpointTest {
   }
 
   @Test
-  void theFileHasTheChecksumAJsonEncoderComputesAndOneClaimPerLine() throws Exception {
+  void theFileIsAVersionedRecordWhoseChecksumCoversItsContentNotItsLayout() throws Exception {
     List<PreparedClaim> claims = List.of(claim("a"), claim("b"), claim("c"));
-    String text = new String(Checkpoint.encode(claims), StandardCharsets.UTF_8);
-    assertThat(text).contains("\"checksum\" : \"" + Checkpoint.checksum(claims) + "\"");
-    assertThat(text.lines().filter(l -> l.contains("\"uid\""))).hasSize(3);
-    assertThat(Checkpoint.decode(Path.of("x"), Checkpoint.encode(List.of()))).isEmpty();
+    JsonNode file = JSON.readTree(Checkpoint.encode(claims));
+    assertThat(file.get("kind").asText()).isEqualTo("nodeatlas.io/checkpoint");
+    assertThat(file.get("version").asText()).isEqualTo("v2.0");
+    assertThat(file.get("claims").fieldNames()).toIterable().containsExactly("a", "b", "c");
+    assertThat(file.at("/claims/b/devices/0/device").asText()).isEqualTo("gpu-0");
+    // SHA-256 of the document without its checksum, compact, members sorted (what any JSON tool can redo).
+    ObjectNode content = ((ObjectNode) file).deepCopy();
+    content.remove("checksum");
+    String canonical = SORTED.writeValueAsString(SORTED.treeToValue(content, Object.class));
+    assertThat(file.get("checksum").asText()).isEqualTo("sha256:" + HexFormat.of().formatHex(
+        MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8))));
+    // Another layout of the same content (one line, members reversed) reads the same.
+    ObjectNode reversed = JSON.createObjectNode();
+    List<String> names = new java.util.ArrayList<>();
+    file.fieldNames().forEachRemaining(names::add);
+    java.util.Collections.reverse(names);
+    names.forEach(n -> reversed.set(n, file.get(n)));
+    assertThat(CODEC.decode(Path.of("x"), JSON.writeValueAsBytes(reversed)).claims()).containsOnlyKeys("a", "b", "c");
+    assertThat(CODEC.decode(Path.of("x"), Checkpoint.encode(List.of())).claims()).isEmpty();
   }
 
   @Test
@@ -107,7 +138,7 @@ class CheckpointTest {
       return;
     }
     try {
-      Checkpoint.decode(Path.of("fuzz.json"), data);
+      CODEC.decode(Path.of("fuzz.json"), data);
     } catch (CorruptCheckpointException expected) {
       // reported, as it should be
     }
@@ -116,7 +147,120 @@ class CheckpointTest {
   @Test
   void encodeDecodeRoundTrip() throws Exception {
     byte[] bytes = Checkpoint.encode(List.of(claim("a"), claim("b")));
-    assertThat(Checkpoint.decode(Path.of("x"), bytes)).containsOnlyKeys("a", "b");
-    assertThat(new String(bytes, StandardCharsets.UTF_8)).contains("\"checksum\" : \"sha256:");
+    CheckpointCodec.Content content = CODEC.decode(Path.of("x"), bytes);
+    assertThat(content.claims()).containsOnlyKeys("a", "b");
+    assertThat(content.claims().get("a").claim()).isEqualTo(claim("a"));
+    assertThat(content.version()).isEqualTo(CheckpointCodec.CURRENT);
+  }
+
+  /** A file as a newer minor version of the format might write it: unknown members at three levels. */
+  private static byte[] newerMinorVersion(String version) throws Exception {
+    ObjectNode doc = (ObjectNode) JSON.readTree(Checkpoint.encode(List.of(claim("u1"))));
+    doc.remove("checksum");
+    doc.put("version", version);
+    doc.putObject("shares").put("gpu-0", 2).put("ratio", 0.50);
+    ObjectNode entry = (ObjectNode) doc.at("/claims/u1");
+    entry.put("preparedAt", "2026-01-02T03:04:05Z");
+    ((ObjectNode) entry.at("/devices/0")).put("shareID", "7d3f").putArray("consumed").add(1.0);
+    doc.put("checksum", CODEC.checksum(doc));
+    return JSON.writeValueAsBytes(doc);
+  }
+
+  @Test
+  void aNewerMinorVersionWithUnknownMembersIsReadAndTheyAreKept() throws Exception {
+    Path file = dir.resolve("checkpoint.json");
+    Files.write(file, newerMinorVersion("v2.7"));
+
+    Checkpoint c = Checkpoint.open(file);
+    assertThat(c.all()).containsExactly(claim("u1"));
+    c.put(claim("u2"));
+
+    JsonNode written = JSON.readTree(Files.readAllBytes(file));
+    assertThat(written.get("version").asText()).isEqualTo("v2.0");
+    assertThat(written.at("/shares/gpu-0").asInt()).isEqualTo(2);
+    assertThat(written.at("/claims/u1/preparedAt").asText()).isEqualTo("2026-01-02T03:04:05Z");
+    assertThat(written.at("/claims/u1/devices/0/shareID").asText()).isEqualTo("7d3f");
+    assertThat(written.at("/claims/u2/preparedAt").isMissingNode()).isTrue();
+    assertThat(Checkpoint.open(file).all()).containsExactly(claim("u1"), claim("u2"));
+  }
+
+  @Test
+  void aNewerMajorVersionIsRefusedAndLeftUntouched() throws Exception {
+    Path file = dir.resolve("checkpoint.json");
+    byte[] newer = newerMinorVersion("v3.0");
+    Files.write(file, newer);
+
+    assertThatThrownBy(() -> Checkpoint.open(file)).isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("written in format v3.0, which this version of nodeatlas cannot read (it reads v2.x)")
+        .hasMessageContaining(file.toString());
+    assertThat(Files.readAllBytes(file)).isEqualTo(newer);
+    // A damaged minor version is still a checksum mismatch, not a version problem.
+    Files.write(file, new String(newerMinorVersion("v2.1"), StandardCharsets.UTF_8).replace("7d3f", "7d3e")
+        .getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> Checkpoint.open(file)).isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("checksum mismatch");
+  }
+
+  @Test
+  void formatOneOfEarlierReleasesIsReadAndRewrittenInTheCurrentFormat() throws Exception {
+    Path file = dir.resolve("checkpoint.json");
+    try (var in = CheckpointTest.class.getResourceAsStream("checkpoint-format-1.json")) {
+      Files.write(file, in.readAllBytes());
+    }
+    Checkpoint c = Checkpoint.open(file);
+    assertThat(c.all()).extracting(p -> p.claim().uid()).containsExactly("u1", "u2");
+    assertThat(c.get("u2").orElseThrow().devices()).extracting(PreparedDevice::device).containsExactly("rdma-mlx5-0", "cpu-numa0");
+    c.put(claim("u3"));
+    assertThat(JSON.readTree(Files.readAllBytes(file)).get("version").asText()).isEqualTo("v2.0");
+    assertThat(Checkpoint.open(file).all()).extracting(p -> p.claim().uid()).containsExactly("u1", "u2", "u3");
+  }
+
+  @Test
+  void theFileIsOwnerOnlyInAStateDirectoryCreatedOwnerOnly() throws Exception {
+    Path file = dir.resolve("var/lib/nodeatlas/checkpoint.json");
+    Checkpoint.open(file).put(claim("u1"));
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent()))).isEqualTo("rwx------");
+  }
+
+  @Test
+  void aLinkAtTheCheckpointPathIsNeverFollowed() throws Exception {
+    Path victim = dir.resolve("victim.json");
+    Files.write(victim, Checkpoint.encode(List.of(claim("other"))));
+    byte[] before = Files.readAllBytes(victim);
+    Path file = Files.createSymbolicLink(dir.resolve("checkpoint.json"), victim);
+
+    assertThatThrownBy(() -> Checkpoint.open(file)).isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("symbolic link");
+    assertThat(Files.isSymbolicLink(file)).isTrue();
+    assertThat(Files.readAllBytes(victim)).isEqualTo(before);
+  }
+
+  @Test
+  void aLinkAtATemporaryPathIsRemovedNotFollowed() throws Exception {
+    Path victim = Files.writeString(dir.resolve("victim"), "precious");
+    Path planted = Files.createSymbolicLink(dir.resolve(".checkpoint.json" + AtomicFiles.TEMP_MARKER + "0123456789ab"), victim);
+    Path legacy = Files.createSymbolicLink(dir.resolve(".checkpoint.json.tmp"), victim);
+    Path crashed = Files.writeString(dir.resolve(".checkpoint.json" + AtomicFiles.TEMP_MARKER + "ba9876543210"), "{ partial");
+    Path othersTemp = Files.writeString(dir.resolve(".other.json" + AtomicFiles.TEMP_MARKER + "0123456789ab"), "not ours");
+
+    Checkpoint c = Checkpoint.open(dir.resolve("checkpoint.json"));
+    c.put(claim("u1"));
+
+    assertThat(Files.exists(planted, LinkOption.NOFOLLOW_LINKS)).isFalse();
+    assertThat(Files.exists(legacy, LinkOption.NOFOLLOW_LINKS)).isFalse();
+    assertThat(crashed).doesNotExist();
+    assertThat(othersTemp).exists();
+    assertThat(Files.readString(victim)).isEqualTo("precious");
+    assertThat(Checkpoint.open(dir.resolve("checkpoint.json")).all()).containsExactly(claim("u1"));
+  }
+
+  @Test
+  void aStateDirectoryThatIsALinkIsRefused() throws Exception {
+    Path real = Files.createDirectory(dir.resolve("real"));
+    Path link = Files.createSymbolicLink(dir.resolve("state"), real);
+    assertThatThrownBy(() -> Checkpoint.open(link.resolve("checkpoint.json"))).isInstanceOf(IOException.class)
+        .hasMessageContaining("is a symbolic link");
+    assertThat(real).isEmptyDirectory();
   }
 }

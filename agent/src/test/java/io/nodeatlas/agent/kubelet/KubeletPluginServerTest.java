@@ -231,6 +231,30 @@ class KubeletPluginServerTest {
   }
 
   @Test
+  void aDeviceThatAllowsMultipleAllocationsIsPreparedForEveryClaimSharingIt() throws Exception {
+    List<io.nodeatlas.discovery.model.Device> devices = new java.util.ArrayList<>(TestDevices.gpus(16));
+    devices.add(TestDevices.sharedCpus(0));
+    inventory.replace(devices);
+    String uid_a = uidOf(allocatedClaim(client, "default", "cpus-a", List.of(result("cpus", DRIVER, NODE, "cpu-numa0"))));
+    String uid_b = uidOf(allocatedClaim(client, "default", "cpus-b", List.of(
+        result("cpus", DRIVER, NODE, "cpu-numa0"), result("gpu", DRIVER, NODE, "gpu-3"))));
+    String uid_c = uidOf(allocatedClaim(client, "default", "gpu-c", List.of(result("gpu", DRIVER, NODE, "gpu-3"))));
+
+    NodePrepareResourceResponse a = kubelet.prepare(claim("default", "cpus-a", uid_a)).getClaimsOrThrow(uid_a);
+    NodePrepareResourceResponse b = kubelet.prepare(claim("default", "cpus-b", uid_b)).getClaimsOrThrow(uid_b);
+    String c = kubelet.prepare(claim("default", "gpu-c", uid_c)).getClaimsOrThrow(uid_c).getError();
+
+    assertThat(a.getError()).isEmpty();
+    assertThat(b.getError()).isEmpty();
+    assertThat(a.getDevices(0).getCdiDeviceIdsList()).containsExactly("nodeatlas.io/claim=" + uid_a + "-cpu-numa0");
+    assertThat(b.getDevicesList()).extracting(Device::getDeviceName).containsExactly("cpu-numa0", "gpu-3");
+    // The GPU in the same claim is still exclusive.
+    assertThat(c).contains("gpu-3", "already prepared", uid_b);
+    assertThat(kubelet.unprepare(claim("default", "cpus-a", uid_a)).getClaimsOrThrow(uid_a).getError()).isEmpty();
+    assertThat(Checkpoint.open(stateDir.resolve("checkpoint.json")).get(uid_b)).isPresent();
+  }
+
+  @Test
   void emptyRequestsSucceedEmpty() {
     assertThat(kubelet.prepare().getClaimsMap()).isEmpty();
     assertThat(kubelet.unprepare().getClaimsMap()).isEmpty();

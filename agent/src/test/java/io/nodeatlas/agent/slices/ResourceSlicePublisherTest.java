@@ -46,6 +46,31 @@ class ResourceSlicePublisherTest {
   }
 
   @Test
+  void sharedDevicesArePublishedWithTheirRequestPoliciesAndNotRewrittenWhenTheServerDropsThem() throws Exception {
+    List<io.nodeatlas.discovery.model.Device> devices = List.of(TestDevices.gpu(0), TestDevices.sharedCpus(0));
+    PublishResult first = publisher.sync(devices);
+    assertThat(first.created()).isEqualTo(1);
+    ResourceSlice stored = slices().get(0);
+    var cpu = stored.getSpec().getDevices().get(0);
+    assertThat(cpu.getName()).isEqualTo("cpu-numa0");
+    assertThat(cpu.getAllowMultipleAllocations()).isTrue();
+    assertThat(cpu.getCapacity().get("nodeatlas.io/cpu").getRequestPolicy().getDefault().toString()).isEqualTo("1");
+    assertThat(stored.getSpec().getDevices().get(1).getAllowMultipleAllocations()).isNull();
+    assertThat(publisher.sync(devices).updated()).as("unchanged").isZero();
+
+    // An API server with the DRAConsumableCapacity gate off keeps the slice without those fields.
+    client.resource(ResourceSlicePublisher.withoutSharing(stored)).update();
+    PublishResult second = publisher.sync(devices);
+    PublishResult third = publisher.sync(devices);
+
+    assertThat(List.of(second, third)).allSatisfy(r -> {
+      assertThat(r.updated() + r.created() + r.deleted()).isZero();
+      assertThat(r.generation()).isEqualTo(first.generation());
+    });
+    assertThat(slices().get(0).getSpec().getDevices().get(0).getAllowMultipleAllocations()).isNull();
+  }
+
+  @Test
   void publishesOnePoolWithNodeOwnerAndTypedAttributes() throws Exception {
     PublishResult r = publisher.sync(TestDevices.gpus(3));
 

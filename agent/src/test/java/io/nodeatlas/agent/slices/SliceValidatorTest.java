@@ -2,16 +2,30 @@ package io.nodeatlas.agent.slices;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicy;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicyBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.nodeatlas.agent.testing.TestDevices;
+import io.nodeatlas.discovery.model.RequestPolicy;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class SliceValidatorTest {
+
+  /** The device model's quantity (the fabric8 one is {@link Quantity}). */
+  private static final class Q {
+    static io.nodeatlas.discovery.model.Quantity parse(String s) {
+      return io.nodeatlas.discovery.model.Quantity.parse(s);
+    }
+  }
 
   @Test
   void mappedDiscoveryDevicesAreValid() {
@@ -31,6 +45,78 @@ class SliceValidatorTest {
         .anySatisfy(p -> assertThat(p).contains("exactly one value"))
         .anySatisfy(p -> assertThat(p).contains("longer than 64"))
         .anySatisfy(p -> assertThat(p).contains("semantic version"));
+  }
+
+  @Test
+  void sharingAndRequestPoliciesArePublishedAsTheDeviceStatesThem() {
+    var shared = SliceDeviceMapper.toSliceDevice(TestDevices.sharedCpus(1));
+    assertThat(shared.getAllowMultipleAllocations()).isTrue();
+    var cpu = shared.getCapacity().get("nodeatlas.io/cpu");
+    assertThat(cpu.getValue()).isEqualTo(new Quantity("64"));
+    assertThat(cpu.getRequestPolicy().getDefault()).isEqualTo(new Quantity("1"));
+    assertThat(cpu.getRequestPolicy().getValidRange().getMin()).isEqualTo(new Quantity("1"));
+    assertThat(cpu.getRequestPolicy().getValidRange().getMax()).isEqualTo(new Quantity("64"));
+    assertThat(cpu.getRequestPolicy().getValidRange().getStep()).isEqualTo(new Quantity("1"));
+    assertThat(cpu.getRequestPolicy().getValidValues()).isNullOrEmpty();
+    assertThat(SliceValidator.deviceProblems(shared)).isEmpty();
+
+    var values = SliceDeviceMapper.toSliceDevice(io.nodeatlas.discovery.model.Device.builder("mem-0", "test")
+        .allowMultipleAllocations(true)
+        .capacity("nodeatlas.io/memory", Q.parse("64Gi"), new RequestPolicy(Q.parse("8Gi"), Optional.empty(),
+            List.of(Q.parse("8Gi"), Q.parse("16Gi"), Q.parse("32Gi"))))
+        .build());
+    assertThat(values.getCapacity().get("nodeatlas.io/memory").getRequestPolicy().getValidValues())
+        .containsExactly(new Quantity("8Gi"), new Quantity("16Gi"), new Quantity("32Gi"));
+    assertThat(SliceValidator.deviceProblems(values)).isEmpty();
+
+    // Exclusive devices say nothing about sharing: the API's default (false) applies.
+    var gpu = SliceDeviceMapper.toSliceDevice(TestDevices.gpu(0));
+    assertThat(gpu.getAllowMultipleAllocations()).isNull();
+    assertThat(gpu.getCapacity().get("nodeatlas.io/memory").getRequestPolicy()).isNull();
+  }
+
+  @Test
+  void rejectsRequestPoliciesTheApiServerRejects() {
+    var policyOnExclusive = new DeviceBuilder().withName("a")
+        .addToCapacity("c", capacity("8", new CapacityRequestPolicyBuilder().withDefault(new Quantity("1")).build()))
+        .build();
+    assertThat(SliceValidator.deviceProblems(policyOnExclusive)).containsExactly(
+        "capacity c: requestPolicy needs allowMultipleAllocations: true on the device");
+
+    List<Quantity> eleven = new ArrayList<>();
+    for (int i = 1; i <= 11; i++) {
+      eleven.add(new Quantity(Integer.toString(i)));
+    }
+    var bad = new DeviceBuilder().withName("b").withAllowMultipleAllocations(true)
+        .addToCapacity("many", capacity("64", new CapacityRequestPolicyBuilder().withDefault(new Quantity("1"))
+            .withValidValues(eleven).build()))
+        .addToCapacity("unsorted", capacity("64", new CapacityRequestPolicyBuilder().withDefault(new Quantity("4"))
+            .withValidValues(new Quantity("8"), new Quantity("4")).build()))
+        .addToCapacity("both", capacity("64", new CapacityRequestPolicyBuilder().withDefault(new Quantity("4"))
+            .withValidValues(new Quantity("4")).withNewValidRange().withMin(new Quantity("1")).endValidRange().build()))
+        .addToCapacity("nodefault", capacity("64", new CapacityRequestPolicyBuilder()
+            .withNewValidRange().withMin(new Quantity("1")).endValidRange().build()))
+        .addToCapacity("range", capacity("64", new CapacityRequestPolicyBuilder().withDefault(new Quantity("100"))
+            .withNewValidRange().withMin(new Quantity("8")).withMax(new Quantity("128")).withStep(new Quantity("60"))
+            .endValidRange().build()))
+        .addToCapacity("notlisted", capacity("64", new CapacityRequestPolicyBuilder().withDefault(new Quantity("3"))
+            .withValidValues(new Quantity("4"), new Quantity("128")).build()))
+        .build();
+
+    assertThat(SliceValidator.deviceProblems(bad)).containsExactlyInAnyOrder(
+        "capacity many: requestPolicy.validValues has 11 entries, at most 10 allowed",
+        "capacity unsorted: requestPolicy.validValues must be sorted ascending without duplicates",
+        "capacity both: requestPolicy sets both validRange and validValues, at most one is allowed",
+        "capacity nodefault: requestPolicy.default is required with validRange or validValues",
+        "capacity range: requestPolicy.default 100 is outside 0..64",
+        "capacity range: requestPolicy.validRange.max 128 is outside 8..64",
+        "capacity range: requestPolicy.validRange min + step 68 exceeds the capacity 64",
+        "capacity notlisted: requestPolicy.validValues entry 128 is outside 0..64",
+        "capacity notlisted: requestPolicy.default 3 is not one of validValues");
+  }
+
+  private static DeviceCapacity capacity(String value, CapacityRequestPolicy policy) {
+    return new DeviceCapacityBuilder().withValue(new Quantity(value)).withRequestPolicy(policy).build();
   }
 
   @Test

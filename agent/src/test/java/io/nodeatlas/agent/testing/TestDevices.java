@@ -5,6 +5,7 @@ import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.model.Quantity;
+import io.nodeatlas.discovery.model.RequestPolicy;
 import io.nodeatlas.discovery.report.HostInfo;
 import io.nodeatlas.discovery.report.NodeReport;
 import io.nodeatlas.discovery.topology.Topology;
@@ -29,6 +30,21 @@ public final class TestDevices {
             .deviceNode(ContainerEdits.DeviceNode.charDevice("/dev/nvidia" + index, 195, index))
             .env("NODEATLAS_GPU_" + index + "=1")
             .build())
+        .build();
+  }
+
+  /**
+   * A CPU pool that claims share (allowMultipleAllocations, KEP-5075): 64 CPUs, a request takes 1 by
+   * default, from 1 to 64 in steps of 1.
+   */
+  public static Device sharedCpus(int node) {
+    return Device.builder("cpu-numa" + node, "cpu-numa")
+        .attribute(Device.TYPE, "cpu")
+        .attribute(Names.NUMA_NODE, node)
+        .allowMultipleAllocations(true)
+        .capacity(Names.ours("cpu"), Quantity.of(64),
+            RequestPolicy.range(Quantity.of(1), Quantity.of(1), Quantity.of(64), Quantity.of(1)))
+        .containerEdits(ContainerEdits.builder().env("NODEATLAS_NUMA_NODE=" + node).build())
         .build();
   }
 

@@ -3,9 +3,9 @@ package io.nodeatlas.cdi.spec;
 import java.util.List;
 
 /**
- * CDI {@code containerEdits} (shared/reference/cdi.md §2). Lists keep the file's order, which matters
+ * CDI {@code containerEdits} (CDI spec v1.1.0, {@code specs-go/config.go} {@code ContainerEdits}). Lists keep the file's order, which matters
  * to runtimes (a later env entry with the same key wins). {@code intelRdt} is null when absent: an
- * empty {@code intelRdt: {}} is not the same as none, it raises the minimum version to 0.7.0 (§1.2).
+ * empty {@code intelRdt: {}} is not the same as none, it raises the minimum version to 0.7.0 (specs-go/version.go).
  */
 public record CdiContainerEdits(
     List<String> env,

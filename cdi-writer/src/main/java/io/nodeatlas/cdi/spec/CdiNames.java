@@ -3,8 +3,8 @@ package io.nodeatlas.cdi.spec;
 import java.util.Optional;
 
 /**
- * CDI name rules, as the reference library's {@code pkg/parser} applies them (shared/reference/cdi.md
- * §3.1). Each check returns the library's error text, or empty when the name is valid, so the
+ * CDI name rules, as the reference library's {@code pkg/parser} applies them (CDI spec v1.1.0, "kind"
+ * and device names). Each check returns the library's error text, or empty when the name is valid, so the
  * validator's messages match what a runtime logs.
  */
 public final class CdiNames {

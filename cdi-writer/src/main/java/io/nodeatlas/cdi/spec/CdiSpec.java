@@ -7,7 +7,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * One CDI spec file's content (shared/reference/cdi.md §2): {@code cdiVersion}, {@code kind}
+ * One CDI spec file's content (CDI spec v1.1.0, {@code specs-go/config.go} {@code Spec}): {@code cdiVersion}, {@code kind}
  * ({@code vendor/class}), optional annotations, the devices and optional spec-wide edits.
  *
  * <p>The record holds whatever a file said, valid or not, so that {@code cdi validate} can report on

@@ -25,9 +25,9 @@ import java.util.TreeMap;
  * CDI spec files to and from text.
  *
  * <p>Writing: keys sorted, integers in decimal, no nulls and no empty optional fields (the Go types'
- * {@code omitempty}; an empty {@code intelRdt.schemata} would even raise the version, cdi.md §1.2), so
+ * {@code omitempty}; an empty {@code intelRdt.schemata} would even raise the version, specs-go/version.go), so
  * the same spec always gives the same bytes. YAML quotes every string, because runtimes read YAML the
- * YAML-1.1 way ({@code yes}, {@code 0640}, {@code 1e3} change meaning unquoted, §3.4).
+ * YAML-1.1 way ({@code yes}, {@code 0640}, {@code 1e3} change meaning unquoted).
  *
  * <p>Reading is as strict as the library's {@code yaml.UnmarshalStrict}: an unknown field or a value of
  * the wrong type makes the whole file unreadable ({@link CdiParseException}); JSON {@code null} for an

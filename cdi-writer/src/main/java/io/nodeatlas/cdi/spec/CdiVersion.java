@@ -4,9 +4,9 @@ import java.util.Optional;
 
 /**
  * The released CDI spec versions and the rule that says which one a spec's content needs
- * (specs-go/version.go at v1.1.0, shared/reference/cdi.md §1). A spec should declare the minimum its
+ * (the CDI reference library's specs-go/version.go at v1.1.0). A spec should declare the minimum its
  * content needs: every runtime whose library knows that version can then read it (podman 4.3.1 stops at
- * 0.5.0, containerd 1.7.0–1.7.12 too; §4.5).
+ * 0.5.0, containerd 1.7.0–1.7.12 too).
  */
 public enum CdiVersion {
   V0_1_0("0.1.0"),
@@ -66,7 +66,7 @@ public enum CdiVersion {
   /** The minimum version and the first content feature (newest first) that forces it. */
   public record Requirement(CdiVersion version, String reason) {}
 
-  /** The minimum version {@code spec}'s content requires (§1.2), newest rule first. */
+  /** The minimum version {@code spec}'s content requires (specs-go/version.go), newest rule first. */
   public static CdiVersion minimumRequired(CdiSpec spec) {
     return requirement(spec).version();
   }

@@ -2,7 +2,7 @@ package io.nodeatlas.cdi.spec;
 
 import java.util.Optional;
 
-/** The two encodings runtimes read; only files ending exactly in these extensions are scanned (cdi.md §3.4). */
+/** The two encodings runtimes read; only files ending exactly in these extensions are scanned (the reference library's spec directory scan). */
 public enum SpecFormat {
   JSON(".json"),
   YAML(".yaml");

@@ -22,7 +22,7 @@ public final class DeviceVariable {
   private DeviceVariable() {}
 
   /** Builds the {@code device} value; version attributes become {@link SemverValue}, capacities {@link QuantityValue}. */
-  public static Map<String, Object> of(Device device, String driver, boolean allowMultipleAllocations) {
+  public static Map<String, Object> of(Device device, String driver) {
     Map<String, Map<String, Object>> attributes = new TreeMap<>();
     for (Map.Entry<String, AttributeValue> e : device.attributes().entrySet()) {
       String[] name = split(e.getKey(), driver);
@@ -35,7 +35,7 @@ public final class DeviceVariable {
     }
     Map<String, Object> out = new TreeMap<>();
     out.put("driver", driver);
-    out.put("allowMultipleAllocations", allowMultipleAllocations);
+    out.put("allowMultipleAllocations", device.allowMultipleAllocations());
     out.put("attributes", new DomainMap(attributes));
     out.put("capacity", new DomainMap(capacity));
     return Collections.unmodifiableMap(out);

@@ -35,7 +35,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The CEL environment the Kubernetes scheduler evaluates DRA device selectors in (dra-api.md §5; DRALIB
+ * The CEL environment the Kubernetes scheduler evaluates DRA device selectors in ({@code resource.k8s.io/v1} {@code CELDeviceSelector}; DRALIB
  * {@code cel/compile.go}), rebuilt on cel-java:
  *
  * <ul>

@@ -6,7 +6,7 @@ import java.math.BigInteger;
 
 /**
  * The CEL value {@code kubernetes.Quantity}: what a device capacity and {@code quantity("...")} evaluate
- * to (dra-api.md §5). Arithmetic is exact ({@link BigDecimal}); equality is numeric, so
+ * to (DRALIB {@code cel} library, {@code resource.k8s.io/v1} selectors). Arithmetic is exact ({@link BigDecimal}); equality is numeric, so
  * {@code quantity("1Gi") == quantity("1024Mi")}, as with {@code resource.Quantity.Equal}.
  */
 public final class QuantityValue implements Comparable<QuantityValue> {

@@ -1,5 +1,6 @@
 package io.nodeatlas.match.cel;
 
+import io.nodeatlas.discovery.model.Names;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -9,8 +10,8 @@ import java.util.regex.Pattern;
 /**
  * Recognises selector mistakes that compile (or fail to compile) without saying why. The main one is
  * writing the qualified name as one map key, {@code device.attributes["nodeatlas.io/type"]}: the API keys
- * {@code device.attributes} by domain only, so the lookup yields an empty map (dra-api.md §5, "Correct
- * syntax").
+ * {@code device.attributes} by domain only, so the lookup yields an empty map ({@code resource.k8s.io/v1}
+ * {@code CELDeviceSelector.expression} documentation).
  */
 public final class SelectorLint {
 
@@ -18,8 +19,6 @@ public final class SelectorLint {
       "device\\.(attributes|capacity)\\[\\s*([\"'])([^\"'/\\s]+)/([A-Za-z_][A-Za-z0-9_]*)\\2\\s*\\]");
   private static final Pattern DOMAIN_KEY = Pattern.compile(
       "device\\.(attributes|capacity)\\[\\s*([\"'])([^\"']*)\\2\\s*\\]");
-  private static final Pattern DNS_SUBDOMAIN =
-      Pattern.compile("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");
 
   private SelectorLint() {}
 
@@ -46,9 +45,9 @@ public final class SelectorLint {
         continue;
       }
       // Driver domains are dotted DNS subdomains; a bare word is almost always an attribute name.
-      if (key.length() > 63 || !key.contains(".") || !DNS_SUBDOMAIN.matcher(key).matches()) {
+      if (key.length() > 63 || !key.contains(".") || !Names.isDnsSubdomain(key)) {
         out.add("\"" + key + "\" in device." + m.group(1) + "[...] is not a domain (a DNS subdomain such as "
-            + "nodeatlas.io or resource.kubernetes.io); unqualified attribute names are written after the domain: "
+            + Names.DOMAIN + " or " + Names.STANDARD_DOMAIN + "); unqualified attribute names are written after the domain: "
             + "device." + m.group(1) + "[\"<domain>\"]." + key);
       }
     }

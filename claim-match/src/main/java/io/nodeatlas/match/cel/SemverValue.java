@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 
 /**
  * The CEL value {@code kubernetes.Semver}: what a {@code version} device attribute and {@code semver("...")}
- * evaluate to (dra-api.md §5). Equality and ordering follow semantic versioning 2.0.0 precedence, as the
+ * evaluate to ({@code resource.k8s.io/v1} {@code CELDeviceSelector}). Equality and ordering follow semantic versioning 2.0.0 precedence, as the
  * apiserver's Semver type does: build metadata is ignored, a pre-release sorts before its release, numeric
  * pre-release identifiers compare numerically and sort before alphanumeric ones.
  */

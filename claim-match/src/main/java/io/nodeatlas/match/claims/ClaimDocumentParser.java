@@ -32,7 +32,7 @@ import java.util.TreeMap;
  * Reads DeviceClass, ResourceClaim and ResourceClaimTemplate objects from YAML (several documents per
  * file, {@code ---}) or JSON (one or more objects, or a {@code kind: List}). Accepts {@code resource.k8s.io}
  * {@code v1} and {@code v1beta2} (same shape) and {@code v1beta1} (request fields without
- * {@code exactly}). Applies the API's validation rules that matter for matching (dra-api.md §3.3, §5):
+ * {@code exactly}). Applies the {@code resource.k8s.io/v1} validation rules that matter for matching:
  * request names are DNS labels, at most 32 requests, constraints and selectors, at most 8
  * {@code firstAvailable} entries, {@code count} positive and absent with {@code allocationMode: All},
  * constraint attributes fully qualified and naming existing requests. Any other kind is an error.

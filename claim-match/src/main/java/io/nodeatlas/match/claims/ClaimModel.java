@@ -8,7 +8,7 @@ import java.util.SortedMap;
 
 /**
  * The parts of {@code resource.k8s.io/v1} DeviceClass, ResourceClaim and ResourceClaimTemplate that decide
- * which devices a claim can get (dra-api.md §5). Records only; {@link ClaimDocumentParser} builds them.
+ * which devices a claim can get ({@code resource.k8s.io/v1} {@code DeviceClaim}). Records only; {@link ClaimDocumentParser} builds them.
  */
 public final class ClaimModel {
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nodeatlas.discovery.model.Device;
-import io.nodeatlas.match.ClaimMatcher;
+import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.match.NodeFixtures;
 import io.nodeatlas.match.cel.SelectorResult.Outcome;
 import java.util.List;
@@ -28,7 +28,7 @@ class DraCelEnvironmentTest {
     CompiledSelector selector = ENV.compile(expression);
     Map<String, SelectorResult> out = new TreeMap<>();
     for (Device d : NODE) {
-      out.put(d.name(), selector.evaluate(DeviceVariable.of(d, ClaimMatcher.DRIVER, d.type().orElse("").equals("cpu"))));
+      out.put(d.name(), selector.evaluate(DeviceVariable.of(d, Names.DRIVER)));
     }
     return out;
   }
@@ -90,7 +90,9 @@ class DraCelEnvironmentTest {
     assertThat(matching("device.attributes[\"nodeatlas.io\"].type == \"cpu\" && "
         + "device.capacity[\"nodeatlas.io\"].cpu.isGreaterThan(quantity(\"32\")) && "
         + "device.attributes[\"resource.kubernetes.io\"].numaNode == 1")).containsExactly("cpu-numa1");
-    assertThat(matching("device.allowMultipleAllocations")).containsExactly("cpu-numa0", "cpu-numa1");
+    // Sharing is a fact the source sets on the device; the fixtures share CPUs and hugepage pools.
+    assertThat(matching("device.allowMultipleAllocations")).containsExactly("cpu-numa0", "cpu-numa1",
+        "hugepages-1gi-numa0", "hugepages-1gi-numa1", "hugepages-2mi-numa0", "hugepages-2mi-numa1");
     assertThat(matching("device.attributes[\"nodeatlas.io\"].type == \"hugepages\" && "
         + "device.capacity[\"nodeatlas.io\"].pageSize == quantity(\"1Gi\")")).containsExactly("hugepages-1gi-numa0", "hugepages-1gi-numa1");
   }
@@ -190,7 +192,7 @@ class DraCelEnvironmentTest {
   void unqualifiedDeviceAttributesLiveUnderTheDriverDomain() throws Exception {
     Device legacy = Device.builder("legacy-0", "test").attribute("model", "A").attribute("nodeatlas.io/type", "gpu").build();
     CompiledSelector s = ENV.compile("device.attributes[\"nodeatlas.io\"].model == \"A\" && device.attributes[\"nodeatlas.io\"].type == \"gpu\"");
-    assertThat(s.evaluate(DeviceVariable.of(legacy, ClaimMatcher.DRIVER, false)).matched()).isTrue();
+    assertThat(s.evaluate(DeviceVariable.of(legacy, Names.DRIVER)).matched()).isTrue();
   }
 
   @Test
@@ -247,7 +249,7 @@ class DraCelEnvironmentTest {
       doubling.append("cel.bind(s").append(i).append(", ").append(i == 1 ? "\"xxxxxxxxxx\"" : "s" + (i - 1) + " + s" + (i - 1)).append(", ");
     }
     doubling.append("s").append(levels).append(".size() > 0").append(")".repeat(levels));
-    SelectorResult r = ENV.compile(doubling.toString()).evaluate(DeviceVariable.of(NODE.get(0), ClaimMatcher.DRIVER, false));
+    SelectorResult r = ENV.compile(doubling.toString()).evaluate(DeviceVariable.of(NODE.get(0), Names.DRIVER));
     assertThat(r.outcome()).isEqualTo(Outcome.ERROR);
     assertThat(r.error()).contains("cost limit exceeded");
     assertThat(r.cost()).isGreaterThan(DraCelEnvironment.MAX_COST);
@@ -255,7 +257,7 @@ class DraCelEnvironmentTest {
     DraCelEnvironment small = new DraCelEnvironment(1000);
     String list = "[" + java.util.stream.IntStream.range(0, 30).mapToObj(Integer::toString).collect(Collectors.joining(",")) + "]";
     SelectorResult loops = small.compile(list + ".all(a, " + list + ".all(b, a + b >= 0))")
-        .evaluate(DeviceVariable.of(NODE.get(0), ClaimMatcher.DRIVER, false));
+        .evaluate(DeviceVariable.of(NODE.get(0), Names.DRIVER));
     assertThat(loops.outcome()).isEqualTo(Outcome.ERROR);
     assertThat(loops.error()).contains("cost limit exceeded (1000)");
   }

@@ -1,11 +1,9 @@
 package io.nodeatlas.cli.cdi;
 
-import io.nodeatlas.cdi.CdiProblem;
 import io.nodeatlas.cdi.CdiSpecFile;
 import io.nodeatlas.cdi.CdiSpecGenerator;
 import io.nodeatlas.cdi.CdiSpecWriter;
 import io.nodeatlas.cdi.CdiValidationException;
-import io.nodeatlas.cdi.CdiValidator;
 import io.nodeatlas.cdi.spec.CdiVersion;
 import io.nodeatlas.cdi.spec.SpecFormat;
 import io.nodeatlas.cli.DiscoveryOptions;
@@ -18,8 +16,6 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -107,14 +103,13 @@ public final class CdiGenerateCommand implements Callable<Integer> {
     }
     CdiSpecWriter writer = new CdiSpecWriter();
     try {
+      // One plan, made by the writer's own checks, for the dry run and the real run alike.
+      CdiSpecWriter.Plan plan = sourceFailed ? writer.planWrite(outputDir, result.specs())
+          : writer.planReconcile(outputDir, result.specs(), generator.ownership());
       if (dryRun) {
-        dryRun(writer, generator, result.specs(), out);
-      } else if (sourceFailed) {
-        for (CdiSpecFile f : result.specs()) {
-          report(out, writer.write(outputDir, f), f);
-        }
+        dryRun(writer, plan, out);
       } else {
-        List<CdiSpecWriter.Change> changes = writer.reconcile(outputDir, result.specs(), generator.ownership());
+        List<CdiSpecWriter.Change> changes = writer.apply(plan);
         Map<Path, CdiSpecFile> byPath = new LinkedHashMap<>();
         result.specs().forEach(f -> byPath.put(outputDir.resolve(f.fileName()), f));
         changes.forEach(c -> report(out, c, byPath.get(c.file())));
@@ -165,27 +160,12 @@ public final class CdiGenerateCommand implements Callable<Integer> {
     return SavedReport.readForOption("--discovered", discovered);
   }
 
-  private void dryRun(CdiSpecWriter writer, CdiSpecGenerator generator, List<CdiSpecFile> specs, PrintWriter out)
-      throws IOException, CdiValidationException {
-    CdiValidator validator = new CdiValidator();
-    List<CdiProblem> problems = new ArrayList<>();
-    Map<String, io.nodeatlas.cdi.spec.CdiSpec> byName = new LinkedHashMap<>();
-    for (CdiSpecFile f : specs) {
-      problems.addAll(validator.validate(f.spec(), f.fileName()));
-      byName.put(f.fileName(), f.spec());
-    }
-    List<String> stale = writer.staleFiles(outputDir, byName.keySet(), generator.ownership());
-    if (problems.isEmpty()) {
-      problems.addAll(validator.conflicts(outputDir, byName, new HashSet<>(stale)));
-    }
-    if (!problems.isEmpty()) {
-      throw new CdiValidationException(problems);
-    }
-    for (CdiSpecFile f : specs) {
+  private void dryRun(CdiSpecWriter writer, CdiSpecWriter.Plan plan, PrintWriter out) {
+    for (CdiSpecFile f : plan.writes()) {
       out.println("would write " + outputDir.resolve(f.fileName()) + " " + summary(f));
       out.print(new String(writer.render(f), StandardCharsets.UTF_8));
     }
-    for (String name : stale) {
+    for (String name : plan.removals()) {
       out.println("would remove " + outputDir.resolve(name));
     }
   }

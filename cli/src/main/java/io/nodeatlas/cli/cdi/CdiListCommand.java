@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
     description = "List the qualified CDI device names defined in the CDI directories.")
 public final class CdiListCommand implements Callable<Integer> {
 
-  /** The runtimes' defaults, lowest priority first (cdi.md §3.5). */
+  /** The runtimes' defaults, lowest priority first (the reference library's default spec dirs). */
   static final List<Path> DEFAULT_DIRS = List.of(Path.of("/etc/cdi"), Path.of("/var/run/cdi"));
 
   @Spec CommandSpec spec;

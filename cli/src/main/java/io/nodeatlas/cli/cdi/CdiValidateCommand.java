@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code nodeatlas cdi validate FILE|DIR...}: checks any vendor's spec files with the reference
- * library's rules (cdi.md §3). A directory means its {@code *.json}/{@code *.yaml} files plus conflicts
+ * library's rules (CDI spec v1.1.0). A directory means its {@code *.json}/{@code *.yaml} files plus conflicts
  * between them; a file is checked whatever its name. Prints {@code ok FILE ...} per valid file and one
  * line per problem; exit 1 when there is any problem.
  */

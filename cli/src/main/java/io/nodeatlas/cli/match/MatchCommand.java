@@ -3,7 +3,6 @@ package io.nodeatlas.cli.match;
 import io.nodeatlas.cli.DiscoveryOptions;
 import io.nodeatlas.cli.SavedReport;
 import io.nodeatlas.cli.UsageException;
-import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.report.NodeReport;
 import io.nodeatlas.discovery.spi.NodeDiscovery;
 import io.nodeatlas.match.ClaimMatcher;
@@ -20,9 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.function.Predicate;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -38,13 +35,6 @@ import picocli.CommandLine.Spec;
 @Command(name = "match", mixinStandardHelpOptions = true,
     description = "Evaluate DeviceClass and ResourceClaim CEL selectors against this node's devices.")
 public final class MatchCommand implements Callable<Integer> {
-
-  /**
-   * Device types published with {@code allowMultipleAllocations: true}: CPU and hugepage pools are shared
-   * by capacity, like dra-driver-cpu's grouped devices (dra-api.md §6.2). The device model does not carry
-   * the flag yet, so it is decided here by type.
-   */
-  static final Set<String> SHARED_TYPES = Set.of("cpu", "hugepages");
 
   @Spec CommandSpec spec;
 
@@ -65,11 +55,6 @@ public final class MatchCommand implements Callable<Integer> {
       description = "Output format: table or json (default: ${DEFAULT-VALUE}).")
   String format;
 
-  /** Whether a device is published as allowing multiple allocations. */
-  public static Predicate<Device> sharedByType() {
-    return d -> d.type().map(SHARED_TYPES::contains).orElse(false);
-  }
-
   @Override
   public Integer call() {
     if (!format.equals("table") && !format.equals("json")) {
@@ -79,7 +64,7 @@ public final class MatchCommand implements Callable<Integer> {
     NodeReport node = readNode();
     MatchReport report;
     try {
-      report = new ClaimMatcher(new DraCelEnvironment(), sharedByType())
+      report = new ClaimMatcher(new DraCelEnvironment())
           .match(node.host().hostname() == null ? "" : node.host().hostname(), node.devices(), documents);
     } catch (ClaimInputException e) {
       throw new UsageException(e.getMessage(), e);

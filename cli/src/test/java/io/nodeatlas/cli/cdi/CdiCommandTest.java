@@ -52,14 +52,16 @@ class CdiCommandTest {
     Path cdi = tmp.resolve("cdi");
     assertThat(run("generate", "--discovered", discovered(tmp).toString(), "--output-dir", cdi.toString())).isZero();
     assertThat(out.toString()).isEqualTo(
-        "wrote " + cdi.resolve("nodeatlas.io-cpu.json") + " (nodeatlas.io/cpu, cdiVersion 0.5.0, 1 devices)\n"
-            + "wrote " + cdi.resolve("nodeatlas.io-rdma.json") + " (nodeatlas.io/rdma, cdiVersion 0.3.0, 1 devices)\n");
+        "wrote " + cdi.resolve("nodeatlas.io-cpu.json") + " (nodeatlas.io/cpu, cdiVersion 0.5.0, 2 devices)\n"
+            + "wrote " + cdi.resolve("nodeatlas.io-rdma.json") + " (nodeatlas.io/rdma, cdiVersion 0.3.0, 2 devices)\n");
     out.getBuffer().setLength(0);
     assertThat(run("generate", "--discovered", discovered(tmp).toString(), "--output-dir", cdi.toString())).isZero();
     assertThat(out.toString()).startsWith("unchanged ");
     out.getBuffer().setLength(0);
     assertThat(run("list", "--spec-dir", cdi.toString())).isZero();
-    assertThat(out.toString()).isEqualTo("nodeatlas.io/cpu=cpu-0\nnodeatlas.io/rdma=rdma-mlx5-0\n");
+    // Both classes are exclusive devices with device nodes, so each also has its "all" device.
+    assertThat(out.toString()).isEqualTo(
+        "nodeatlas.io/cpu=all\nnodeatlas.io/cpu=cpu-0\nnodeatlas.io/rdma=all\nnodeatlas.io/rdma=rdma-mlx5-0\n");
     out.getBuffer().setLength(0);
     assertThat(run("validate", cdi.toString())).isZero();
     assertThat(out.toString()).contains("ok " + cdi.resolve("nodeatlas.io-rdma.json"));
@@ -76,11 +78,32 @@ class CdiCommandTest {
   }
 
   @Test
+  void dryRunReportsTheProblemsARealRunReports(@TempDir Path tmp) throws Exception {
+    Path cdi = Files.createDirectories(tmp.resolve("cdi"));
+    // Another vendor's file already defines one of our qualified names: runtimes would drop the device.
+    Files.writeString(cdi.resolve("other.json"), "{\"cdiVersion\":\"0.3.0\",\"kind\":\"nodeatlas.io/rdma\","
+        + "\"devices\":[{\"name\":\"rdma-mlx5-0\",\"containerEdits\":{\"env\":[\"A=1\"]}}]}");
+    String input = discovered(tmp).toString();
+
+    assertThat(run("generate", "--dry-run", "--discovered", input, "--output-dir", cdi.toString())).isEqualTo(1);
+    String dryRun = err.toString();
+    err.getBuffer().setLength(0);
+    assertThat(run("generate", "--discovered", input, "--output-dir", cdi.toString())).isEqualTo(1);
+
+    assertThat(dryRun).contains("conflicting device \"nodeatlas.io/rdma=rdma-mlx5-0\"").contains("[rule conflict]")
+        .isEqualTo(err.toString());
+    assertThat(out.toString()).doesNotContain("would write").doesNotContain("wrote");
+    try (var files = Files.list(cdi)) {
+      assertThat(files.map(p -> p.getFileName().toString())).containsExactly("other.json");
+    }
+  }
+
+  @Test
   void aVersionBelowTheContentsMinimumIsAUsageError(@TempDir Path tmp) throws Exception {
     assertThat(run("generate", "--cdi-version", "0.4.0", "--discovered", discovered(tmp).toString(),
         "--output-dir", tmp.resolve("cdi").toString())).isEqualTo(2);
     assertThat(err.toString()).contains("nodeatlas: cdiVersion 0.4.0 is too old for nodeatlas.io/cpu: its content needs "
-        + "0.5.0 (device cpu-0: hostPath of device node /dev/cpu/0/msr)");
+        + "0.5.0 (device all: hostPath of device node /dev/cpu/0/msr)");
     assertThat(run("generate", "--cdi-version", "0.9", "--discovered", discovered(tmp).toString())).isEqualTo(2);
   }
 

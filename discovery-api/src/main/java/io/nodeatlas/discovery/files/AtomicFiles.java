@@ -20,6 +20,7 @@ import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The one way nodeatlas replaces a file that others read (CDI specs, watched by container runtimes)
@@ -60,25 +61,35 @@ public final class AtomicFiles {
    * file is left behind.
    */
   public static void write(Path target, byte[] content, Set<PosixFilePermission> permissions) throws IOException {
+    byte[] random = new byte[6];
+    RANDOM.nextBytes(random);
+    write(target, content, permissions, HexFormat.of().formatHex(random));
+  }
+
+  /** {@link #write(Path, byte[], Set)} with a chosen temporary name (tests plant files there). */
+  static void write(Path target, byte[] content, Set<PosixFilePermission> permissions, String tempSuffix)
+      throws IOException {
     Path dir = target.toAbsolutePath().getParent();
     if (dir == null || !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       throw new IOException("cannot write " + target + ": " + dir + " is not a directory");
     }
-    byte[] random = new byte[6];
-    RANDOM.nextBytes(random);
-    Path temp = dir.resolve("." + target.getFileName() + TEMP_MARKER + HexFormat.of().formatHex(random));
+    Path temp = dir.resolve("." + target.getFileName() + TEMP_MARKER + tempSuffix);
     FileAttribute<Set<PosixFilePermission>> mode = PosixFilePermissions.asFileAttribute(permissions);
+    FileChannel ch;
+    try {
+      ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), mode);
+    } catch (FileAlreadyExistsException e) {
+      // Not ours (a planted file or link): leave it, and write nothing through it.
+      throw new IOException("cannot write " + target + ": temporary file " + temp + " already exists", e);
+    }
     boolean moved = false;
     try {
-      try (FileChannel ch = FileChannel.open(temp,
-          Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), mode)) {
+      try (ch) {
         ByteBuffer buf = ByteBuffer.wrap(content);
         while (buf.hasRemaining()) {
           ch.write(buf);
         }
         ch.force(true);
-      } catch (FileAlreadyExistsException e) {
-        throw new IOException("cannot write " + target + ": temporary file " + temp + " already exists", e);
       }
       // The umask may have narrowed the mode given at creation; set it exactly.
       Files.setPosixFilePermissions(temp, permissions);
@@ -120,12 +131,26 @@ public final class AtomicFiles {
    * {@code targetPrefix} (ours only: other writers' files are never touched). Returns what was removed.
    */
   public static List<Path> removeStaleTemps(Path dir, String targetPrefix) throws IOException {
+    return removeStaleTemps(dir, target -> target.startsWith(targetPrefix));
+  }
+
+  /**
+   * Removes the temporary files a crash left in {@code dir} for the target file names {@code ours}
+   * accepts (for writers that share a prefix with files they must leave alone, such as another
+   * writer's files in the same directory). Returns what was removed.
+   */
+  public static List<Path> removeStaleTemps(Path dir, Predicate<String> ours) throws IOException {
     List<Path> removed = new ArrayList<>();
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       return removed;
     }
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, "." + targetPrefix + "*" + TEMP_MARKER + "*")) {
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, ".*" + TEMP_MARKER + "*")) {
       for (Path p : entries) {
+        String name = p.getFileName().toString();
+        int marker = name.lastIndexOf(TEMP_MARKER);
+        if (marker < 1 || !ours.test(name.substring(1, marker))) {
+          continue;
+        }
         if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(p)) {
           Files.deleteIfExists(p);
           removed.add(p);

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.stream.Stream;
@@ -17,43 +16,72 @@ class AtomicFilesTest {
 
   @TempDir Path dir;
 
-  @Test
-  void writesReplaceTheTargetWithExactlyTheGivenModeAndLeaveNoTemporaryFile() throws IOException {
-    Path target = dir.resolve("checkpoint.json");
-    AtomicFiles.write(target, "one".getBytes(StandardCharsets.UTF_8), AtomicFiles.OWNER_ONLY);
-    AtomicFiles.write(target, "two".getBytes(StandardCharsets.UTF_8), AtomicFiles.OWNER_ONLY);
-    assertThat(Files.readString(target)).isEqualTo("two");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target))).isEqualTo("rw-------");
-    try (Stream<Path> files = Files.list(dir)) {
-      assertThat(files).containsExactly(target);
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private java.util.List<String> names() throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.map(p -> p.getFileName().toString()).sorted().toList();
     }
   }
 
   @Test
-  void aSymlinkAtTheTargetIsReplacedNotFollowed() throws IOException {
-    Path victim = Files.writeString(dir.resolve("victim"), "keep");
-    Path target = dir.resolve("spec.json");
-    Files.createSymbolicLink(target, victim);
-    AtomicFiles.write(target, "new".getBytes(StandardCharsets.UTF_8), AtomicFiles.WORLD_READABLE);
-    assertThat(Files.readString(victim)).isEqualTo("keep");
+  void replacesTheFileWithTheGivenModeAndLeavesNoTemporaryFile() throws Exception {
+    Path target = dir.resolve("state.json");
+    AtomicFiles.write(target, bytes("one"), AtomicFiles.OWNER_ONLY);
+    AtomicFiles.write(target, bytes("two"), AtomicFiles.OWNER_ONLY);
+    assertThat(Files.readString(target)).isEqualTo("two");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target))).isEqualTo("rw-------");
+    AtomicFiles.write(target, bytes("three"), AtomicFiles.WORLD_READABLE);
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target))).isEqualTo("rw-r--r--");
+    assertThat(names()).containsExactly("state.json");
+  }
+
+  @Test
+  void aLinkAtTheTargetIsReplacedNotWrittenThrough() throws Exception {
+    Path victim = Files.writeString(dir.resolve("victim"), "precious");
+    Path target = Files.createSymbolicLink(dir.resolve("state.json"), victim);
+    AtomicFiles.write(target, bytes("ours"), AtomicFiles.OWNER_ONLY);
     assertThat(Files.isSymbolicLink(target)).isFalse();
-    assertThat(Files.readString(target)).isEqualTo("new");
+    assertThat(Files.readString(target)).isEqualTo("ours");
+    assertThat(Files.readString(victim)).isEqualTo("precious");
   }
 
   @Test
-  void aMissingDirectoryIsRefused() {
-    assertThatThrownBy(() -> AtomicFiles.write(dir.resolve("no/such/file"), new byte[0], AtomicFiles.OWNER_ONLY))
-        .hasMessageContaining("is not a directory");
+  void aLinkPlantedAtTheTemporaryNameFailsTheWriteAndIsNotFollowed() throws Exception {
+    Path victim = Files.writeString(dir.resolve("victim"), "precious");
+    Path target = Files.writeString(dir.resolve("state.json"), "old");
+    Path planted = Files.createSymbolicLink(dir.resolve(".state.json" + AtomicFiles.TEMP_MARKER + "fixed"), victim);
+
+    assertThatThrownBy(() -> AtomicFiles.write(target, bytes("new"), AtomicFiles.OWNER_ONLY, "fixed"))
+        .isInstanceOf(IOException.class).hasMessageContaining("already exists");
+
+    assertThat(Files.readString(victim)).isEqualTo("precious");
+    assertThat(Files.readString(target)).isEqualTo("old");
+    assertThat(Files.isSymbolicLink(planted)).as("someone else's file is left alone").isTrue();
   }
 
   @Test
-  void staleTemporaryFilesOfOursAreRemovedAndOthersAreKept() throws IOException {
-    Path ours = Files.writeString(dir.resolve(".nodeatlas.io-gpu.json" + AtomicFiles.TEMP_MARKER + "0a1b2c"), "{");
-    Path theirs = Files.writeString(dir.resolve(".nvidia.com-gpu.json" + AtomicFiles.TEMP_MARKER + "0a1b2c"), "{");
-    Path spec = Files.writeString(dir.resolve("nodeatlas.io-gpu.json"), "{}");
-    assertThat(AtomicFiles.removeStaleTemps(dir, "nodeatlas.io-")).containsExactly(ours);
-    assertThat(theirs).exists();
-    assertThat(spec).exists();
-    assertThat(Files.exists(ours, LinkOption.NOFOLLOW_LINKS)).isFalse();
+  void aDirectoryThatIsALinkIsRefused() throws Exception {
+    Path real = Files.createDirectory(dir.resolve("real"));
+    Path link = Files.createSymbolicLink(dir.resolve("link"), real);
+    assertThatThrownBy(() -> AtomicFiles.write(link.resolve("x.json"), bytes("x"), AtomicFiles.OWNER_ONLY))
+        .isInstanceOf(IOException.class).hasMessageContaining("is not a directory");
+    assertThat(real).isEmptyDirectory();
+  }
+
+  @Test
+  void staleTemporaryFilesOfTheChosenTargetsAreRemovedAndNothingElse() throws Exception {
+    Files.writeString(dir.resolve(".a.json" + AtomicFiles.TEMP_MARKER + "1"), "partial");
+    Files.writeString(dir.resolve(".a-claim_1.json" + AtomicFiles.TEMP_MARKER + "2"), "partial");
+    Files.writeString(dir.resolve(".b.json" + AtomicFiles.TEMP_MARKER + "3"), "partial");
+    Files.writeString(dir.resolve(".a.json.tmp"), "not ours");
+    Files.writeString(dir.resolve("a.json"), "kept");
+
+    assertThat(AtomicFiles.removeStaleTemps(dir, name -> name.startsWith("a") && !name.startsWith("a-claim_")))
+        .extracting(p -> p.getFileName().toString()).containsExactly(".a.json" + AtomicFiles.TEMP_MARKER + "1");
+    assertThat(AtomicFiles.removeStaleTemps(dir, "b")).hasSize(1);
+    assertThat(names()).containsExactly(".a-claim_1.json" + AtomicFiles.TEMP_MARKER + "2", ".a.json.tmp", "a.json");
   }
 }

@@ -1,0 +1,299 @@
+package io.nodeatlas.agent.claims;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.nodeatlas.discovery.model.Names;
+import java.io.IOException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The checkpoint file's format, and the only code that knows it. A file is one JSON object:
+ *
+ * <pre>
+ * {
+ *   "checksum" : "sha256:&lt;hex&gt;",
+ *   "claims" : { "&lt;claim UID&gt;" : { "claim" : {...}, "devices" : [...] }, ... },
+ *   "kind" : "nodeatlas.io/checkpoint",
+ *   "version" : "v2.0"
+ * }
+ * </pre>
+ *
+ * <p><b>Integrity.</b> {@code checksum} is the SHA-256 of the canonical encoding of the document
+ * without its {@code checksum} member: JSON without insignificant white space, object members sorted
+ * by name at every level (as RFC 8785 does), strings as Jackson escapes them, integers in decimal and
+ * other numbers as their shortest exact decimal ({@link java.math.BigDecimal#stripTrailingZeros()}).
+ * A reader recomputes it from what it parsed, so the layout of the file (indentation, member order)
+ * does not matter, and every member counts, also those the reader does not understand.
+ *
+ * <p><b>Versions.</b> {@code version} is the writer's {@link CheckpointVersion}. A reader accepts its
+ * own major version with any minor version: members a newer minor version added are kept as read
+ * (at the top level and inside each claim's entry) and written back unchanged with that claim, so
+ * rolling the agent back and forward again loses nothing. Another major version, another
+ * {@code kind}, a checksum that does not match, or entries that do not make sense make the file
+ * unusable ({@link CorruptCheckpointException}); it is then never overwritten.
+ *
+ * <p>Format 1 (before versions were {@code v<major>.<minor>}: {@code "version" : 1} and a list of
+ * claims hashed as one compact JSON array) is still read, so an upgrade keeps its prepared claims; the
+ * next write turns the file into the current format.
+ */
+public final class CheckpointCodec {
+
+  static final String KIND = Names.ours("checkpoint");
+  /** The version this code writes. */
+  public static final CheckpointVersion CURRENT = new CheckpointVersion(2, 0);
+  private static final Set<String> KNOWN_MEMBERS = Set.of("checksum", "claims", "kind", "version");
+  private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
+
+  /** Tree and record mapping; unknown members of an entry are skipped (kept in its tree, not in the record). */
+  private final ObjectMapper json = JsonMapper.builder()
+      .nodeFactory(NODES)
+      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+      .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
+      .build();
+  private final ObjectMapper pretty = json.copy().enable(SerializationFeature.INDENT_OUTPUT);
+  /** Format 1 read claims strictly and hashed Jackson's encoding of the list. */
+  private final ObjectMapper format1 = JsonMapper.builder()
+      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
+      .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+      .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+      .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+      .build();
+
+  /**
+   * One recorded claim: what this version understands of it, and its entry as stored (canonical, with
+   * any members of a newer minor version). The tree is never changed once made.
+   */
+  public record Entry(PreparedClaim claim, ObjectNode json) {}
+
+  /**
+   * A checkpoint's content: the version it was written in, the claims by UID, and the top-level members
+   * of a newer minor version, which this version keeps but does not read.
+   */
+  public record Content(CheckpointVersion version, SortedMap<String, Entry> claims, SortedMap<String, JsonNode> unknownMembers) {
+    public Content {
+      claims = Collections.unmodifiableSortedMap(new TreeMap<>(claims));
+      unknownMembers = Collections.unmodifiableSortedMap(new TreeMap<>(unknownMembers));
+    }
+
+    /** An empty checkpoint of the current version. */
+    public static Content empty() {
+      return new Content(CURRENT, new TreeMap<>(), new TreeMap<>());
+    }
+  }
+
+  /** The entry this version writes for {@code claim}. */
+  public Entry entry(PreparedClaim claim) {
+    return new Entry(claim, (ObjectNode) canonical(json.valueToTree(claim)));
+  }
+
+  /** The file for {@code claims} (by UID) and the kept {@code unknownMembers}, in the current version. */
+  public byte[] encode(SortedMap<String, Entry> claims, Map<String, JsonNode> unknownMembers) {
+    SortedMap<String, JsonNode> members = new TreeMap<>(unknownMembers);
+    ObjectNode byUid = NODES.objectNode();
+    claims.forEach((uid, e) -> byUid.set(uid, e.json()));
+    members.put("claims", byUid);
+    members.put("kind", NODES.textNode(KIND));
+    members.put("version", NODES.textNode(CURRENT.toString()));
+    ObjectNode document = NODES.objectNode();
+    members.forEach(document::set);
+    ObjectNode withChecksum = NODES.objectNode();
+    withChecksum.put("checksum", checksum(document));
+    members.forEach(withChecksum::set);
+    try {
+      byte[] text = pretty.writeValueAsBytes(withChecksum);
+      byte[] out = new byte[text.length + 1];
+      System.arraycopy(text, 0, out, 0, text.length);
+      out[text.length] = '\n';
+      return out;
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot encode the checkpoint", e);
+    }
+  }
+
+  /** Reads a checkpoint file; anything unusable is a {@link CorruptCheckpointException} naming {@code file}. */
+  public Content decode(java.nio.file.Path file, byte[] bytes) throws CorruptCheckpointException {
+    JsonNode root;
+    try {
+      root = json.readTree(bytes);
+    } catch (IOException | RuntimeException e) {
+      throw new CorruptCheckpointException(file, "not a readable checkpoint: " + firstLine(e.getMessage()), e);
+    }
+    if (root == null || !root.isObject()) {
+      throw new CorruptCheckpointException(file, "not a readable checkpoint: not a JSON object", null);
+    }
+    if (!KIND.equals(root.path("kind").asText(null))) {
+      throw new CorruptCheckpointException(file, "unknown format: kind " + describe(root.get("kind")) + ", expected "
+          + KIND, null);
+    }
+    JsonNode version = root.get("version");
+    if (version != null && version.isInt() && version.intValue() == 1) {
+      return decodeFormat1(file, bytes);
+    }
+    CheckpointVersion v = version == null || !version.isTextual() ? null : CheckpointVersion.parse(version.textValue()).orElse(null);
+    if (v == null) {
+      throw new CorruptCheckpointException(file, "unknown format version " + describe(version)
+          + ", expected " + CURRENT, null);
+    }
+    if (!CURRENT.reads(v)) {
+      throw new CorruptCheckpointException(file, "written in format " + v + ", which this version of nodeatlas cannot read "
+          + "(it reads v" + CURRENT.major() + ".x); run a nodeatlas version that reads " + v, null);
+    }
+    ObjectNode document = ((ObjectNode) root).deepCopy();
+    JsonNode stated = document.remove("checksum");
+    String expected;
+    try {
+      expected = checksum(document);
+    } catch (RuntimeException e) {
+      throw new CorruptCheckpointException(file, "cannot hash its content: " + e.getMessage(), e);
+    }
+    if (stated == null || !stated.isTextual() || !expected.equals(stated.textValue())) {
+      throw new CorruptCheckpointException(file, "checksum mismatch: file says " + describe(stated)
+          + ", content hashes to " + expected, null);
+    }
+    JsonNode claims = document.get("claims");
+    if (claims == null || !claims.isObject()) {
+      throw new CorruptCheckpointException(file, "no claims object", null);
+    }
+    SortedMap<String, Entry> byUid = new TreeMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = claims.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      byUid.put(e.getKey(), entry(file, e.getKey(), e.getValue()));
+    }
+    SortedMap<String, JsonNode> unknown = new TreeMap<>();
+    document.fields().forEachRemaining(m -> {
+      if (!KNOWN_MEMBERS.contains(m.getKey())) {
+        unknown.put(m.getKey(), canonical(m.getValue()));
+      }
+    });
+    return new Content(v, byUid, unknown);
+  }
+
+  private Entry entry(java.nio.file.Path file, String uid, JsonNode node) throws CorruptCheckpointException {
+    if (!node.isObject()) {
+      throw new CorruptCheckpointException(file, "the entry of claim UID " + uid + " is not an object", null);
+    }
+    PreparedClaim claim;
+    try {
+      claim = json.treeToValue(node, PreparedClaim.class);
+    } catch (IOException | RuntimeException e) {
+      throw new CorruptCheckpointException(file, "invalid entry of claim UID " + uid + ": " + firstLine(e.getMessage()), e);
+    }
+    if (claim == null || claim.claim() == null || claim.devices() == null) {
+      throw new CorruptCheckpointException(file, "incomplete entry of claim UID " + uid, null);
+    }
+    if (!uid.equals(claim.claim().uid())) {
+      throw new CorruptCheckpointException(file, "the entry under UID " + uid + " is claim " + claim.claim(), null);
+    }
+    return new Entry(claim, (ObjectNode) canonical(node));
+  }
+
+  private Content decodeFormat1(java.nio.file.Path file, byte[] bytes) throws CorruptCheckpointException {
+    Format1 parsed;
+    try {
+      parsed = format1.readValue(bytes, Format1.class);
+    } catch (IOException | RuntimeException e) {
+      throw new CorruptCheckpointException(file, "not a readable checkpoint: " + firstLine(e.getMessage()), e);
+    }
+    if (parsed.claims() == null) {
+      throw new CorruptCheckpointException(file, "no claims list", null);
+    }
+    String expected;
+    try {
+      expected = "sha256:" + HexFormat.of().formatHex(sha256().digest(format1.writeValueAsBytes(parsed.claims())));
+    } catch (JsonProcessingException | RuntimeException e) {
+      throw new CorruptCheckpointException(file, "invalid claim entry: " + e.getMessage(), e);
+    }
+    if (!expected.equals(parsed.checksum())) {
+      throw new CorruptCheckpointException(file,
+          "checksum mismatch: file says " + parsed.checksum() + ", content hashes to " + expected, null);
+    }
+    SortedMap<String, Entry> byUid = new TreeMap<>();
+    for (PreparedClaim c : parsed.claims()) {
+      if (c == null || c.claim() == null || c.devices() == null) {
+        throw new CorruptCheckpointException(file, "incomplete claim entry", null);
+      }
+      if (byUid.put(c.claim().uid(), entry(c)) != null) {
+        throw new CorruptCheckpointException(file, "claim UID " + c.claim().uid() + " appears twice", null);
+      }
+    }
+    return new Content(new CheckpointVersion(1, 0), byUid, new TreeMap<>());
+  }
+
+  /** Format 1's layout. */
+  record Format1(String kind, int version, String checksum, List<PreparedClaim> claims) {}
+
+  /** {@code sha256:<hex>} of the canonical encoding of {@code document}. */
+  String checksum(ObjectNode document) {
+    try {
+      return "sha256:" + HexFormat.of().formatHex(sha256().digest(json.writeValueAsBytes(canonical(document))));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot encode the checkpoint", e);
+    }
+  }
+
+  /** {@code node} with object members sorted at every level and numbers in their shortest exact form. */
+  static JsonNode canonical(JsonNode node) {
+    if (node.isObject()) {
+      SortedMap<String, JsonNode> sorted = new TreeMap<>();
+      node.fields().forEachRemaining(e -> sorted.put(e.getKey(), canonical(e.getValue())));
+      ObjectNode out = NODES.objectNode();
+      sorted.forEach(out::set);
+      return out;
+    }
+    if (node.isArray()) {
+      ArrayNode out = NODES.arrayNode(node.size());
+      node.forEach(e -> out.add(canonical(e)));
+      return out;
+    }
+    if (node.isNumber() && !node.isIntegralNumber()) {
+      return NODES.numberNode(node.decimalValue().stripTrailingZeros());
+    }
+    return node;
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("no SHA-256", e);
+    }
+  }
+
+  private static String describe(JsonNode n) {
+    if (n == null) {
+      return "(none)";
+    }
+    String text = n.toString();
+    return text.length() > 80 ? text.substring(0, 80) + "…" : text;
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) {
+      return "unknown error";
+    }
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+}
