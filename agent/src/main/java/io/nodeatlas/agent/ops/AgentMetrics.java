@@ -13,7 +13,7 @@ import java.io.IOException;
 /**
  * The agent's Prometheus metrics: one {@code nodeatlas_} prefix, base units, {@code _total} counters,
  * only low-cardinality labels ({@code result}, {@code operation}, {@code source}) and never a series
- * per device or claim (java-ecosystem.md §3.8). One registry per agent, no global state.
+ * per device or claim. One registry per agent, no global state.
  */
 public final class AgentMetrics implements ClaimPreparer.Listener {
 

@@ -13,7 +13,7 @@ import java.util.function.Supplier;
 
 /**
  * {@code /healthz} (alias {@code /livez}), {@code /readyz} and {@code /metrics} on an opt-in TCP port
- * (java-ecosystem.md §3.7). Probes read the status code; {@code ?verbose} lists each check as the
+ *. Probes read the status code; {@code ?verbose} lists each check as the
  * Kubernetes components do ({@code [+]registered ok}).
  */
 public final class HealthEndpoints implements AutoCloseable {

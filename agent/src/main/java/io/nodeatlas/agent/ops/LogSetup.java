@@ -14,7 +14,7 @@ import java.util.logging.StreamHandler;
 
 /**
  * Routes all logging (ours through SLF4J → java.util.logging, gRPC's and fabric8's likewise) to stderr
- * as one line per event, either klog-style text or JSON lines (java-ecosystem.md §3.9). Messages are
+ * as one line per event, either klog-style text or JSON lines. Messages are
  * written as "what happened key=value ..." so both formats stay greppable.
  */
 public final class LogSetup {

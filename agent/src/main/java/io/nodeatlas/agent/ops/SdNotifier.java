@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 /**
  * sd_notify(3) without libsystemd: one datagram per notification to the unix socket named by
  * {@code $NOTIFY_SOCKET}. The JDK has only stream unix sockets, so the datagram goes through the
- * epoll transport bundled in grpc-netty-shaded (java-ecosystem.md §0.10, §3.6). A leading {@code @}
+ * epoll transport bundled in grpc-netty-shaded. A leading {@code @}
  * names an abstract socket. Failures are logged, never thrown: systemd going away must not stop the
  * agent.
  */

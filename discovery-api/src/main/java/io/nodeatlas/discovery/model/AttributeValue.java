@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
 /**
  * A typed device attribute, mirroring {@code resource.k8s.io/v1 DeviceAttribute}: exactly one of
  * {@code int}, {@code bool}, {@code string} or {@code version} is set. The limits are the API's
- * (shared/reference/dra-api.md §3.3), checked on construction so that no invalid value can reach a
+ * ({@code resource.k8s.io/v1} validation: {@code DeviceAttributeMaxValueLength}, semver), checked on construction so that no invalid value can reach a
  * ResourceSlice, a CDI spec or the {@code discover} output.
  */
 public sealed interface AttributeValue

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * What a container needs to use a device, in the shape of a CDI {@code containerEdits} object
- * (shared/reference/cdi.md §2). The discovery sources fill it; the CDI writer turns it into spec
+ * (CDI specification v0.6+ {@code containerEdits}). The discovery sources fill it; the CDI writer turns it into spec
  * files, so field names follow the CDI spec. List order is the order the source gave, which must be
  * deterministic.
  */
@@ -89,7 +89,7 @@ public record ContainerEdits(
     }
   }
 
-  /** A network interface moved into the container's network namespace (CDI 1.1.0 {@code netDevices}, cdi.md §1.1). */
+  /** A network interface moved into the container's network namespace (CDI 1.1.0 {@code netDevices}). */
   public record NetDevice(String hostInterfaceName, String name) {
     public NetDevice {
       if (hostInterfaceName == null || hostInterfaceName.isEmpty() || name == null || name.isEmpty()) {

@@ -2,7 +2,7 @@ package io.nodeatlas.discovery.model;
 
 
 /**
- * Name rules of the ResourceSlice API (shared/reference/dra-api.md §3.2–3.3), shared by the device
+ * Name rules of the ResourceSlice API ({@code resource.k8s.io/v1} validation of device, attribute and capacity names), shared by the device
  * model, the CDI writer and the publisher so that a name is checked once, where it is made.
  */
 public final class Names {

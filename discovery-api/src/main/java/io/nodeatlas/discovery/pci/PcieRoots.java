@@ -6,8 +6,8 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * The standard attribute {@code resource.kubernetes.io/pcieRoot} ({@code pci<domain>:<bus>}, dra-api.md
- * §7): the first path element under {@code devices/} of the resolved {@code /sys/bus/pci/devices/<BDF>}
+ * The standard attribute {@code resource.kubernetes.io/pcieRoot} ({@code pci<domain>:<bus>}, KEP-4381
+ * standard attributes): the first path element under {@code devices/} of the resolved {@code /sys/bus/pci/devices/<BDF>}
  * link, as DRALIB's {@code GetPCIeRootAttributeByPCIBusID} computes it. Every source that publishes PCI
  * devices uses this one rule, so GPUs and NICs behind the same root compare equal in
  * {@code matchAttribute}. The link is resolved lexically: captured trees often have dangling links.
