@@ -12,8 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
 /**
- * {@code /healthz} (alias {@code /livez}), {@code /readyz} and {@code /metrics} on an opt-in TCP port
- *. Probes read the status code; {@code ?verbose} lists each check as the
+ * {@code /healthz} (alias {@code /livez}), {@code /readyz} and {@code /metrics} on an opt-in TCP port. Probes read the status code; {@code ?verbose} lists each check as the
  * Kubernetes components do ({@code [+]registered ok}).
  */
 public final class HealthEndpoints implements AutoCloseable {
