@@ -8,6 +8,7 @@ import io.nodeatlas.match.MatchReport.AlternativeReport;
 import io.nodeatlas.match.MatchReport.ClaimReport;
 import io.nodeatlas.match.MatchReport.ClassReport;
 import io.nodeatlas.match.MatchReport.ConstraintReport;
+import io.nodeatlas.match.MatchReport.Consumed;
 import io.nodeatlas.match.MatchReport.Rejection;
 import io.nodeatlas.match.MatchReport.RequestReport;
 import io.nodeatlas.match.MatchReport.SelectorReport;
@@ -58,6 +59,12 @@ import java.util.TreeMap;
  *       attribute cannot take part.
  * </ul>
  *
+ * <p>Several claims in one run are allocated in input order against the one node, as the scheduler
+ * allocates claims one after the other: a claim that fits takes its devices before the next claim is
+ * tried. An exclusive device then belongs to that claim alone; a shared device keeps serving later claims
+ * while what they consume ({@code consumedCapacity} of the allocation result, KEP-5075) fits its
+ * capacities together with what earlier claims consume. A claim that does not fit takes nothing.
+ *
  * <p>The search is first-fit in device-name order with backtracking, bounded by {@link #SEARCH_BUDGET}
  * steps; a claim that needs more is reported as undecided rather than guessed.
  */
@@ -104,14 +111,16 @@ public final class ClaimMatcher {
     }
 
     List<ClaimReport> claimReports = new ArrayList<>();
+    Ledger ledger = new Ledger();
     for (Claim claim : documents.claims()) {
-      claimReports.add(matchClaim(claim, devices, classes, classSelectors, evaluations));
+      claimReports.add(matchClaim(claim, devices, classes, classSelectors, evaluations, ledger));
     }
     return new MatchReport(node, classReports, claimReports);
   }
 
   private ClaimReport matchClaim(Claim claim, List<Device> devices, Map<String, DeviceClass> classes,
-      Map<String, List<CompiledSelector>> classSelectors, Evaluations evaluations) throws ClaimInputException {
+      Map<String, List<CompiledSelector>> classSelectors, Evaluations evaluations, Ledger ledger)
+      throws ClaimInputException {
     List<RequestReport> requestReports = new ArrayList<>();
     List<List<Candidates>> options = new ArrayList<>();
     for (Request request : claim.requests()) {
@@ -158,14 +167,17 @@ public final class ClaimMatcher {
     List<ConstraintReport> constraintReports = claim.constraints().stream()
         .map(c -> new ConstraintReport(c.kind().apiName(), c.attribute(), c.requests())).toList();
 
-    Search search = new Search(options, claim.constraints());
+    Search search = new Search(options, claim.constraints(), ledger);
     Map<String, List<String>> allocation = new LinkedHashMap<>();
+    List<Consumed> consumed = new ArrayList<>();
     String reason;
     boolean satisfiable;
     try {
       satisfiable = search.run(0);
       if (satisfiable) {
         search.chosen.forEach((key, list) -> allocation.put(key, list.stream().map(Device::name).toList()));
+        consumed.addAll(ledger.commit(claim.kind() + " " + (claim.namespace() == null ? "" : claim.namespace() + "/")
+            + claim.name(), search.chosen, search.chosenFrom));
         reason = null;
       } else {
         reason = search.explainFailure(claim);
@@ -178,7 +190,7 @@ public final class ClaimMatcher {
       reason = "undecided: no allocation found within " + SEARCH_BUDGET + " search steps";
     }
     return new ClaimReport(claim.kind(), claim.namespace(), claim.name(), claim.origin().toString(), satisfiable,
-        reason, allocation, requestReports, constraintReports);
+        reason, allocation, requestReports, constraintReports, consumed);
   }
 
   /** The first selector or capacity check a device fails, as the scheduler checks them (class first). */
@@ -307,11 +319,66 @@ public final class ClaimMatcher {
     }
   }
 
+  /**
+   * What the claims allocated so far hold of the node: exclusive devices by the claim that holds them,
+   * and per shared device what the claims consume of each capacity.
+   */
+  private static final class Ledger {
+    final Map<String, String> exclusive = new HashMap<>();
+    final Map<String, Map<String, BigDecimal>> consumed = new HashMap<>();
+
+    /** Records a claim's allocation; returns what each of its requests consumed and what is left after it. */
+    List<Consumed> commit(String claim, Map<String, List<Device>> chosen, Map<String, Candidates> from) {
+      List<Consumed> out = new ArrayList<>();
+      chosen.forEach((key, devices) -> {
+        Candidates alt = from.get(key);
+        for (Device d : devices) {
+          CapacityDemand.Demand demand = alt.demands().get(d.name());
+          if (!demand.shared()) {
+            exclusive.put(d.name(), claim);
+            out.add(new Consumed(key, d.name(), null, null, null, null));
+            continue;
+          }
+          Map<String, BigDecimal> used = consumed.computeIfAbsent(d.name(), k -> new HashMap<>());
+          for (CapacityDemand.Share share : demand.shares()) {
+            BigDecimal total = used.merge(share.capacity(), share.consumed(), BigDecimal::add);
+            BigDecimal have = d.capacity().get(share.capacity()).toBigDecimal();
+            out.add(new Consumed(key, d.name(), share.capacity(), CapacityDemand.plain(share.consumed()),
+                CapacityDemand.plain(have.subtract(total)), CapacityDemand.plain(have)));
+          }
+        }
+      });
+      return out;
+    }
+
+    /** Why earlier claims keep {@code d} from serving {@code demand}; null when they do not. */
+    String blocked(Device d, CapacityDemand.Demand demand) {
+      if (!demand.shared()) {
+        String holder = exclusive.get(d.name());
+        return holder == null ? null : d.name() + " is allocated to " + holder;
+      }
+      Map<String, BigDecimal> used = consumed.getOrDefault(d.name(), Map.of());
+      for (CapacityDemand.Share share : demand.shares()) {
+        BigDecimal have = d.capacity().get(share.capacity()).toBigDecimal();
+        BigDecimal left = have.subtract(used.getOrDefault(share.capacity(), BigDecimal.ZERO));
+        if (share.consumed().compareTo(left) > 0) {
+          return d.name() + " has " + CapacityDemand.plain(left) + " of " + CapacityDemand.plain(share.consumed())
+              + " requested " + share.capacity() + " left (" + CapacityDemand.plain(have.subtract(left)) + " of "
+              + CapacityDemand.plain(have) + " allocated to earlier claims)";
+        }
+      }
+      return null;
+    }
+  }
+
   /** First-fit backtracking over requests, their alternatives and device choices. */
   private final class Search {
     private final List<List<Candidates>> options;
     private final List<Constraint> constraints;
     final Map<String, List<Device>> chosen = new LinkedHashMap<>();
+    /** The alternative each chosen key came from (its demands say what the devices give). */
+    final Map<String, Candidates> chosenFrom = new HashMap<>();
+    private final Ledger ledger;
     private final Map<String, Integer> exclusiveUse = new HashMap<>();
     /** Per shared device: what the requests chosen so far consume of each capacity. */
     private final Map<String, Map<String, BigDecimal>> consumed = new HashMap<>();
@@ -320,10 +387,14 @@ public final class ClaimMatcher {
     private int steps;
     private boolean anyCandidates = true;
 
-    Search(List<List<Candidates>> options, List<Constraint> constraints) {
+    Search(List<List<Candidates>> options, List<Constraint> constraints, Ledger ledger) {
       this.options = options;
       this.constraints = constraints;
+      this.ledger = ledger;
       constraints.forEach(c -> constraintValues.add(new HashMap<>()));
+      // What earlier claims hold is not available to this one.
+      ledger.exclusive.keySet().forEach(d -> exclusiveUse.put(d, 1));
+      ledger.consumed.forEach((d, used) -> consumed.put(d, new HashMap<>(used)));
     }
 
     boolean run(int requestIndex) throws SelectorErrorAbort, BudgetExhausted {
@@ -343,8 +414,12 @@ public final class ClaimMatcher {
             anyCandidates = false;
             continue;
           }
-          if (tryTake(alt, pool) && run(requestIndex + 1)) {
-            return true;
+          if (tryTake(alt, pool)) {
+            if (run(requestIndex + 1)) {
+              return true;
+            }
+            chosen.remove(alt.key()).forEach(d -> release(alt, d));
+            chosenFrom.remove(alt.key());
           }
           continue;
         }
@@ -363,10 +438,12 @@ public final class ClaimMatcher {
         throws SelectorErrorAbort, BudgetExhausted {
       if (picked.size() == alt.selection().count()) {
         chosen.put(alt.key(), List.copyOf(picked));
+        chosenFrom.put(alt.key(), alt);
         if (run(requestIndex + 1)) {
           return true;
         }
         chosen.remove(alt.key());
+        chosenFrom.remove(alt.key());
         return false;
       }
       long missing = alt.selection().count() - picked.size();
@@ -398,6 +475,7 @@ public final class ClaimMatcher {
         taken.add(d);
       }
       chosen.put(alt.key(), List.copyOf(taken));
+      chosenFrom.put(alt.key(), alt);
       return true;
     }
 
@@ -485,11 +563,31 @@ public final class ClaimMatcher {
           return String.join("; ", short_);
         }
       }
+      List<String> taken = new ArrayList<>();
+      for (List<Candidates> request : options) {
+        if (request.stream().noneMatch(this::enoughAfterEarlierClaims)) {
+          Candidates c = request.get(request.size() - 1);
+          List<String> why = c.devices().stream().map(d -> ledger.blocked(d, c.demands().get(d.name())))
+              .filter(java.util.Objects::nonNull).toList();
+          taken.add("request " + c.key() + " needs " + need(c.selection()) + ", but earlier claims hold what matches: "
+              + String.join("; ", why));
+        }
+      }
+      if (!taken.isEmpty()) {
+        return String.join("; ", taken);
+      }
       if (!claim.constraints().isEmpty()) {
         return "every request has matching devices, but no choice of distinct devices satisfies "
             + String.join(" and ", claim.constraints().stream().map(c -> c.kind().apiName() + " " + c.attribute()).toList());
       }
       return "every request has matching devices, but not enough distinct devices for all requests together";
+    }
+
+    /** Enough candidates that the claims allocated before this one leave room on. */
+    private boolean enoughAfterEarlierClaims(Candidates c) {
+      long free = c.devices().stream().filter(d -> ledger.blocked(d, c.demands().get(d.name())) == null).count();
+      return c.selection().allocationMode() == AllocationMode.ALL
+          ? free == c.devices().size() && free > 0 : free >= c.selection().count();
     }
 
     private boolean enoughAlone(Candidates c) {

@@ -8,7 +8,8 @@ import java.util.SortedMap;
 /**
  * The result of {@code nodeatlas match}: per DeviceClass the devices it selects, per claim request the
  * devices that satisfy it and why the others do not, and whether the whole claim can be allocated on this
- * node. Everything is ordered (input order for objects, device name order for devices), so the same input
+ * node given the claims before it in the input (they are allocated in order, as the scheduler does, and
+ * what they take is no longer available). Everything is ordered (input order for objects, device name order for devices), so the same input
  * always gives the same report.
  */
 public record MatchReport(String node, List<ClassReport> classes, List<ClaimReport> claims) {
@@ -94,17 +95,35 @@ public record MatchReport(String node, List<ClassReport> classes, List<ClaimRepo
   }
 
   /**
+   * What one request of an allocated claim takes of one device: an exclusive device whole
+   * ({@code capacity} null), or of a shared device an amount of one capacity ({@code consumedCapacity} of
+   * the allocation result, KEP-5075), with what is {@code left} of its {@code total} after this claim and
+   * the claims before it in the run.
+   */
+  public record Consumed(String request, String device, String capacity, String amount, String left, String total) {
+    public boolean exclusive() {
+      return capacity == null;
+    }
+  }
+
+  /**
    * A claim's verdict. {@code allocation} is one allocation this node can give (request or
    * {@code request/subrequest} to device names), found by the same first-fit order the scheduler uses;
    * empty when {@code satisfiable} is false, and then {@code reason} says why.
    */
   public record ClaimReport(String kind, String namespace, String name, String origin, boolean satisfiable,
       String reason, Map<String, List<String>> allocation, List<RequestReport> requests,
-      List<ConstraintReport> constraints) {
+      List<ConstraintReport> constraints, List<Consumed> consumed) {
     public ClaimReport {
       allocation = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(allocation));
       requests = List.copyOf(requests);
       constraints = List.copyOf(constraints);
+      consumed = List.copyOf(consumed);
+    }
+
+    public ClaimReport(String kind, String namespace, String name, String origin, boolean satisfiable, String reason,
+        Map<String, List<String>> allocation, List<RequestReport> requests, List<ConstraintReport> constraints) {
+      this(kind, namespace, name, origin, satisfiable, reason, allocation, requests, constraints, List.of());
     }
 
     public String displayName() {

@@ -78,6 +78,17 @@ public final class MatchReportWriter {
       if (claim.satisfiable()) {
         claim.allocation().forEach((req, devs) -> out.append("  allocation ").append(req).append(" -> ")
             .append(String.join(", ", devs)).append('\n'));
+        if (explain) {
+          for (MatchReport.Consumed c : claim.consumed()) {
+            out.append("    ").append(c.request()).append(" on ").append(c.device()).append(": ");
+            if (c.exclusive()) {
+              out.append("the whole device (exclusive)\n");
+            } else {
+              out.append("consumes ").append(c.amount()).append(' ').append(c.capacity()).append(", ").append(c.left())
+                  .append(" of ").append(c.total()).append(" left\n");
+            }
+          }
+        }
       }
     }
     return out.toString();
@@ -116,6 +127,15 @@ public final class MatchReportWriter {
       }
       ObjectNode allocation = n.putObject("allocation");
       claim.allocation().forEach((k, v) -> strings(allocation.putArray(k), v));
+      ArrayNode consumed = n.putArray("consumed");
+      for (MatchReport.Consumed c : claim.consumed()) {
+        ObjectNode cn = consumed.addObject().put("request", c.request()).put("device", c.device());
+        if (c.exclusive()) {
+          cn.put("exclusive", true);
+        } else {
+          cn.put("capacity", c.capacity()).put("amount", c.amount()).put("left", c.left()).put("total", c.total());
+        }
+      }
       ArrayNode requests = n.putArray("requests");
       for (RequestReport r : claim.requests()) {
         ObjectNode rn = requests.addObject().put("name", r.name()).put("firstAvailable", r.firstAvailable());

@@ -4,6 +4,7 @@ import io.nodeatlas.cli.cdi.CdiCommand;
 import io.nodeatlas.cli.discover.DiscoverCommand;
 import io.nodeatlas.cli.match.MatchCommand;
 import io.nodeatlas.cli.run.RunCommand;
+import io.nodeatlas.cli.slices.SlicesCommand;
 import io.nodeatlas.discovery.spi.DiscoverySources;
 import java.io.PrintWriter;
 import java.util.Collection;
@@ -41,6 +42,7 @@ public final class NodeAtlasCommand implements Runnable {
     m.put("discover", DiscoverCommand.class);
     m.put("cdi", CdiCommand.class);
     m.put("match", MatchCommand.class);
+    m.put("slices", SlicesCommand.class);
     m.put("run", RunCommand.class);
     return Collections.unmodifiableMap(m);
   }
@@ -49,7 +51,7 @@ public final class NodeAtlasCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (discover, cdi, match, run)");
+    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (discover, cdi, match, slices, run)");
   }
 
   /** The configured command line with every subcommand and the installed sources, shared by {@link Main} and tests. */

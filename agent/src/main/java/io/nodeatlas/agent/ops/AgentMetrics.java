@@ -38,7 +38,12 @@ public final class AgentMetrics implements ClaimPreparer.Listener {
   private final Gauge ready = Gauge.builder().name("nodeatlas_ready")
       .help("1 when registered with the kubelet and the last publish succeeded").register(registry);
 
+  private final Gauge sharedDevicesSupported = Gauge.builder().name("nodeatlas_shared_devices_supported")
+      .help("1 while devices are published shared (KEP-5075 allowMultipleAllocations and requestPolicy); 0 once the "
+          + "API server dropped those fields and the agent fell back to exclusive devices").register(registry);
+
   public AgentMetrics(String version) {
+    sharedDevicesSupported.set(1);
     Gauge.builder().name("nodeatlas_build_info").help("Build information").labelNames("version", "java_version")
         .register(registry).labelValues(version, System.getProperty("java.version")).set(1);
   }
@@ -67,6 +72,10 @@ public final class AgentMetrics implements ClaimPreparer.Listener {
     discoveryDuration.observe(seconds);
     devicesBySource.forEach((s, n) -> devices.labelValues(s).set(n));
     warningsBySource.forEach((s, n) -> discoveryWarnings.labelValues(s).inc(n));
+  }
+
+  public void sharedDevicesSupported(boolean value) {
+    sharedDevicesSupported.set(value ? 1 : 0);
   }
 
   public void ready(boolean value) {

@@ -17,8 +17,20 @@ import java.util.function.Supplier;
  */
 public final class HealthEndpoints implements AutoCloseable {
 
-  /** A named check: null means ok, else the reason it fails. */
-  public record Check(String name, Supplier<String> failure) {}
+  /**
+   * A named check: {@code failure} null means ok, else the reason it fails; {@code note} (null: none) is
+   * a detail shown on the check's line when it passes ({@code [+]sharedDevices ok: ...}).
+   */
+  public record Check(String name, Supplier<String> failure, Supplier<String> note) {
+    public Check(String name, Supplier<String> failure) {
+      this(name, failure, () -> null);
+    }
+
+    /** A check that never fails and only tells something about the agent's state. */
+    public static Check note(String name, Supplier<String> note) {
+      return new Check(name, () -> null, note);
+    }
+  }
 
   private final HttpServer server;
 
@@ -61,7 +73,8 @@ public final class HealthEndpoints implements AutoCloseable {
     for (Check c : checks.values()) {
       String failure = c.failure().get();
       if (failure == null) {
-        body.append("[+]").append(c.name()).append(" ok\n");
+        String note = c.note().get();
+        body.append("[+]").append(c.name()).append(" ok").append(note == null ? "" : ": " + note).append('\n');
       } else {
         failures.put(c.name(), failure);
         body.append("[-]").append(c.name()).append(" failed: ").append(failure).append('\n');

@@ -56,7 +56,7 @@ public final class Agent implements AutoCloseable {
   static final Duration MAX_BACKOFF = Duration.ofMinutes(2);
 
   private final AgentSettings settings;
-  private final Supplier<NodeReport> discovery;
+  private final DeviceDiscovery discovery;
   private final KubernetesClient client;
   private final Notifier notifier;
   private final Optional<Duration> watchdog;
@@ -82,12 +82,23 @@ public final class Agent implements AutoCloseable {
   private volatile boolean discovered;
   private volatile String lastPublishError = "not published yet";
   private volatile String lastCdiError = "";
+  /**
+   * False once the API server was seen to drop the fields of shared devices (KEP-5075,
+   * {@code DRAConsumableCapacity}): discovery then runs for exclusive devices so everything stays
+   * allocatable. Stays false until the agent restarts (a gate is changed by restarting the server).
+   */
+  private volatile boolean sharedDevicesSupported = true;
   private Duration backoff = MIN_BACKOFF;
   private Instant nextDiscovery = Instant.EPOCH;
   private Instant nextPublishRetry = Instant.MAX;
   private boolean readySent;
 
   public Agent(AgentSettings settings, Supplier<NodeReport> discovery, KubernetesClient client, Notifier notifier,
+      Optional<Duration> watchdog, AgentMetrics metrics, Clock clock) {
+    this(settings, DeviceDiscovery.of(discovery), client, notifier, watchdog, metrics, clock);
+  }
+
+  public Agent(AgentSettings settings, DeviceDiscovery discovery, KubernetesClient client, Notifier notifier,
       Optional<Duration> watchdog, AgentMetrics metrics, Clock clock) {
     this.settings = settings;
     this.discovery = discovery;
@@ -124,6 +135,9 @@ public final class Agent implements AutoCloseable {
       live.put("loop", new HealthEndpoints.Check("loop", this::loopFailure));
       Map<String, HealthEndpoints.Check> ready = new LinkedHashMap<>(live);
       ready.put("discovered", new HealthEndpoints.Check("discovered", () -> discovered ? null : "no discovery yet"));
+      if (!standalone()) {
+        ready.put("sharedDevices", HealthEndpoints.Check.note("sharedDevices", this::sharedDevicesNote));
+      }
       if (standalone()) {
         ready.put("cdi", new HealthEndpoints.Check("cdi", () -> lastCdiError.isEmpty() ? null : lastCdiError));
       } else {
@@ -189,7 +203,7 @@ public final class Agent implements AutoCloseable {
     long start = System.nanoTime();
     NodeReport report;
     try {
-      report = discovery.get();
+      report = discovery.discover(sharedDevicesSupported);
     } catch (RuntimeException e) {
       LOG.error("discovery failed err=\"{}\"", e.toString());
       return;
@@ -222,6 +236,12 @@ public final class Agent implements AutoCloseable {
     try {
       PublishResult r = publisher.sync(inventory.all());
       r.warnings().forEach(w -> LOG.warn("{}", w));
+      if (sharedDevicesSupported && publisher.sharing() == ResourceSlicePublisher.Sharing.DROPPED) {
+        // The publisher logged the cause and the fix; discover again for exclusive devices and publish those.
+        sharedDevicesSupported = false;
+        metrics.sharedDevicesSupported(false);
+        requestDiscovery();
+      }
       metrics.published(r.unchanged() ? "unchanged" : "changed", r.devices());
       lastPublishError = "";
       backoff = MIN_BACKOFF;
@@ -279,6 +299,21 @@ public final class Agent implements AutoCloseable {
       return "waiting for the kubelet to register the plugin";
     }
     return s.registered() ? null : "kubelet refused the registration: " + s.error();
+  }
+
+  /** The {@code /readyz} detail of shared devices: never a failure, the agent falls back and stays useful. */
+  private String sharedDevicesNote() {
+    if (sharedDevicesSupported) {
+      return publisher != null && publisher.sharing() == ResourceSlicePublisher.Sharing.KEPT
+          ? "the API server keeps shared devices (allowMultipleAllocations, requestPolicy)" : null;
+    }
+    return "the API server drops allowMultipleAllocations and requestPolicy (DRAConsumableCapacity feature gate off "
+        + "or a server older than 1.36): devices are published exclusive, CPUs one device per physical core";
+  }
+
+  /** Whether the agent still publishes shared devices (false after the API server dropped their fields). */
+  public boolean sharedDevicesSupported() {
+    return sharedDevicesSupported;
   }
 
   private String loopFailure() {

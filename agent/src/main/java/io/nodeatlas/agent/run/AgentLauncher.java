@@ -144,7 +144,7 @@ public final class AgentLauncher {
     private Duration drainTimeout;
     private LogSetup.Format logFormat;
     private int verbosity;
-    private Supplier<NodeReport> discovery;
+    private DeviceDiscovery discovery;
     private Map<String, String> environment;
     private PrintStream log = System.err;
 
@@ -226,6 +226,15 @@ public final class AgentLauncher {
 
     /** Where the devices come from: a live discovery or a saved report; called on every resync. */
     public Builder discovery(Supplier<NodeReport> v) {
+      discovery = v == null ? null : DeviceDiscovery.of(v);
+      return this;
+    }
+
+    /**
+     * Where the devices come from, told whether the API server can take shared devices: after it
+     * dropped their fields the agent calls this with false and publishes what it returns.
+     */
+    public Builder discovery(DeviceDiscovery v) {
       discovery = v;
       return this;
     }

@@ -1,11 +1,8 @@
 package io.nodeatlas.agent.slices;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourcePoolBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceSpec;
@@ -15,18 +12,12 @@ import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.nodeatlas.discovery.model.Device;
-import io.nodeatlas.discovery.model.Names;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,9 +25,8 @@ import org.slf4j.LoggerFactory;
  * Keeps this node's pool of {@code resource.k8s.io/v1} ResourceSlices equal to the discovered
  * devices (KEP-4381: the driver publishes its node-local devices as one pool).
  *
- * <p>One pool per node, named after the node, {@code spec.nodeName} set and the Node as controlling
- * owner (node deletion garbage-collects the slices). Devices are sorted by name and cut into slices of
- * at most 128 (64 when taints are used); slice {@code i} is named {@code <node>-<driver>-<i>}. A sync
+ * <p>The slices themselves come from {@link NodeSlices#build} (the same objects {@code nodeatlas slices}
+ * prints), with the Node as controlling owner (node deletion garbage-collects the slices). A sync
  * reads the pool's slices and writes only when they differ from the desired ones: then every slice
  * gets the next pool generation and the right {@code resourceSliceCount}, obsolete slices are deleted
  * first, existing ones updated, missing ones created (the order the upstream controller uses, so a
@@ -51,24 +41,34 @@ public final class ResourceSlicePublisher {
 
   private static final Logger LOG = LoggerFactory.getLogger(ResourceSlicePublisher.class);
 
-  public static final String LABEL_NODE = Names.DOMAIN + "/node";
-  public static final String LABEL_DRIVER = Names.DOMAIN + "/driver";
-  public static final String LABEL_MANAGED_BY = "app.kubernetes.io/managed-by";
-  private static final Pattern LABEL_VALUE = Pattern.compile("^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$");
+  public static final String LABEL_NODE = NodeSlices.LABEL_NODE;
+  public static final String LABEL_DRIVER = NodeSlices.LABEL_DRIVER;
+  public static final String LABEL_MANAGED_BY = NodeSlices.LABEL_MANAGED_BY;
+
+  /** What the API server does with the fields of shared devices (KEP-5075), as far as we have seen. */
+  public enum Sharing {
+    /** Nothing shared was written yet, so nothing is known. */
+    UNKNOWN,
+    /** A slice with shared devices was written and read back with the fields. */
+    KEPT,
+    /** A slice with shared devices came back without them: the server drops them. */
+    DROPPED
+  }
 
   private final KubernetesClient client;
+  private final NodeSlices pool;
   private final String driver;
   private final String nodeName;
-  private final int maxDevicesPerSlice;
   private String nodeUid;
   private long lastGeneration;
   /**
-   * The API server did not keep {@code allowMultipleAllocations} and {@code requestPolicy} in the slices
-   * we wrote: it drops fields of a disabled feature gate (KEP-5075's {@code DRAConsumableCapacity}), so
-   * publishing them again would only rewrite the pool on every sync. Shared devices are then published
-   * as the server keeps them, exclusive.
+   * Whether the API server keeps {@code allowMultipleAllocations} and {@code requestPolicy} in the slices
+   * we write. A server drops fields of a disabled feature gate (KEP-5075's {@code DRAConsumableCapacity},
+   * alpha in 1.34, and every server that does not know them) without an error, so the only way to know
+   * is to read the slice back and compare. Once dropped, shared devices are published as the server
+   * keeps them, exclusive, so the pool is not rewritten on every sync.
    */
-  private boolean sharingDropped;
+  private Sharing sharing = Sharing.UNKNOWN;
 
   public ResourceSlicePublisher(KubernetesClient client, String driver, String nodeName) {
     this(client, driver, nodeName, SliceValidator.MAX_DEVICES);
@@ -76,14 +76,19 @@ public final class ResourceSlicePublisher {
 
   ResourceSlicePublisher(KubernetesClient client, String driver, String nodeName, int maxDevicesPerSlice) {
     this.client = client;
+    this.pool = new NodeSlices(driver, nodeName, maxDevicesPerSlice);
     this.driver = driver;
     this.nodeName = nodeName;
-    this.maxDevicesPerSlice = maxDevicesPerSlice;
   }
 
   /** The pool name: the node's name, so every node publishes its own pool. */
   public String poolName() {
-    return nodeName;
+    return pool.poolName();
+  }
+
+  /** What the API server was seen to do with the fields of shared devices. */
+  public synchronized Sharing sharing() {
+    return sharing;
   }
 
   /** Brings the API in line with {@code devices}; thread-confined (one caller at a time). */
@@ -96,22 +101,7 @@ public final class ResourceSlicePublisher {
   }
 
   private PublishResult doSync(List<Device> devices) throws PublishException {
-    List<String> warnings = new ArrayList<>();
-    List<io.fabric8.kubernetes.api.model.resource.v1.Device> wanted = new ArrayList<>();
-    for (Device d : devices.stream().sorted(Comparator.comparing(Device::name)).toList()) {
-      io.fabric8.kubernetes.api.model.resource.v1.Device sd = SliceDeviceMapper.toSliceDevice(d);
-      if (sharingDropped) {
-        sd = withoutSharing(sd);
-      }
-      List<String> problems = SliceValidator.deviceProblems(sd);
-      if (problems.isEmpty()) {
-        wanted.add(sd);
-      } else {
-        warnings.add("device " + d.name() + " not published: " + String.join("; ", problems));
-      }
-    }
-    List<List<io.fabric8.kubernetes.api.model.resource.v1.Device>> chunks = chunk(wanted);
-
+    boolean dropped = sharing == Sharing.DROPPED;
     Map<String, ResourceSlice> existing = new TreeMap<>();
     for (ResourceSlice s : client.resources(ResourceSlice.class).withLabel(LABEL_NODE, nodeLabelValue())
         .withLabel(LABEL_DRIVER, driver).list().getItems()) {
@@ -119,24 +109,24 @@ public final class ResourceSlicePublisher {
         existing.put(s.getMetadata().getName(), s);
       }
     }
-    OwnerReference owner = ownerReference();
+    Optional<OwnerReference> owner = Optional.of(ownerReference());
 
     long currentGeneration = existing.values().stream().mapToLong(ResourceSlicePublisher::generation).max().orElse(-1);
-    List<ResourceSlice> desired = new ArrayList<>();
-    for (int i = 0; i < chunks.size(); i++) {
-      desired.add(slice(i, chunks.get(i), chunks.size(), Math.max(currentGeneration, 0), owner));
-    }
+    NodeSlices.Built built = pool.build(devices, dropped, Math.max(currentGeneration, 0), owner);
+    List<String> warnings = built.warnings();
+    List<ResourceSlice> desired = new ArrayList<>(built.slices());
     if (matches(existing, desired)) {
       lastGeneration = Math.max(lastGeneration, currentGeneration);
-      return new PublishResult(currentGeneration, desired.size(), wanted.size(), 0, 0, 0, warnings);
+      if (!dropped && NodeSlices.anySharing(desired)) {
+        sharing = Sharing.KEPT;
+      }
+      return new PublishResult(currentGeneration, desired.size(), built.devices(), 0, 0, 0, warnings);
     }
-    if (!sharingDropped && currentGeneration == lastGeneration && lastGeneration > 0
-        && matches(existing, desired.stream().map(ResourceSlicePublisher::withoutSharing).toList())) {
+    if (!dropped && currentGeneration == lastGeneration && lastGeneration > 0
+        && matches(existing, desired.stream().map(NodeSlices::withoutSharing).toList())) {
       // What we wrote last came back without the sharing fields: the server does not keep them.
-      sharingDropped = true;
-      LOG.warn("the API server does not keep allowMultipleAllocations and requestPolicy (is the DRAConsumableCapacity "
-          + "feature gate off?); devices are published without them, that is as exclusive devices");
-      return new PublishResult(currentGeneration, desired.size(), wanted.size(), 0, 0, 0, warnings);
+      sharingDropped();
+      return new PublishResult(currentGeneration, desired.size(), built.devices(), 0, 0, 0, warnings);
     }
 
     long generation = Math.max(currentGeneration, lastGeneration) + 1;
@@ -153,6 +143,8 @@ public final class ResourceSlicePublisher {
     int deleted = 0;
     int updated = 0;
     int created = 0;
+    List<ResourceSlice> written = new ArrayList<>();
+    List<ResourceSlice> stored = new ArrayList<>();
     List<String> desiredNames = desired.stream().map(s -> s.getMetadata().getName()).toList();
     for (ResourceSlice old : existing.values()) {
       if (!desiredNames.contains(old.getMetadata().getName())) {
@@ -164,42 +156,66 @@ public final class ResourceSlicePublisher {
       ResourceSlice old = existing.get(s.getMetadata().getName());
       if (old != null) {
         s.getMetadata().setResourceVersion(old.getMetadata().getResourceVersion());
-        client.resource(s).update();
+        written.add(s);
+        stored.add(client.resource(s).update());
         updated++;
       }
     }
     for (ResourceSlice s : desired) {
       if (!existing.containsKey(s.getMetadata().getName())) {
-        client.resource(s).create();
+        written.add(s);
+        stored.add(client.resource(s).create());
         created++;
       }
     }
     lastGeneration = generation;
+    if (!dropped) {
+      readBack(written, stored);
+    }
     LOG.info("published ResourceSlices node={} pool={} generation={} slices={} devices={} created={} updated={} deleted={}",
-        nodeName, poolName(), generation, desired.size(), wanted.size(), created, updated, deleted);
-    return new PublishResult(generation, desired.size(), wanted.size(), created, updated, deleted, warnings);
+        nodeName, poolName(), generation, desired.size(), built.devices(), created, updated, deleted);
+    return new PublishResult(generation, desired.size(), built.devices(), created, updated, deleted, warnings);
+  }
+
+  /**
+   * Compares what the server answered to our writes (the object as stored) with what we sent: shared
+   * devices that come back without {@code allowMultipleAllocations} or {@code requestPolicy} mean the
+   * server drops them.
+   */
+  private void readBack(List<ResourceSlice> written, List<ResourceSlice> stored) {
+    if (!NodeSlices.anySharing(written)) {
+      return;
+    }
+    boolean anyStored = false;
+    for (int i = 0; i < written.size(); i++) {
+      ResourceSlice back = stored.get(i);
+      if (back == null || back.getSpec() == null) {
+        continue;
+      }
+      anyStored = true;
+      if (NodeSlices.anySharing(List.of(written.get(i))) && !NodeSlices.anySharing(List.of(back))) {
+        sharingDropped();
+        return;
+      }
+    }
+    if (anyStored) {
+      sharing = Sharing.KEPT;
+    }
+  }
+
+  private void sharingDropped() {
+    sharing = Sharing.DROPPED;
+    LOG.warn("the API server dropped allowMultipleAllocations and requestPolicy from our ResourceSlices: it does not "
+        + "support shared devices (the DRAConsumableCapacity feature gate is off, or the server is older than 1.36); "
+        + "shared devices are published as exclusive ones and discovery runs again for exclusive devices (CPUs: one "
+        + "device per physical core). Fix: enable the DRAConsumableCapacity feature gate on the API server, scheduler "
+        + "and kubelet, or choose the per-core CPU devices explicitly with the CPU source's setting "
+        + "(nodeatlas run --help lists it)");
   }
 
   /** {@code slice} without the fields of consumable capacity (KEP-5075). */
   static ResourceSlice withoutSharing(ResourceSlice slice) {
-    ResourceSlice copy = new ResourceSliceBuilder(slice).build();
-    if (copy.getSpec() != null && copy.getSpec().getDevices() != null) {
-      copy.getSpec().setDevices(copy.getSpec().getDevices().stream().map(ResourceSlicePublisher::withoutSharing).toList());
-    }
-    return copy;
-  }
-
-  /** {@code device} without {@code allowMultipleAllocations} and its capacities' {@code requestPolicy}. */
-  static io.fabric8.kubernetes.api.model.resource.v1.Device withoutSharing(io.fabric8.kubernetes.api.model.resource.v1.Device device) {
-    io.fabric8.kubernetes.api.model.resource.v1.Device copy =
-        new io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder(device).withAllowMultipleAllocations(null).build();
-    if (copy.getCapacity() != null) {
-      Map<String, io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity> capacity = new java.util.LinkedHashMap<>();
-      copy.getCapacity().forEach((name, c) -> capacity.put(name,
-          new io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder(c).withRequestPolicy(null).build()));
-      copy.setCapacity(capacity);
-    }
-    return copy;
+    return NodeSlices.withoutSharing(slice);
   }
 
   /**
@@ -222,35 +238,6 @@ public final class ResourceSlicePublisher {
             LOG.warn("ResourceSlice watch closed err=\"{}\"; the periodic resync still runs", cause.getMessage());
           }
         });
-  }
-
-  private List<List<io.fabric8.kubernetes.api.model.resource.v1.Device>> chunk(
-      List<io.fabric8.kubernetes.api.model.resource.v1.Device> devices) {
-    List<List<io.fabric8.kubernetes.api.model.resource.v1.Device>> out = new ArrayList<>();
-    boolean tainted = devices.stream().anyMatch(d -> d.getTaints() != null && !d.getTaints().isEmpty());
-    int per = Math.min(maxDevicesPerSlice, tainted ? SliceValidator.MAX_DEVICES_WITH_TAINTS : SliceValidator.MAX_DEVICES);
-    for (int i = 0; i < devices.size(); i += per) {
-      out.add(devices.subList(i, Math.min(devices.size(), i + per)));
-    }
-    if (out.isEmpty()) {
-      // An empty pool is not the same as no pool (ResourcePool.resourceSliceCount >= 1): publish one empty slice.
-      out.add(List.of());
-    }
-    return out;
-  }
-
-  private ResourceSlice slice(int index, List<io.fabric8.kubernetes.api.model.resource.v1.Device> devices, int count,
-      long generation, OwnerReference owner) {
-    ObjectMeta meta = new ObjectMetaBuilder().withName(sliceName(index))
-        .addToLabels(LABEL_NODE, nodeLabelValue())
-        .addToLabels(LABEL_DRIVER, driver)
-        .addToLabels(LABEL_MANAGED_BY, "nodeatlas")
-        .withOwnerReferences(owner).build();
-    return new ResourceSliceBuilder().withMetadata(meta).withNewSpec()
-        .withDriver(driver).withNodeName(nodeName)
-        .withPool(new ResourcePoolBuilder().withName(poolName()).withGeneration(generation)
-            .withResourceSliceCount((long) count).build())
-        .withDevices(new ArrayList<>(devices)).endSpec().build();
   }
 
   /** True when the API holds exactly the desired slices at one generation (nothing to write). */
@@ -297,31 +284,12 @@ public final class ResourceSlicePublisher {
         .withController(true).build();
   }
 
-  /** {@code <node>-<driver>-<index>}, shortened with a hash when the node name is very long. */
   String sliceName(int index) {
-    String base = nodeName + "-" + driver;
-    String suffix = "-" + index;
-    if (base.length() + suffix.length() > 253) {
-      String hash = sha256(base).substring(0, 10);
-      base = base.substring(0, 253 - suffix.length() - hash.length() - 1).replaceAll("[.-]+$", "") + "-" + hash;
-    }
-    return base + suffix;
+    return pool.sliceName(index);
   }
 
-  /** The node name when it is a valid label value (the usual case), else a stable hash of it. */
   String nodeLabelValue() {
-    if (nodeName.length() <= 63 && LABEL_VALUE.matcher(nodeName).matches()) {
-      return nodeName;
-    }
-    return "sha256-" + sha256(nodeName).substring(0, 40);
-  }
-
-  private static String sha256(String s) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return pool.nodeLabelValue();
   }
 
   static String describe(KubernetesClientException e) {

@@ -2,13 +2,13 @@ package io.nodeatlas.cli.run;
 
 import io.nodeatlas.agent.ops.LogSetup;
 import io.nodeatlas.agent.run.AgentLauncher;
+import io.nodeatlas.agent.run.DeviceDiscovery;
 import io.nodeatlas.cli.DiscoveryOptions;
 import io.nodeatlas.cli.NodeAtlasCommand;
 import io.nodeatlas.cli.SavedReport;
 import io.nodeatlas.cli.UsageException;
 import io.nodeatlas.discovery.host.HostContext;
 import io.nodeatlas.discovery.model.Names;
-import io.nodeatlas.discovery.report.NodeReport;
 import io.nodeatlas.discovery.spi.DiscoverySource;
 import io.nodeatlas.discovery.spi.NodeDiscovery;
 import java.nio.file.Path;
@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -144,12 +143,12 @@ public final class RunCommand implements Callable<Integer> {
   }
 
   private int execute() throws Exception {
-    Supplier<NodeReport> discover;
+    DeviceDiscovery discover;
     if (replayReport != null) {
       // Checked once now (a bad file is bad usage), then re-read on every resync like a discovery.
       SavedReport.readForOption("--replay-report", replayReport);
       Path report = replayReport;
-      discover = () -> {
+      discover = shared -> {
         try {
           return SavedReport.read("--replay-report", report);
         } catch (SavedReport.InvalidReportException e) {
@@ -159,7 +158,8 @@ public final class RunCommand implements Callable<Integer> {
     } else {
       List<DiscoverySource> sources = discovery.selectedSources();
       HostContext host = discovery.hostContext();
-      discover = () -> NodeDiscovery.run(sources, host);
+      // After the API server dropped the fields of shared devices, the sources publish exclusive ones.
+      discover = shared -> NodeDiscovery.run(sources, host.withSharedDevicesSupported(shared));
     }
     try {
       return AgentLauncher.builder()

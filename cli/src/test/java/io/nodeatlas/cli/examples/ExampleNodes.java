@@ -1,0 +1,162 @@
+package io.nodeatlas.cli.examples;
+
+import io.nodeatlas.discovery.model.AttributeValue;
+import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.model.Names;
+import io.nodeatlas.discovery.model.Quantity;
+import io.nodeatlas.discovery.model.RequestPolicy;
+import io.nodeatlas.discovery.report.HostInfo;
+import io.nodeatlas.discovery.report.NodeReport;
+import io.nodeatlas.discovery.report.NodeReportCodec;
+import io.nodeatlas.discovery.report.SourceStatus;
+import io.nodeatlas.discovery.topology.Topology;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The saved {@code discover} documents of {@code examples/nodes/}: the synthetic HGX-like node of
+ * rdma-nic-hugepages.md §6 (two Intel sockets, 8 H100 GPUs of which one is in MIG mode, ConnectX-7 RDMA
+ * functions under the GPUs' PCIe roots, CPUs and hugepage pools per NUMA node as the cpu-numa source
+ * publishes them, shared with request policies) and a one-socket Arm node. The CPU identity
+ * attributes ({@code architecture}, {@code vendor}, {@code cpuModel}) are written here by hand, as the
+ * cpu-numa source publishes them once it reads CPU identity. {@link ExamplesTest} keeps the files equal
+ * to these objects (regenerate with {@code -Dnodeatlas.examples.write=true}).
+ */
+final class ExampleNodes {
+
+  static final String TYPE = Names.ours("type");
+  private static final long GIB = 1L << 30;
+  private static final long MIB = 1L << 20;
+
+  private static final String[][] GPUS = {
+      {"0000:18:00.0", "pci0000:15"}, {"0000:19:00.0", "pci0000:15"},
+      {"0000:3a:00.0", "pci0000:37"}, {"0000:3b:00.0", "pci0000:37"},
+      {"0000:9a:00.0", "pci0000:97"}, {"0000:9b:00.0", "pci0000:97"},
+      {"0000:ba:00.0", "pci0000:b7"}, {"0000:bb:00.0", "pci0000:b7"},
+  };
+
+  private ExampleNodes() {}
+
+  /** File name → document. */
+  static Map<String, String> documents() {
+    NodeReportCodec codec = new NodeReportCodec();
+    Map<String, String> out = new TreeMap<>();
+    out.put("hgx-01.json", codec.toJson(hgx()));
+    out.put("arm-01.json", codec.toJson(arm()));
+    return out;
+  }
+
+  static NodeReport hgx() {
+    List<Device> d = new ArrayList<>();
+    for (int i = 0; i < GPUS.length; i++) {
+      d.add(gpu(i, i == 7));
+    }
+    d.add(mig(7, 1, "3g.40gb", 40_802_189_312L));
+    d.add(mig(7, 2, "3g.40gb", 40_802_189_312L));
+    d.add(rdma("mlx5_0", "0000:1a:00.0", "pci0000:15", 0, "ethernet", "roce", "enp26s0np0"));
+    d.add(rdma("mlx5_1", "0000:3c:00.0", "pci0000:37", 0, "infiniband", "infiniband", "ibp60s0"));
+    d.add(rdma("mlx5_2", "0000:9c:00.0", "pci0000:97", 1, "ethernet", "roce", "enp156s0np0"));
+    for (int node = 0; node < 2; node++) {
+      d.add(cpu(node, node, 64, 2, "x86_64", "intel", "Intel(R) Xeon(R) Platinum 8480+"));
+      d.add(hugepages(node, 2 * MIB, "2Mi", 4096));
+      d.add(hugepages(node, GIB, "1Gi", 16));
+    }
+    return report("hgx-01", d, List.of("cpu-numa", "gpu", "nic-rdma"));
+  }
+
+  static NodeReport arm() {
+    List<Device> d = List.of(cpu(0, 0, 80, 1, "aarch64", "arm", "Neoverse-N1"), hugepages(0, 2 * MIB, "2Mi", 1024));
+    return report("arm-01", d, List.of("cpu-numa"));
+  }
+
+  private static NodeReport report(String host, List<Device> devices, List<String> sources) {
+    Map<String, SourceStatus> status = new TreeMap<>();
+    sources.forEach(s -> status.put(s, SourceStatus.OK));
+    return new NodeReport(NodeReport.SCHEMA_VERSION, new HostInfo(host, "6.8.0-example", "/"), Topology.EMPTY,
+        devices, List.of(), status);
+  }
+
+  static Device gpu(int index, boolean mig) {
+    return Device.builder("gpu-" + index, "gpu")
+        .attribute(TYPE, "gpu")
+        .attribute(Names.ours("productName"), "NVIDIA H100 80GB HBM3")
+        .attribute(Names.ours("brand"), "nvidia")
+        .attribute(Names.ours("architecture"), "hopper")
+        .attribute(Names.ours("uuid"), String.format("GPU-00000000-0000-4000-8000-%012d", index))
+        .attribute(Names.ours("cudaComputeCapability"), AttributeValue.version("9.0.0"))
+        .attribute(Names.ours("driverVersion"), AttributeValue.version("550.54.15"))
+        .attribute(Names.ours("index"), index)
+        .attribute(Names.ours("migEnabled"), mig)
+        .attribute(Names.NUMA_NODE, index < 4 ? 0 : 1)
+        .attribute(Names.PCIE_ROOT, GPUS[index][1])
+        .attribute(Names.PCI_BUS_ID, GPUS[index][0])
+        .capacity(Names.ours("memory"), 85_520_809_984L)
+        .build();
+  }
+
+  static Device mig(int gpu, int gi, String profile, long memory) {
+    return Device.builder("gpu-" + gpu + "-mig-" + gi + "-0", "gpu")
+        .attribute(TYPE, "mig")
+        .attribute(Names.ours("productName"), "NVIDIA H100 80GB HBM3")
+        .attribute(Names.ours("profile"), profile)
+        .attribute(Names.ours("parentUUID"), String.format("GPU-00000000-0000-4000-8000-%012d", gpu))
+        .attribute(Names.ours("uuid"), String.format("MIG-00000000-0000-4000-8000-%06d%06d", gpu, gi))
+        .attribute(Names.NUMA_NODE, gpu < 4 ? 0 : 1)
+        .attribute(Names.PCIE_ROOT, GPUS[gpu][1])
+        .capacity(Names.ours("memory"), memory)
+        .build();
+  }
+
+  static Device rdma(String ibdev, String bdf, String root, int numa, String linkLayer, String transport, String ifName) {
+    return Device.builder("rdma-" + ibdev.replace('_', '-'), "nic-rdma")
+        .attribute(TYPE, "rdma")
+        .attribute(Names.ours("rdmaDevice"), ibdev)
+        .attribute(Names.ours("ifName"), ifName)
+        .attribute(Names.ours("linkLayer"), linkLayer)
+        .attribute(Names.ours("transport"), transport)
+        .attribute(Names.ours("kernelDriver"), "mlx5_core")
+        .attribute(Names.ours("pciVendorID"), "15b3")
+        .attribute(Names.ours("pciDeviceID"), "1021")
+        .attribute(Names.ours("portState"), "active")
+        .attribute(Names.ours("rateGbps"), 400)
+        .attribute(Names.ours("firmwareVersion"), "28.39.1002")
+        .attribute(Names.NUMA_NODE, numa)
+        .attribute(Names.PCIE_ROOT, root)
+        .attribute(Names.PCI_BUS_ID, bdf)
+        .build();
+  }
+
+  /** One NUMA node's CPUs, shared: a claim takes 1 CPU unless it asks for more, up to all of them. */
+  static Device cpu(int node, int socket, int cpus, int threadsPerCore, String arch, String vendor, String model) {
+    return Device.builder("cpu-numa" + node, "cpu-numa")
+        .attribute(TYPE, "cpu")
+        .attribute(Names.NUMA_NODE, node)
+        .attribute(Names.ours("socket"), socket)
+        .attribute(Names.ours("cpuCount"), cpus)
+        .attribute(Names.ours("smt"), threadsPerCore > 1)
+        .attribute(Names.ours("threadsPerCore"), threadsPerCore)
+        .attribute(Names.ours("architecture"), arch)
+        .attribute(Names.ours("vendor"), vendor)
+        .attribute(Names.ours("cpuModel"), model)
+        .capacity(Names.ours("cpu"), Quantity.of(cpus), RequestPolicy.range(Quantity.of(1), Quantity.of(1),
+            Quantity.of(cpus), Quantity.of(1)))
+        .allowMultipleAllocations(true)
+        .build();
+  }
+
+  /** One NUMA node's pool of one page size, shared in whole pages. */
+  static Device hugepages(int node, long pageSize, String label, long pages) {
+    Quantity page = Quantity.of(pageSize);
+    return Device.builder("hugepages-" + label.toLowerCase(java.util.Locale.ROOT) + "-numa" + node, "cpu-numa")
+        .attribute(TYPE, "hugepages")
+        .attribute(Names.NUMA_NODE, node)
+        .attribute(Names.ours("pageSize"), label)
+        .attribute(Names.ours("pageSizeBytes"), pageSize)
+        .capacity(Names.ours("memory"), Quantity.of(pageSize * pages), RequestPolicy.range(page, page,
+            Quantity.of(pageSize * pages), page))
+        .allowMultipleAllocations(true)
+        .build();
+  }
+}

@@ -1,0 +1,169 @@
+package io.nodeatlas.cli.examples;
+
+import static io.nodeatlas.cli.testing.NodeAtlasRun.run;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nodeatlas.cli.testing.NodeAtlasRun.Result;
+import io.nodeatlas.cli.testing.Repo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The stories of {@code examples/} as acceptance tests: each example claim runs through
+ * {@code nodeatlas match --explain} with the DeviceClasses of {@code deploy/deviceclasses.yaml} against a
+ * saved discover document of {@code examples/nodes/}, exactly as its README tells a user to run it, and
+ * must fit; each negative variant must not fit, for the reason the README gives.
+ */
+class ExamplesTest {
+
+  static final Path ROOT = Repo.root();
+  static final Path EXAMPLES = ROOT.resolve("examples");
+  static final String HGX = "hgx-01.json";
+  static final String ARM = "arm-01.json";
+
+  /** {@code nodeatlas match -f deploy/deviceclasses.yaml -f CLAIM... --discovered examples/nodes/NODE --explain}. */
+  static Result match(String node, String... claims) {
+    List<String> args = new ArrayList<>(List.of("match", "-f", ROOT.resolve("deploy/deviceclasses.yaml").toString()));
+    for (String c : claims) {
+      args.add("-f");
+      args.add(EXAMPLES.resolve(c).toString());
+    }
+    args.addAll(List.of("--discovered", EXAMPLES.resolve("nodes").resolve(node).toString(), "--explain"));
+    return run(args.toArray(String[]::new));
+  }
+
+  @Test
+  void theSavedNodesAreCurrent() throws Exception {
+    for (Map.Entry<String, String> doc : ExampleNodes.documents().entrySet()) {
+      Path file = EXAMPLES.resolve("nodes").resolve(doc.getKey());
+      if (Boolean.getBoolean("nodeatlas.examples.write")) {
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, doc.getValue());
+      }
+      assertThat(file).as("regenerate with -Dnodeatlas.examples.write=true").hasContent(doc.getValue());
+    }
+  }
+
+  static Result fits(String node, String... claims) {
+    Result r = match(node, claims);
+    assertThat(r.status()).as(r.out() + r.err()).isZero();
+    assertThat(r.out()).doesNotContain("NOT satisfiable");
+    return r;
+  }
+
+  static Result doesNotFit(String node, String... claims) {
+    Result r = match(node, claims);
+    assertThat(r.status()).as(r.out() + r.err()).isEqualTo(1);
+    return r;
+  }
+
+  @Test
+  void cpusByArchitectureAndVendor() {
+    assertThat(fits(HGX, "cpu/claim-intel.yaml").out()).contains("DeviceClass nodeatlas-cpu-x86-64-intel: 2 devices cpu-numa0, cpu-numa1")
+        .contains("ResourceClaim intel-cpus: satisfiable on this node").contains("allocation cpus -> cpu-numa0")
+        .contains("cpus on cpu-numa0: consumes 4 nodeatlas.io/cpu, 60 of 64 left");
+    assertThat(fits(ARM, "cpu/claim-arm64.yaml").out()).contains("allocation cpus -> cpu-numa0")
+        .contains("cpus on cpu-numa0: consumes 8 nodeatlas.io/cpu, 72 of 80 left");
+  }
+
+  @Test
+  void cpusOfTheOtherArchitectureDoNotFit() {
+    assertThat(doesNotFit(HGX, "cpu/claim-arm64.yaml").out())
+        .contains("reason: request cpus needs 1 device, this node has 0 matching devices")
+        .contains("cpu-numa0: DeviceClass nodeatlas-cpu-arm64 selector #1 evaluated to false")
+        .contains("device.attributes[\"nodeatlas.io\"].architecture = \"x86_64\"");
+    assertThat(doesNotFit(ARM, "cpu/claim-intel.yaml").out())
+        .contains("reason: request cpus needs 1 device, this node has 0 matching devices")
+        .contains("device.attributes[\"nodeatlas.io\"].architecture = \"aarch64\"");
+  }
+
+  @Test
+  void tenCpusFromEachNumaNode() {
+    assertThat(fits(HGX, "cpu/claim-numa-split.yaml").out())
+        .contains("allocation cpus-numa0 -> cpu-numa0").contains("allocation cpus-numa1 -> cpu-numa1")
+        .contains("cpus-numa0 on cpu-numa0: consumes 10 nodeatlas.io/cpu, 54 of 64 left")
+        .contains("cpus-numa1 on cpu-numa1: consumes 10 nodeatlas.io/cpu, 54 of 64 left");
+  }
+
+  @Test
+  void tenCpusFromANumaNodeAnEarlierClaimFilledDoNotFit() {
+    Result r = doesNotFit(HGX, "cpu/claim-fill-numa0.yaml", "cpu/claim-numa-split.yaml");
+    assertThat(r.out()).contains("ResourceClaim fill-numa0: satisfiable on this node")
+        .contains("cpus on cpu-numa0: consumes 60 nodeatlas.io/cpu, 4 of 64 left")
+        .contains("ResourceClaim numa-split: NOT satisfiable on this node")
+        .contains("reason: request cpus-numa0 needs 1 device, but earlier claims hold what matches: cpu-numa0 has 4 of "
+            + "10 requested nodeatlas.io/cpu left (60 of 64 allocated to earlier claims)");
+  }
+
+  @Test
+  void hugepagesOnTheNumaNodeOfTheNic() {
+    assertThat(fits(HGX, "hugepages/claim-near-nic.yaml").out())
+        .contains("allocation nic -> rdma-mlx5-0").contains("allocation pages -> hugepages-2mi-numa0")
+        .contains("pages on hugepages-2mi-numa0: consumes 1073741824 nodeatlas.io/memory, 7516192768 of 8589934592 left")
+        .contains("constraint matchAttribute resource.kubernetes.io/numaNode (nic, pages)");
+  }
+
+  @Test
+  void moreHugepagesThanTheNumaNodeHoldsDoNotFit() {
+    assertThat(doesNotFit(HGX, "hugepages/claim-too-much.yaml").out())
+        .contains("reason: request pages needs 1 device, this node has 0 matching devices")
+        .contains("hugepages-2mi-numa0: capacity request nodeatlas.io/memory requested 17179869184 of nodeatlas.io/memory: "
+            + "above the request policy's maximum 8589934592");
+  }
+
+  @Test
+  void aGpuByProductNameWithAtLeast40GiOfMemory() {
+    assertThat(fits(HGX, "gpu/claim-h100-40gi.yaml").out()).contains("allocation gpu -> gpu-0")
+        .contains("gpu on gpu-0: the whole device (exclusive)");
+  }
+
+  @Test
+  void aGpuWithMoreMemoryThanAnyDoesNotFit() {
+    assertThat(doesNotFit(HGX, "gpu/claim-too-little-memory.yaml").out())
+        .contains("reason: request gpu needs 1 device, this node has 0 matching devices")
+        .contains("gpu-0: request selector #1 evaluated to false")
+        .contains("device.capacity[\"nodeatlas.io\"].memory = quantity(\"85520809984\")");
+  }
+
+  @Test
+  void aMigDeviceByType() {
+    assertThat(fits(HGX, "gpu/claim-mig.yaml").out()).contains("DeviceClass nodeatlas-mig: 2 devices gpu-7-mig-1-0, gpu-7-mig-2-0")
+        .contains("allocation mig -> gpu-7-mig-1-0");
+  }
+
+  @Test
+  void moreMigDevicesThanTheGpuIsSplitIntoDoNotFit() {
+    assertThat(doesNotFit(HGX, "gpu/claim-mig-too-many.yaml").out())
+        .contains("reason: request mig needs 3 devices, this node has 2 matching devices");
+  }
+
+  @Test
+  void anRdmaNicUnderTheGpusPcieRoot() {
+    assertThat(fits(HGX, "rdma/claim-gpu-nic-aligned.yaml").out())
+        .contains("allocation gpu -> gpu-0").contains("allocation nic -> rdma-mlx5-0")
+        .contains("constraint matchAttribute resource.kubernetes.io/pcieRoot (gpu, nic)");
+  }
+
+  @Test
+  void threeGpusUnderOneRootDoNotFit() {
+    assertThat(doesNotFit(HGX, "rdma/claim-three-gpus-one-root.yaml").out())
+        .contains("reason: every request has matching devices, but no choice of distinct devices satisfies "
+            + "matchAttribute resource.kubernetes.io/pcieRoot");
+  }
+
+  @Test
+  void everyExampleClaimIsTested() throws Exception {
+    String tests = Files.readString(ROOT.resolve("cli/src/test/java/io/nodeatlas/cli/examples/ExamplesTest.java"));
+    for (String story : List.of("cpu", "hugepages", "gpu", "rdma")) {
+      try (var files = Files.list(EXAMPLES.resolve(story))) {
+        for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).toList()) {
+          assertThat(tests).as("a test runs " + f).contains("\"" + story + "/" + f.getFileName() + "\"");
+        }
+      }
+    }
+  }
+}
