@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
@@ -25,14 +24,20 @@ import picocli.CommandLine.ParseResult;
  * ({@link NodeAtlasCommand#configure}). Their values travel to the sources as {@link SourceOptions}
  * keyed {@link SourceSetting#key()}.
  */
-public final class DiscoveryOptions {
+public final class DiscoveryOptions implements Flag.Declaring {
 
-  @Mixin HostOptions host = new HostOptions();
+  private final HostOptions host = new HostOptions();
 
   @Option(names = "--sources", paramLabel = "LIST", defaultValue = "${env:NODEATLAS_SOURCES:-all}",
       description = "Sources to run: all, or a comma list of the installed sources; -NAME drops one "
           + "(default: ${DEFAULT-VALUE}; env NODEATLAS_SOURCES).")
   String sources;
+
+  /** The host-root flags ({@link HostOptions}). */
+  @Override
+  public Flag.Table flags() {
+    return host.flags();
+  }
 
   /** The installed sources; set when the command line is configured, else found on first use. */
   private DiscoverySources installed;

@@ -3,7 +3,6 @@ package io.nodeatlas.cli;
 import io.nodeatlas.discovery.host.HostFs;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import picocli.CommandLine.Option;
 
 /**
  * The host-root flags every command that reads the host takes. Each has an env twin, so a DaemonSet
@@ -11,40 +10,37 @@ import picocli.CommandLine.Option;
  */
 public final class HostOptions {
 
-  @Option(names = "--host-root", paramLabel = "DIR", defaultValue = "${env:NODEATLAS_HOST_ROOT:-/}",
-      description = "Root of the host's file system (default: ${DEFAULT-VALUE}; env NODEATLAS_HOST_ROOT).")
-  Path hostRoot;
+  static final Flag<Path> HOST_ROOT = Flag.of("--host-root", "DIR", Path.class, "NODEATLAS_HOST_ROOT", "/",
+      "Root of the host's file system");
+  static final Flag<Path> SYSFS_ROOT = mountOf("--sysfs-root", "NODEATLAS_SYSFS_ROOT", "/sys");
+  static final Flag<Path> PROCFS_ROOT = mountOf("--procfs-root", "NODEATLAS_PROCFS_ROOT", "/proc");
+  static final Flag<Path> DEV_ROOT = mountOf("--dev-root", "NODEATLAS_DEV_ROOT", "/dev");
 
-  @Option(names = "--sysfs-root", paramLabel = "DIR", defaultValue = "${env:NODEATLAS_SYSFS_ROOT}",
-      description = "Where the host's /sys is mounted (default: <host-root>/sys; env NODEATLAS_SYSFS_ROOT).")
-  Path sysfsRoot;
+  private final Flag.Table flags = new Flag.Table(HOST_ROOT, SYSFS_ROOT, PROCFS_ROOT, DEV_ROOT);
 
-  @Option(names = "--procfs-root", paramLabel = "DIR", defaultValue = "${env:NODEATLAS_PROCFS_ROOT}",
-      description = "Where the host's /proc is mounted (default: <host-root>/proc; env NODEATLAS_PROCFS_ROOT).")
-  Path procfsRoot;
+  /** Where the host's {@code dir} is mounted when not below the host root (a DaemonSet's {@code /host-sys}). */
+  private static Flag<Path> mountOf(String flag, String env, String dir) {
+    return Flag.of(flag, "DIR", Path.class, env, "", "Where the host's " + dir + " is mounted")
+        .defaultShownAs("<host-root>" + dir);
+  }
 
-  @Option(names = "--dev-root", paramLabel = "DIR", defaultValue = "${env:NODEATLAS_DEV_ROOT}",
-      description = "Where the host's /dev is mounted (default: <host-root>/dev; env NODEATLAS_DEV_ROOT).")
-  Path devRoot;
+  /** Added to each command that reads the host by its {@link DiscoveryOptions}. */
+  Flag.Table flags() {
+    return flags;
+  }
 
   /** The configured host, after checking that the roots exist (a typo should not look like an empty node). */
   public HostFs toHostFs() {
-    requireDirectory("--host-root", hostRoot);
-    if (sysfsRoot != null) {
-      requireDirectory("--sysfs-root", sysfsRoot);
-    }
-    if (procfsRoot != null) {
-      requireDirectory("--procfs-root", procfsRoot);
-    }
-    if (devRoot != null) {
-      requireDirectory("--dev-root", devRoot);
-    }
-    return HostFs.builder(hostRoot).sysfsRoot(sysfsRoot).procfsRoot(procfsRoot).devRoot(devRoot).build();
+    return HostFs.builder(directory(HOST_ROOT)).sysfsRoot(directory(SYSFS_ROOT)).procfsRoot(directory(PROCFS_ROOT))
+        .devRoot(directory(DEV_ROOT)).build();
   }
 
-  private static void requireDirectory(String flag, Path dir) {
-    if (!Files.isDirectory(dir)) {
-      throw new UsageException(flag + " " + dir + " is not a directory");
+  /** The flag's directory, or null when it is not set (the builder then derives it from the host root). */
+  private Path directory(Flag<Path> flag) {
+    Path dir = flags.value(flag);
+    if (dir != null && !Files.isDirectory(dir)) {
+      throw new UsageException(flag.name() + " " + dir + " is not a directory");
     }
+    return dir;
   }
 }

@@ -90,11 +90,12 @@ public final class NodeAtlasCommand implements Runnable {
   }
 
   /**
-   * Gives {@code cl} (a whole tree or one command on its own) our conventions: the installed sources'
-   * settings on every command that reads the host, case-insensitive enum values, and exit statuses 0
+   * Gives {@code cl} (a whole tree or one command on its own) our conventions: the flags its commands
+   * declare as {@link Flag} rows and the installed sources' settings on every command that reads the host, case-insensitive enum values, and exit statuses 0
    * ok, 1 failed, 2 bad usage with a one-line reason on stderr.
    */
   public static CommandLine configure(CommandLine cl, DiscoverySources sources) {
+    Flag.registerAll(cl);
     SourceSettingOptions.registerAll(cl, sources);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setParameterExceptionHandler(NodeAtlasCommand::onBadUsage);

@@ -28,7 +28,7 @@ public final class ApiClaimLookup implements ClaimLookup {
       claim = claims.inNamespace(ref.namespace()).withName(ref.name()).get();
     } catch (KubernetesClientException e) {
       throw new ClaimLookupException("cannot read ResourceClaim " + ref.namespace() + "/" + ref.name()
-          + " from the API server: " + describe(e), e);
+          + " from the API server: " + describe(e));
     }
     if (claim == null) {
       throw new ClaimLookupException("ResourceClaim " + ref.namespace() + "/" + ref.name() + " does not exist");

@@ -3,6 +3,7 @@ package io.nodeatlas.cli.run;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.nodeatlas.cli.Flag;
 import io.nodeatlas.cli.SourceSettingOptions;
 import io.nodeatlas.cli.UsageException;
 import io.nodeatlas.discovery.spi.SourceSetting;
@@ -54,20 +55,19 @@ final class ConfigFile {
   }
 
   /**
-   * The environment twin of an option: a source setting's declared one, else
-   * {@code NODEATLAS_<UPPER_SNAKE>} unless a well-known name exists.
+   * The environment twin of an option: a source setting's or a {@link Flag}'s declared one, else
+   * {@code NODEATLAS_<UPPER_SNAKE>} (the annotated {@code --sources}).
    */
   static String envName(OptionSpec option) {
     Optional<SourceSetting> setting = SourceSettingOptions.settingOf(option);
     if (setting.isPresent()) {
       return setting.get().env();
     }
-    String name = option.names()[0].replaceFirst("^-+", "");
-    return switch (name) {
-      case "node-name" -> "NODE_NAME";
-      case "kubeconfig" -> "KUBECONFIG";
-      default -> "NODEATLAS_" + name.toUpperCase(Locale.ROOT).replace('-', '_');
-    };
+    Optional<Flag<?>> flag = Flag.from(option);
+    if (flag.isPresent()) {
+      return flag.get().env();
+    }
+    return "NODEATLAS_" + option.names()[0].replaceFirst("^-+", "").toUpperCase(Locale.ROOT).replace('-', '_');
   }
 
   /**

@@ -4,6 +4,7 @@ import io.nodeatlas.agent.ops.LogSetup;
 import io.nodeatlas.agent.run.AgentLauncher;
 import io.nodeatlas.agent.run.DeviceDiscovery;
 import io.nodeatlas.cli.DiscoveryOptions;
+import io.nodeatlas.cli.Flag;
 import io.nodeatlas.cli.NodeAtlasCommand;
 import io.nodeatlas.cli.SavedReport;
 import io.nodeatlas.cli.UsageException;
@@ -22,7 +23,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
@@ -37,82 +37,65 @@ import picocli.CommandLine.Spec;
         "Without a kubeconfig or in-cluster credentials it runs standalone: it keeps the static CDI specs "
             + "current and serves health and metrics.",
         "Every flag has an environment twin (shown) and a key in the config file: the long name in camel case."})
-public final class RunCommand implements Callable<Integer> {
+public final class RunCommand implements Callable<Integer>, Flag.Declaring {
 
   @Spec CommandSpec spec;
 
   @Mixin DiscoveryOptions discovery = new DiscoveryOptions();
 
-  @Option(names = "--config", paramLabel = "FILE", defaultValue = "${env:NODEATLAS_CONFIG}",
-      description = "Config file (default: /etc/nodeatlas/config.yaml when it exists; env NODEATLAS_CONFIG).")
-  Path config;
-
-  @Option(names = "--driver-name", paramLabel = "NAME", defaultValue = "${env:NODEATLAS_DRIVER_NAME:-" + Names.DOMAIN + "}",
-      description = "DRA driver name (default: ${DEFAULT-VALUE}; env NODEATLAS_DRIVER_NAME).")
-  String driverName;
-
-  @Option(names = "--node-name", paramLabel = "NAME", defaultValue = "${env:NODE_NAME}",
-      description = "This node's name in the cluster (env NODE_NAME, from the downward API).")
-  String nodeName;
-
-  @Option(names = "--kubeconfig", paramLabel = "FILE", defaultValue = "${env:KUBECONFIG}",
-      description = "Kubeconfig file (default: in-cluster credentials when present, else standalone; env KUBECONFIG).")
-  Path kubeconfig;
-
-  @Option(names = "--standalone", defaultValue = "${env:NODEATLAS_STANDALONE:-false}",
-      description = "Do not talk to Kubernetes even when credentials exist (env NODEATLAS_STANDALONE).")
-  boolean standalone;
-
-  @Option(names = "--kubelet-root", paramLabel = "DIR", defaultValue = "${env:NODEATLAS_KUBELET_ROOT:-/var/lib/kubelet}",
-      description = "The kubelet's --root-dir (default: ${DEFAULT-VALUE}; env NODEATLAS_KUBELET_ROOT).")
-  Path kubeletRoot;
-
-  @Option(names = "--cdi-root", paramLabel = "DIR", defaultValue = "${env:NODEATLAS_CDI_ROOT:-/var/run/cdi}",
-      description = "Directory for CDI specs (default: ${DEFAULT-VALUE}; env NODEATLAS_CDI_ROOT).")
-  Path cdiRoot;
-
-  @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "${env:NODEATLAS_STATE_DIR:-/var/lib/nodeatlas}",
-      description = "Directory of the checkpoint of prepared claims (default: ${DEFAULT-VALUE}; env NODEATLAS_STATE_DIR).")
-  Path stateDir;
-
-  @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "${env:NODEATLAS_HTTP_PORT:-0}",
-      description = "Port for /healthz, /readyz and /metrics; 0 = off (default: ${DEFAULT-VALUE}; env NODEATLAS_HTTP_PORT).")
-  int httpPort;
-
-  @Option(names = "--healthcheck-port", paramLabel = "PORT", defaultValue = "${env:NODEATLAS_HEALTHCHECK_PORT:--1}",
-      description = "TCP port serving grpc.health.v1 for Kubernetes gRPC probes (SERVING once registered with the "
-          + "kubelet); -1 = off, 0 = any free port (default: ${DEFAULT-VALUE}; env NODEATLAS_HEALTHCHECK_PORT).")
-  int healthcheckPort;
-
-  @Option(names = "--http-bind-address", paramLabel = "ADDR", defaultValue = "${env:NODEATLAS_HTTP_BIND_ADDRESS:-0.0.0.0}",
-      description = "Address the HTTP port binds to (default: ${DEFAULT-VALUE}; env NODEATLAS_HTTP_BIND_ADDRESS).")
-  String httpBindAddress;
-
-  @Option(names = "--resync-interval", paramLabel = "DURATION", defaultValue = "${env:NODEATLAS_RESYNC_INTERVAL:-60s}",
-      converter = DurationConverter.class,
-      description = "How often to re-discover and re-publish, e.g. 60s, 5m (default: ${DEFAULT-VALUE}; env NODEATLAS_RESYNC_INTERVAL).")
-  Duration resyncInterval;
-
-  @Option(names = "--drain-timeout", paramLabel = "DURATION", defaultValue = "${env:NODEATLAS_DRAIN_TIMEOUT:-20s}",
-      converter = DurationConverter.class,
-      description = "How long SIGTERM waits for kubelet calls in flight (default: ${DEFAULT-VALUE}; env NODEATLAS_DRAIN_TIMEOUT).")
-  Duration drainTimeout;
-
-  @Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "${env:NODEATLAS_LOG_FORMAT:-text}",
-      description = "Log format on stderr: text or json (default: ${DEFAULT-VALUE}; env NODEATLAS_LOG_FORMAT).")
-  LogSetup.Format logFormat;
-
-  @Option(names = {"--verbosity", "-v"}, paramLabel = "N", defaultValue = "${env:NODEATLAS_VERBOSITY:-0}",
-      description = "Log verbosity: 0 info, 1-3 our debug messages, 4+ library debug (default: ${DEFAULT-VALUE}; env NODEATLAS_VERBOSITY).")
-  int verbosity;
-
-  @Option(names = "--replay-report", paramLabel = "FILE", defaultValue = "${env:NODEATLAS_REPLAY_REPORT}",
-      description = "Serve the devices of a saved `nodeatlas discover -o json` report instead of discovering "
-          + "(re-read on every resync; for tests, benchmarks and hosts whose hardware is described elsewhere; "
-          + "env NODEATLAS_REPLAY_REPORT).")
-  Path replayReport;
-
   static final Path DEFAULT_CONFIG = Path.of("/etc/nodeatlas/config.yaml");
+
+  static final Flag<Path> CONFIG = Flag.of("--config", "FILE", Path.class, "NODEATLAS_CONFIG", "", "Config file")
+      .defaultShownAs(DEFAULT_CONFIG + " when it exists");
+  static final Flag<String> DRIVER_NAME = Flag.of("--driver-name", "NAME", String.class, "NODEATLAS_DRIVER_NAME",
+      Names.DOMAIN, "DRA driver name");
+  static final Flag<String> NODE_NAME = Flag.of("--node-name", "NAME", String.class, "NODE_NAME", "",
+      "This node's name in the cluster, from the downward API");
+  static final Flag<Path> KUBECONFIG = Flag.of("--kubeconfig", "FILE", Path.class, "KUBECONFIG", "", "Kubeconfig file")
+      .defaultShownAs("in-cluster credentials when present, else standalone");
+  static final Flag<Boolean> STANDALONE = Flag.of("--standalone", "", boolean.class, "NODEATLAS_STANDALONE", "false",
+      "Do not talk to Kubernetes even when credentials exist");
+  static final Flag<Path> KUBELET_ROOT = Flag.of("--kubelet-root", "DIR", Path.class, "NODEATLAS_KUBELET_ROOT",
+      "/var/lib/kubelet", "The kubelet's --root-dir");
+  static final Flag<Path> CDI_ROOT = Flag.of("--cdi-root", "DIR", Path.class, "NODEATLAS_CDI_ROOT", "/var/run/cdi",
+      "Directory for CDI specs");
+  static final Flag<Path> STATE_DIR = Flag.of("--state-dir", "DIR", Path.class, "NODEATLAS_STATE_DIR",
+      "/var/lib/nodeatlas", "Directory of the checkpoint of prepared claims");
+  static final Flag<Integer> HTTP_PORT = Flag.of("--http-port", "PORT", int.class, "NODEATLAS_HTTP_PORT", "0",
+      "Port for /healthz, /readyz and /metrics; 0 = off");
+  static final Flag<Integer> HEALTHCHECK_PORT = Flag.of("--healthcheck-port", "PORT", int.class,
+      "NODEATLAS_HEALTHCHECK_PORT", "-1", "TCP port serving grpc.health.v1 for Kubernetes gRPC probes (SERVING once "
+          + "registered with the kubelet); -1 = off, 0 = any free port");
+  static final Flag<String> HTTP_BIND_ADDRESS = Flag.of("--http-bind-address", "ADDR", String.class,
+      "NODEATLAS_HTTP_BIND_ADDRESS", "0.0.0.0", "Address the HTTP port binds to");
+  static final Flag<Duration> RESYNC_INTERVAL = Flag.of("--resync-interval", "DURATION", Duration.class,
+      "NODEATLAS_RESYNC_INTERVAL", "60s", "How often to re-discover and re-publish, e.g. 60s, 5m")
+      .convertedBy(new DurationConverter());
+  static final Flag<Duration> DRAIN_TIMEOUT = Flag.of("--drain-timeout", "DURATION", Duration.class,
+      "NODEATLAS_DRAIN_TIMEOUT", "20s", "How long SIGTERM waits for kubelet calls in flight")
+      .convertedBy(new DurationConverter());
+  static final Flag<LogSetup.Format> LOG_FORMAT = Flag.of("--log-format", "FORMAT", LogSetup.Format.class,
+      "NODEATLAS_LOG_FORMAT", "text", "Log format on stderr: text or json");
+  static final Flag<Integer> VERBOSITY = Flag.of("--verbosity", "N", int.class, "NODEATLAS_VERBOSITY", "0",
+      "Log verbosity: 0 info, 1-3 our debug messages, 4+ library debug").alias("-v");
+  static final Flag<Path> REPLAY_REPORT = Flag.of("--replay-report", "FILE", Path.class, "NODEATLAS_REPLAY_REPORT", "",
+      "Serve the devices of a saved `nodeatlas discover -o json` report instead of discovering (re-read on every "
+          + "resync; for tests, benchmarks and hosts whose hardware is described elsewhere)");
+
+  /** The daemon's own flags; the settings of the agent are named as their config keys ({@link #flagOf}). */
+  private final Flag.Table flags = new Flag.Table(CONFIG, DRIVER_NAME, NODE_NAME, KUBECONFIG, STANDALONE, KUBELET_ROOT,
+      CDI_ROOT, STATE_DIR, HTTP_PORT, HEALTHCHECK_PORT, HTTP_BIND_ADDRESS, RESYNC_INTERVAL, DRAIN_TIMEOUT, LOG_FORMAT,
+      VERBOSITY, REPLAY_REPORT);
+
+  @Override
+  public Flag.Table flags() {
+    return flags;
+  }
+
+  /** The value given for {@code flag}, by flag, env twin, config file or default. */
+  <T> T value(Flag<T> flag) {
+    return flags.value(flag);
+  }
 
   @Override
   public Integer call() throws Exception {
@@ -122,6 +105,7 @@ public final class RunCommand implements Callable<Integer> {
 
   /** A copy of this command with the config file's settings merged in (flags and env win). */
   RunCommand withConfigFile(Map<String, String> env) {
+    Path config = value(CONFIG);
     Path file = config != null ? config : DEFAULT_CONFIG;
     List<String> extra = ConfigFile.extraArguments(file, config != null, spec, spec.commandLine().getParseResult(), env);
     if (extra.isEmpty()) {
@@ -144,6 +128,7 @@ public final class RunCommand implements Callable<Integer> {
 
   private int execute() throws Exception {
     DeviceDiscovery discover;
+    Path replayReport = value(REPLAY_REPORT);
     if (replayReport != null) {
       // Checked once now (a bad file is bad usage), then re-read on every resync like a discovery.
       SavedReport.readForOption("--replay-report", replayReport);
@@ -163,11 +148,12 @@ public final class RunCommand implements Callable<Integer> {
     }
     try {
       return AgentLauncher.builder()
-          .driverName(driverName).nodeName(nodeName).kubeconfig(kubeconfig).standalone(standalone)
-          .kubeletRoot(kubeletRoot).cdiRoot(cdiRoot).stateDir(stateDir)
-          .httpBindAddress(httpBindAddress).httpPort(httpPort).healthcheckPort(healthcheckPort)
-          .resyncInterval(resyncInterval).drainTimeout(drainTimeout)
-          .logFormat(logFormat).verbosity(verbosity)
+          .driverName(value(DRIVER_NAME)).nodeName(value(NODE_NAME)).kubeconfig(value(KUBECONFIG))
+          .standalone(value(STANDALONE))
+          .kubeletRoot(value(KUBELET_ROOT)).cdiRoot(value(CDI_ROOT)).stateDir(value(STATE_DIR))
+          .httpBindAddress(value(HTTP_BIND_ADDRESS)).httpPort(value(HTTP_PORT)).healthcheckPort(value(HEALTHCHECK_PORT))
+          .resyncInterval(value(RESYNC_INTERVAL)).drainTimeout(value(DRAIN_TIMEOUT))
+          .logFormat(value(LOG_FORMAT)).verbosity(value(VERBOSITY))
           .discovery(discover).environment(System.getenv())
           .build()
           .run();

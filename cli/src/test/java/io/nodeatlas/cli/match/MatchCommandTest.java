@@ -2,6 +2,7 @@ package io.nodeatlas.cli.match;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.nodeatlas.cli.NodeAtlasCommand;
 import io.nodeatlas.cli.UsageException;
 import io.nodeatlas.discovery.report.HostInfo;
 import io.nodeatlas.discovery.report.NodeReport;
@@ -37,7 +38,7 @@ class MatchCommandTest {
   }
 
   private int run(String... args) {
-    CommandLine cl = new CommandLine(new MatchCommand());
+    CommandLine cl = NodeAtlasCommand.configure(new CommandLine(new MatchCommand()), NodeAtlasCommand.installedSources());
     cl.setOut(new PrintWriter(out));
     cl.setErr(new PrintWriter(err));
     // Same mapping as the agent's NodeAtlasCommand: usage errors are exit 2 with their message.

@@ -88,12 +88,12 @@ class ConfigFileTest {
 
     RunCommand cmd = parse(Map.of("NODE_NAME", "from-env"), "--config", file.toString(), "--http-port", "8080");
 
-    assertThat(cmd.driverName).isEqualTo("gpu.example.com");
-    assertThat(cmd.kubeletRoot).isEqualTo(Path.of("/srv/kubelet"));
-    assertThat(cmd.httpPort).isEqualTo(8080);
-    assertThat(cmd.resyncInterval).isEqualTo(Duration.ofMinutes(5));
+    assertThat(cmd.value(RunCommand.DRIVER_NAME)).isEqualTo("gpu.example.com");
+    assertThat(cmd.value(RunCommand.KUBELET_ROOT)).isEqualTo(Path.of("/srv/kubelet"));
+    assertThat(cmd.value(RunCommand.HTTP_PORT)).isEqualTo(8080);
+    assertThat(cmd.value(RunCommand.RESYNC_INTERVAL)).isEqualTo(Duration.ofMinutes(5));
     // The environment wins over the file; picocli itself reads NODE_NAME, which this JVM does not set.
-    assertThat(cmd.nodeName).isNotEqualTo("from-file");
+    assertThat(cmd.value(RunCommand.NODE_NAME)).isNotEqualTo("from-file");
   }
 
   @Test

@@ -11,6 +11,7 @@ import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.pci.PciAddress;
 import io.nodeatlas.discovery.pci.PciFunctionFacts;
 import io.nodeatlas.discovery.spi.AttributeDoc;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -114,31 +115,21 @@ public final class AccelDevices {
     return edits.build();
   }
 
+  /** The PCI function of an AMD Instinct MI210, the example of the PCI attributes. */
+  private static final PciFunctionFacts MI210_FUNCTION = PciFunctionFacts.example("0000:03:00.0", "pci0000:00", "1002",
+      "740f", "1002", "0c34", "amdgpu", "16.0 GT/s", 16);
+
   /** Every attribute and capacity of an {@code accel} device. */
   public static List<AttributeDoc> catalogue() {
     String t = DEVICE_TYPE;
-    return List.of(
+    List<AttributeDoc> docs = new ArrayList<>(List.of(
         AttributeDoc.attribute(t, TYPE, "string", "", "gpu", "Device type; the same for every vendor's GPUs."),
         AttributeDoc.attribute(t, VENDOR, "string", "", "amd",
             "Short lower-case vendor name from the PCI vendor id (amd, intel, nvidia, ...); the 4-digit id for vendors without one."),
         AttributeDoc.attribute(t, PRODUCT_NAME, "string", "", "AMD Instinct MI210",
             "amdgpu's product_name from the board FRU; otherwise the device's name in the host's pci.ids database. Absent when neither says."),
-        AttributeDoc.attribute(t, PciFunctionFacts.PCI_BUS_ID, "string", "", "0000:03:00.0",
-            "PCI address of the GPU function (Kubernetes standard attribute)."),
-        AttributeDoc.attribute(t, PciFunctionFacts.PCIE_ROOT, "string", "", "pci0000:00",
-            "PCIe root complex above the GPU, also through switches (Kubernetes standard attribute)."),
-        AttributeDoc.attribute(t, PciFunctionFacts.NUMA_NODE, "int", "", "0",
-            "NUMA node of the PCI function; absent when the platform does not say (Kubernetes standard attribute)."),
-        AttributeDoc.attribute(t, PciFunctionFacts.PCI_VENDOR_ID, "string", "", "1002", "PCI vendor id, 4 lower-case hex digits."),
-        AttributeDoc.attribute(t, PciFunctionFacts.PCI_DEVICE_ID, "string", "", "740f", "PCI device id, 4 lower-case hex digits."),
-        AttributeDoc.attribute(t, PciFunctionFacts.PCI_SUBSYSTEM_VENDOR_ID, "string", "", "1002", "PCI subsystem vendor id (the board maker)."),
-        AttributeDoc.attribute(t, PciFunctionFacts.PCI_SUBSYSTEM_DEVICE_ID, "string", "", "0c34", "PCI subsystem device id (the board)."),
         AttributeDoc.attribute(t, PciFunctionFacts.PCI_CLASS, "string", "", "038000",
             "PCI class code, 6 hex digits: 030000 VGA, 030200 3D controller, 038000 display controller."),
-        AttributeDoc.attribute(t, PciFunctionFacts.KERNEL_DRIVER, "string", "", "amdgpu",
-            "Kernel driver bound to the GPU: amdgpu, radeon, i915, xe, nouveau, ..."),
-        AttributeDoc.attribute(t, PciFunctionFacts.PCIE_LINK_SPEED, "string", "", "16.0 GT/s", "Negotiated PCIe link speed per lane."),
-        AttributeDoc.attribute(t, PciFunctionFacts.PCIE_LINK_WIDTH, "int", "lanes", "16", "Negotiated PCIe link width."),
         AttributeDoc.attribute(t, PciFunctionFacts.IOMMU_GROUP, "int", "", "17", "IOMMU group of the PCI function."),
         AttributeDoc.attribute(t, BOARD_PART_NUMBER, "string", "", "102-D67302-00", "amdgpu's product_number: the board part number from its FRU."),
         AttributeDoc.attribute(t, SERIAL, "string", "", "692231000131", "amdgpu's serial_number: the board serial number from its FRU."),
@@ -148,6 +139,8 @@ public final class AccelDevices {
         AttributeDoc.attribute(t, VISIBLE_MEMORY_BYTES, "int", "bytes", "68702699520",
             "amdgpu's mem_info_vis_vram_total: the VRAM the CPU can map through the PCI BAR (all of it with resizable BAR)."),
         AttributeDoc.capacity(t, MEMORY, "bytes", "68702699520",
-            "Dedicated GPU memory: amdgpu's mem_info_vram_total, or xe's physical_vram_size_bytes summed over tiles. Absent for integrated GPUs."));
+            "Dedicated GPU memory: amdgpu's mem_info_vram_total, or xe's physical_vram_size_bytes summed over tiles. Absent for integrated GPUs.")));
+    docs.addAll(3, MI210_FUNCTION.catalogue(t, "the GPU's PCI function"));
+    return List.copyOf(docs);
   }
 }

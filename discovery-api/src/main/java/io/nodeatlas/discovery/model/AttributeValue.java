@@ -47,6 +47,18 @@ public sealed interface AttributeValue
     return new VersionValue(value);
   }
 
+  /** The API's rule for string and version values: present, and at most {@link #MAX_VALUE_BYTES} bytes of UTF-8. */
+  private static void requireAtMostMaxBytes(String type, String value) {
+    if (value == null) {
+      throw new IllegalArgumentException(type + " attribute value must not be null");
+    }
+    int bytes = value.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > MAX_VALUE_BYTES) {
+      throw new IllegalArgumentException(
+          type + " attribute value is " + bytes + " bytes, the API allows at most " + MAX_VALUE_BYTES + ": \"" + value + "\"");
+    }
+  }
+
   /** A 64-bit signed integer attribute. */
   record IntValue(long value) implements AttributeValue {
     @Override
@@ -76,15 +88,7 @@ public sealed interface AttributeValue
   /** A string attribute of at most 64 bytes in UTF-8. */
   record StringValue(String value) implements AttributeValue {
     public StringValue {
-      if (value == null) {
-        throw new IllegalArgumentException("string attribute value must not be null");
-      }
-      int bytes = value.getBytes(StandardCharsets.UTF_8).length;
-      if (bytes > MAX_VALUE_BYTES) {
-        throw new IllegalArgumentException(
-            "string attribute value is " + bytes + " bytes, the API allows at most "
-                + MAX_VALUE_BYTES + ": \"" + value + "\"");
-      }
+      requireAtMostMaxBytes("string", value);
     }
 
     @Override
@@ -101,13 +105,7 @@ public sealed interface AttributeValue
   /** A strict semantic version of at most 64 bytes ({@code 12.4} must be published as {@code 12.4.0}). */
   record VersionValue(String value) implements AttributeValue {
     public VersionValue {
-      if (value == null) {
-        throw new IllegalArgumentException("version attribute value must not be null");
-      }
-      if (value.length() > MAX_VALUE_BYTES) {
-        throw new IllegalArgumentException(
-            "version attribute value is longer than " + MAX_VALUE_BYTES + " bytes: \"" + value + "\"");
-      }
+      requireAtMostMaxBytes("version", value);
       if (!SEMVER.matcher(value).matches()) {
         throw new IllegalArgumentException(
             "version attribute value \"" + value + "\" is not a strict semantic version (MAJOR.MINOR.PATCH)");

@@ -2,6 +2,8 @@ package io.nodeatlas.discovery.pci;
 
 import io.nodeatlas.discovery.model.DeviceDraft;
 import io.nodeatlas.discovery.model.Names;
+import io.nodeatlas.discovery.spi.AttributeDoc;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -11,8 +13,8 @@ import java.util.OptionalInt;
  * zero-padded (the form of {@code pci.ids} and NFD), the bound kernel driver, the NUMA node
  * (absent for the kernel's {@code -1}), the PCIe root, the negotiated link and the IOMMU group.
  * Every source that publishes PCI devices reads this one record with {@link PciFunctionReader} and
- * publishes its common attributes with {@link #publishTo}, so a GPU, a NIC and an accelerator say
- * the same thing the same way.
+ * publishes its common attributes with {@link #publishTo}, and documents them with {@link #catalogue},
+ * so a GPU, a NIC and an accelerator say the same thing the same way.
  */
 public record PciFunctionFacts(
     PciAddress address,
@@ -52,6 +54,17 @@ public record PciFunctionFacts(
   }
 
   /**
+   * A typical function of a source, as the examples of its {@link #catalogue}: on NUMA node 0, in
+   * no IOMMU group, its class left unsaid.
+   */
+  public static PciFunctionFacts example(String address, String pcieRoot, String vendorId, String deviceId,
+      String subsystemVendorId, String subsystemDeviceId, String kernelDriver, String linkSpeed, int linkWidth) {
+    return new PciFunctionFacts(PciAddress.parse(address), Optional.of(vendorId), Optional.of(deviceId),
+        Optional.of(subsystemVendorId), Optional.of(subsystemDeviceId), Optional.empty(), Optional.of(kernelDriver),
+        OptionalInt.of(0), Optional.of(pcieRoot), Optional.of(linkSpeed), OptionalInt.of(linkWidth), OptionalInt.empty());
+  }
+
+  /**
    * Publishes the facts every PCI device carries, in the one spelling: the standard
    * {@code pciBusID}, {@code pcieRoot} and {@code numaNode}, then the ids, the kernel driver and
    * the link. A source adds its own attributes before these (what users select on first).
@@ -68,5 +81,33 @@ public record PciFunctionFacts(
     draft.attribute(PCIE_LINK_SPEED, linkSpeed);
     draft.attribute(PCIE_LINK_WIDTH, linkWidth);
     return draft;
+  }
+
+  /**
+   * The catalogue entries of what {@link #publishTo} publishes on {@code deviceType}, in the same
+   * order, with these facts as the examples (a source passes a typical function of its own).
+   * {@code function} names the PCI function in the text: {@code "the GPU's PCI function"}.
+   */
+  public List<AttributeDoc> catalogue(String deviceType, String function) {
+    String hex4 = ", four lower-case hex digits (sysfs-bus-pci ";
+    return List.of(
+        AttributeDoc.attribute(deviceType, PCI_BUS_ID, "string", "", address.toString(), "PCI address of " + function
+            + " (Kubernetes standard attribute); absent when the PCI domain has more than four hex digits."),
+        AttributeDoc.attribute(deviceType, PCIE_ROOT, "string", "", pcieRoot.orElse(""), "PCIe root complex (host "
+            + "bridge) above " + function + ", also through switches (Kubernetes standard attribute)."),
+        AttributeDoc.attribute(deviceType, NUMA_NODE, "int", "", String.valueOf(numaNode.orElse(0)), "NUMA node of "
+            + function + " (sysfs numa_node; Kubernetes standard attribute); absent when the platform does not say."),
+        AttributeDoc.attribute(deviceType, PCI_VENDOR_ID, "string", "", vendorId.orElse(""), "PCI vendor id" + hex4 + "vendor)."),
+        AttributeDoc.attribute(deviceType, PCI_DEVICE_ID, "string", "", deviceId.orElse(""), "PCI device id" + hex4 + "device)."),
+        AttributeDoc.attribute(deviceType, PCI_SUBSYSTEM_VENDOR_ID, "string", "", subsystemVendorId.orElse(""),
+            "PCI subsystem vendor id: the board's maker" + hex4 + "subsystem_vendor)."),
+        AttributeDoc.attribute(deviceType, PCI_SUBSYSTEM_DEVICE_ID, "string", "", subsystemDeviceId.orElse(""),
+            "PCI subsystem device id: the board" + hex4 + "subsystem_device)."),
+        AttributeDoc.attribute(deviceType, KERNEL_DRIVER, "string", "", kernelDriver.orElse(""),
+            "Kernel driver bound to " + function + " (its sysfs driver link)."),
+        AttributeDoc.attribute(deviceType, PCIE_LINK_SPEED, "string", "", linkSpeed.orElse(""),
+            "Negotiated PCIe link speed per lane (sysfs current_link_speed)."),
+        AttributeDoc.attribute(deviceType, PCIE_LINK_WIDTH, "int", "lanes", String.valueOf(linkWidth.orElse(0)),
+            "Negotiated PCIe link width (sysfs current_link_width)."));
   }
 }

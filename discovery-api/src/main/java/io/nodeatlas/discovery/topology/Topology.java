@@ -2,6 +2,7 @@ package io.nodeatlas.discovery.topology;
 
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.Collections;
@@ -61,23 +62,18 @@ public record Topology(
 
   /** Cache types as sysfs {@code cache/indexN/type} names them. */
   public enum CacheType {
-    DATA("data"),
-    INSTRUCTION("instruction"),
-    UNIFIED("unified");
+    DATA,
+    INSTRUCTION,
+    UNIFIED;
 
-    private final String jsonName;
-
-    CacheType(String jsonName) {
-      this.jsonName = jsonName;
-    }
-
+    /** The name in the report: the constant in lower case, as {@link io.nodeatlas.discovery.report.SourceStatus.State}'s. */
     public String jsonName() {
-      return jsonName;
+      return name().toLowerCase(Locale.ROOT);
     }
 
     public static CacheType fromJson(String name) {
       for (CacheType t : values()) {
-        if (t.jsonName.equals(name)) {
+        if (t.jsonName().equals(name)) {
           return t;
         }
       }

@@ -39,6 +39,10 @@ final class GpuCatalogue {
   static final String GPU = "gpu";
   static final String MIG = "mig";
 
+  /** The PCI function of an H100 SXM, the example of the PCI attributes (NVML ids, else sysfs). */
+  private static final PciFunctionFacts H100_FUNCTION = PciFunctionFacts.example("0000:3b:00.0", "pci0000:3a", "10de",
+      "2330", "10de", "16c1", "nvidia", "32.0 GT/s", 16);
+
   static final List<AttributeDoc> DOCS = build();
 
   private GpuCatalogue() {}
@@ -60,7 +64,7 @@ final class GpuCatalogue {
     docs.add(attribute(GPU, MIG_ENABLED, "bool", "", "false",
         "Whether MIG mode is on (nvmlDeviceGetMigMode, current mode); false on GPUs that cannot do MIG. "
             + "Absent only when NVML's answer failed (with a warning)."));
-    pci(docs, GPU, "The GPU's");
+    docs.addAll(H100_FUNCTION.catalogue(GPU, "the GPU's PCI function"));
     docs.add(capacity(GPU, MEMORY, "bytes", "85520809984", "Total memory of the GPU (nvmlDeviceGetMemoryInfo_v2 total)."));
 
     docs.add(attribute(MIG, TYPE, "string", "", "mig", "The device type: a MIG device (a GPU instance's compute instance)."));
@@ -75,7 +79,7 @@ final class GpuCatalogue {
     docs.add(attribute(MIG, COMPUTE_INSTANCE_ID, "int", "", "0",
         "The compute instance id within the GPU instance (nvmlDeviceGetComputeInstanceId)."));
     identity(docs, MIG, "the parent GPU's");
-    pci(docs, MIG, "The parent GPU's");
+    docs.addAll(H100_FUNCTION.catalogue(MIG, "the parent GPU's PCI function"));
     docs.add(capacity(MIG, MEMORY, "bytes", "10468982784",
         "Memory of the MIG device (nvmlDeviceGetMemoryInfo_v2 on the MIG handle, else nvmlDeviceAttributes_t memorySizeMB)."));
     docs.add(capacity(MIG, MULTIPROCESSORS, "", "16", "Streaming multiprocessors (nvmlDeviceAttributes_t multiprocessorCount)."));
@@ -103,29 +107,5 @@ final class GpuCatalogue {
         "The NVIDIA driver version (nvmlSystemGetDriverVersion) as a semantic version, leading zeros dropped."));
     docs.add(attribute(type, CUDA_DRIVER_VERSION, "version", "", "12.4.0",
         "The highest CUDA version the driver supports (nvmlSystemGetCudaDriverVersion_v2)."));
-  }
-
-  /** The PCI attributes of {@link PciFunctionFacts#publishTo}, for the GPU's own PCI function. */
-  private static void pci(List<AttributeDoc> docs, String type, String whose) {
-    docs.add(attribute(type, PciFunctionFacts.PCI_BUS_ID, "string", "", "0000:3b:00.0",
-        whose + " PCI address (NVML's bus id); absent when the PCI domain has more than four hex digits."));
-    docs.add(attribute(type, PciFunctionFacts.PCIE_ROOT, "string", "", "pci0000:3a",
-        whose + " PCIe root complex (the host bridge above it in sysfs)."));
-    docs.add(attribute(type, PciFunctionFacts.NUMA_NODE, "int", "", "0",
-        whose + " NUMA node (sysfs numa_node); absent when the platform does not say."));
-    docs.add(attribute(type, PciFunctionFacts.PCI_VENDOR_ID, "string", "", "10de",
-        whose + " PCI vendor id, four lower-case hex digits (NVML pciDeviceId, else sysfs vendor)."));
-    docs.add(attribute(type, PciFunctionFacts.PCI_DEVICE_ID, "string", "", "2330",
-        whose + " PCI device id, four lower-case hex digits (NVML pciDeviceId, else sysfs device)."));
-    docs.add(attribute(type, PciFunctionFacts.PCI_SUBSYSTEM_VENDOR_ID, "string", "", "10de",
-        whose + " PCI subsystem vendor id (NVML pciSubSystemId, else sysfs subsystem_vendor)."));
-    docs.add(attribute(type, PciFunctionFacts.PCI_SUBSYSTEM_DEVICE_ID, "string", "", "16c1",
-        whose + " PCI subsystem device id (NVML pciSubSystemId, else sysfs subsystem_device)."));
-    docs.add(attribute(type, PciFunctionFacts.KERNEL_DRIVER, "string", "", "nvidia",
-        "The kernel driver bound to " + whose.toLowerCase(java.util.Locale.ROOT) + " PCI function (sysfs driver link)."));
-    docs.add(attribute(type, PciFunctionFacts.PCIE_LINK_SPEED, "string", "GT/s", "32.0 GT/s",
-        whose + " negotiated PCIe link speed (sysfs current_link_speed)."));
-    docs.add(attribute(type, PciFunctionFacts.PCIE_LINK_WIDTH, "int", "lanes", "16",
-        whose + " negotiated PCIe link width (sysfs current_link_width)."));
   }
 }

@@ -51,6 +51,10 @@ public final class NicRdmaAttributes {
   public static final String PHYS_SWITCH_ID = Names.ours("physSwitchID");
   public static final String VIRTUAL = Names.ours("virtual");
 
+  /** The PCI function of a ConnectX-7 port, the example of the PCI attributes. */
+  private static final PciFunctionFacts CX7_FUNCTION = PciFunctionFacts.example("0000:1a:00.0", "pci0000:15", "15b3",
+      "1021", "15b3", "0021", "mlx5_core", "32.0 GT/s", 16);
+
   private NicRdmaAttributes() {}
 
   /** Every attribute of the {@code rdma}, {@code vf} and {@code nic} device types. */
@@ -62,20 +66,9 @@ public final class NicRdmaAttributes {
         "Device type: rdma (an RDMA device of a PF or non-SR-IOV function), vf (an SR-IOV virtual function), nic (a network function without RDMA, or a virtual interface).");
 
     // The PCI function, as every PCI source publishes it (Documentation/ABI/testing/sysfs-bus-pci).
-    add(docs, all, PciFunctionFacts.PCI_BUS_ID, "string", "", "0000:1a:00.0",
-        "PCI address of the function (KEP-5491 standard attribute); left out for PCI domains above ffff and for virtual interfaces.");
-    add(docs, all, PciFunctionFacts.PCIE_ROOT, "string", "", "pci0000:15",
-        "PCIe root complex (host bridge) above the function, for matchAttribute with GPUs behind the same root.");
-    add(docs, all, PciFunctionFacts.NUMA_NODE, "int", "", "0",
-        "NUMA node of the function (sysfs numa_node); left out when the platform does not say (-1).");
-    add(docs, all, PciFunctionFacts.PCI_VENDOR_ID, "string", "", "15b3", "PCI vendor id, four lower-case hex digits.");
-    add(docs, all, PciFunctionFacts.PCI_DEVICE_ID, "string", "", "1021", "PCI device id, four lower-case hex digits.");
-    add(docs, all, PciFunctionFacts.PCI_SUBSYSTEM_VENDOR_ID, "string", "", "15b3", "PCI subsystem vendor id, four lower-case hex digits.");
-    add(docs, all, PciFunctionFacts.PCI_SUBSYSTEM_DEVICE_ID, "string", "", "0021", "PCI subsystem device id, four lower-case hex digits.");
-    add(docs, all, PciFunctionFacts.KERNEL_DRIVER, "string", "", "mlx5_core", "Kernel module bound to the function (its driver link).");
-    add(docs, all, PciFunctionFacts.PCIE_LINK_SPEED, "string", "", "32.0 GT/s",
-        "Negotiated PCIe link speed per lane (current_link_speed), normalised to one decimal.");
-    add(docs, all, PciFunctionFacts.PCIE_LINK_WIDTH, "int", "lanes", "16", "Negotiated PCIe link width (current_link_width).");
+    for (String type : all) {
+      docs.addAll(CX7_FUNCTION.catalogue(type, "the function"));
+    }
 
     // SR-IOV (sysfs-bus-pci sriov_*, virtfnN, physfn).
     add(docs, List.of(RDMA, NIC), SRIOV_TOTAL_VFS, "int", "", "16",

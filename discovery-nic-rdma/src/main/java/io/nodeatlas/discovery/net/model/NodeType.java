@@ -3,31 +3,22 @@ package io.nodeatlas.discovery.net.model;
 /**
  * {@code /sys/class/infiniband/<ibdev>/node_type}, printed by the kernel as {@code "%d: %s"} from
  * {@code enum rdma_node_type} (sysfs-class-infiniband ABI); anything else prints {@code <unknown>}.
+ * Only the number is read: it is the kernel's enum value, the text after it is a display name.
  */
 public enum NodeType {
-  CA(1, "CA"),
-  SWITCH(2, "switch"),
-  ROUTER(3, "router"),
-  RNIC(4, "RNIC"),
-  USNIC(5, "usNIC"),
-  USNIC_UDP(6, "usNIC UDP"),
-  UNSPECIFIED(7, "unspecified"),
-  UNKNOWN(0, "unknown");
+  CA(1),
+  SWITCH(2),
+  ROUTER(3),
+  RNIC(4),
+  USNIC(5),
+  USNIC_UDP(6),
+  UNSPECIFIED(7),
+  UNKNOWN(0);
 
   private final int code;
-  private final String label;
 
-  NodeType(int code, String label) {
+  NodeType(int code) {
     this.code = code;
-    this.label = label;
-  }
-
-  public int code() {
-    return code;
-  }
-
-  public String label() {
-    return label;
   }
 
   public static NodeType ofCode(int code) {

@@ -1,7 +1,5 @@
 package io.nodeatlas.discovery.net.parse;
 
-import java.util.Locale;
-
 /** One {@code ports/<n>/gids/<i>} value: {@code %pI6}, eight groups of four hex digits, never compressed. */
 public final class GidParser {
 
@@ -11,17 +9,7 @@ public final class GidParser {
 
   /** The GID in lower case; throws when it is not in the kernel's uncompressed form. */
   public static String parse(String text) {
-    if (text.length() != 39) {
-      throw Expected.but("8 groups of 4 hex digits", text);
-    }
-    for (int i = 0; i < 39; i++) {
-      char c = text.charAt(i);
-      boolean ok = (i % 5 == 4) ? c == ':' : Expected.isHex(c);
-      if (!ok) {
-        throw Expected.but("8 groups of 4 hex digits", text);
-      }
-    }
-    return text.toLowerCase(Locale.ROOT);
+    return ColonHex.lowerCase(text, 4, 8, 8, "8 groups of 4 hex digits");
   }
 
   public static boolean isZero(String gid) {
