@@ -3,6 +3,7 @@ package io.nodeatlas.discovery.cpu.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nodeatlas.discovery.cpu.CpuNumaSource;
+import io.nodeatlas.discovery.cpu.Discover;
 import io.nodeatlas.discovery.cpu.parse.MeminfoParser;
 import io.nodeatlas.discovery.parse.CpuListParser;
 import io.nodeatlas.discovery.parse.CpuMaskParser;
@@ -102,7 +103,7 @@ class HwlocConformanceTest {
     List<String> failures = new ArrayList<>();
     for (Snapshot snapshot : snapshots) {
       LstopoXml hwloc = LstopoXml.parse(lstopo(snapshot.root()));
-      DiscoveryResult result = new CpuNumaSource().discover(HostContext.of(HostFs.of(snapshot.root())));
+      DiscoveryResult result = Discover.run(HostContext.of(HostFs.of(snapshot.root())));
       Topology ours = result.topology().orElseThrow();
       List<String> diffs = compare(ours, hwloc, snapshot.root());
       if (diffs.isEmpty()) {
@@ -126,7 +127,7 @@ class HwlocConformanceTest {
     List<String> problems = new ArrayList<>();
     int devices = 0;
     for (Snapshot snapshot : snapshots) {
-      DiscoveryResult result = source.discover(HostContext.of(HostFs.of(snapshot.root())));
+      DiscoveryResult result = Discover.run(HostContext.of(HostFs.of(snapshot.root())));
       devices += result.devices().size();
       AttributeCatalogue.undocumented(source.catalogue(), result.devices())
           .forEach(p -> problems.add(snapshot.name() + ": " + p));
