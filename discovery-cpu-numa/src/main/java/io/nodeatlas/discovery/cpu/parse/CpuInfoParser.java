@@ -81,7 +81,7 @@ public final class CpuInfoParser {
       return;
     }
     String number = block.get("processor");
-    if (number == null || !isNumber(number)) {
+    if (number == null || !isDigits(number)) {
       number = block.get("cpu number");
     }
     // ARM kernels before 3.8 (arch/arm/kernel/setup.c) print "Processor : <model>" once, in the first
@@ -90,10 +90,11 @@ public final class CpuInfoParser {
     if (armModel != null) {
       shared.putIfAbsent("Processor", armModel);
     }
-    if (number != null && isNumber(number)) {
-      long id = Long.parseLong(number);
-      if (id <= CpuListParser.MAX_ID) {
-        processors.computeIfAbsent((int) id, k -> new HashMap<>()).putAll(block);
+    if (number != null && isDigits(number)) {
+      // A CPU's block; one whose number is no CPU id (the kernel never prints one) is dropped whole
+      // rather than taken as facts about every CPU.
+      if (number.length() <= 9 && Long.parseLong(number) <= CpuListParser.MAX_ID) {
+        processors.computeIfAbsent(Integer.parseInt(number), k -> new HashMap<>()).putAll(block);
       }
     } else {
       block.forEach(shared::putIfAbsent);
@@ -101,8 +102,8 @@ public final class CpuInfoParser {
     block.clear();
   }
 
-  private static boolean isNumber(String s) {
-    if (s.isEmpty() || s.length() > 9) {
+  private static boolean isDigits(String s) {
+    if (s.isEmpty()) {
       return false;
     }
     for (int i = 0; i < s.length(); i++) {

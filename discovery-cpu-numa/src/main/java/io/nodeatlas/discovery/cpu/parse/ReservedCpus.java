@@ -29,7 +29,7 @@ public final class ReservedCpus {
     for (String item : text.split(",", -1)) {
       String t = item.strip();
       if (t.isEmpty() && !text.isBlank()) {
-        throw new IllegalArgumentException("not a CPU list (like 0-1,64-65): empty item in " + Excerpt.of(text));
+        throw new IllegalArgumentException("not a CPU list (like 0-1,64-65): " + Excerpt.of(text) + ", an empty item");
       }
       if (compact.length() > 0) {
         compact.append(',');
