@@ -158,6 +158,30 @@ class CpuDevicesTest {
   }
 
   @Test
+  void brokenIdentityFilesCostOneWarningEachAndTheNextSourceAnswers() {
+    BadInputTest.writeSmallNode(root).value("proc/sys/kernel/arch", "x86 64\u001b[31m")
+        .value("sys/devices/system/cpu/modalias", "garbage");
+    var result = Discover.run(HostContext.of(HostFs.of(root)));
+    assertThat(result.warnings()).extracting(w -> w.message())
+        .anySatisfy(m -> assertThat(m).contains("sys/kernel/arch").contains("not a machine name"))
+        .anySatisfy(m -> assertThat(m).contains("cpu/modalias").contains("not a CPU modalias"))
+        .hasSize(2);
+    Device d = device(result.devices(), "cpu-numa0");
+    assertThat(attr(d, "architecture")).as("from cpuinfo's lm flag").isEqualTo(AttributeValue.string("x86_64"));
+    assertThat(attr(d, "vendor")).isEqualTo(AttributeValue.string("intel"));
+  }
+
+  @Test
+  void withoutCpuinfoThereIsNoIdentityButTheDevicesStay() {
+    BadInputTest.writeSmallNode(root).delete("proc/cpuinfo").delete("proc/sys/kernel/arch");
+    var result = Discover.run(HostContext.of(HostFs.of(root)));
+    assertThat(result.warnings()).isEmpty();
+    Device d = device(result.devices(), "cpu-numa0");
+    assertThat(d.attributes()).doesNotContainKeys(Names.ours("architecture"), Names.ours("vendor"), Names.ours("avx2"));
+    assertThat(d.capacity()).containsEntry(Names.ours("cpu"), Quantity.of(4));
+  }
+
+  @Test
   void aDeviceOfDifferentCpusPublishesOnlyWhatTheyShare() {
     // cpu 3 says another model and lacks AVX-512: the device keeps what all its CPUs agree on.
     String info = sapphireRapids(4).replace(
