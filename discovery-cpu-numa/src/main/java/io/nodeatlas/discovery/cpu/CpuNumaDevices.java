@@ -29,8 +29,10 @@ import java.util.function.Consumer;
  * online CPUs (per package when the kernel shows no NUMA), as kubernetes-sigs/dra-driver-cpu groups
  * them, and one {@code hugepages} device per NUMA node and page size with pages in its pool. Both are
  * shared devices (KEP-5075 consumable capacity, {@code allowMultipleAllocations}): a claim takes some
- * of the CPUs or bytes, within the request policy set here. Pure: the same topology always gives the
- * same devices, and {@link #CATALOGUE} documents every name they carry.
+ * of the CPUs or bytes, within the request policy set here. In cores mode the {@code cpu} devices are
+ * instead one exclusive device per physical core. Reserved CPUs are in no capacity. Pure: the same
+ * topology, identities and settings always give the same devices, and {@link #CATALOGUE} documents
+ * every name they carry.
  */
 public final class CpuNumaDevices {
 

@@ -21,8 +21,11 @@ import java.util.List;
 
 /**
  * The {@code cpu-numa} source: CPUs, caches, NUMA nodes and hugepages from sysfs and procfs, published
- * as the node topology plus {@code cpu} and {@code hugepages} devices. Stateless; every broken file
- * becomes one warning, in {@link FactReader}'s form {@code <host path>: <reason>}.
+ * as the node topology plus {@code cpu} and {@code hugepages} devices. The {@code cpu} devices carry
+ * what kind of CPUs they hold (from {@code /proc/cpuinfo}, see {@link CpuIdentityReader}), count only
+ * CPUs that are not {@link #RESERVED_CPUS reserved}, and are shared per NUMA node or exclusive per
+ * core ({@link #CPU_DEVICES}). Stateless; every broken file becomes one warning, in
+ * {@link FactReader}'s form {@code <host path>: <reason>}.
  */
 public final class CpuNumaSource implements DiscoverySource {
 
@@ -68,7 +71,8 @@ public final class CpuNumaSource implements DiscoverySource {
 
   @Override
   public String description() {
-    return "CPUs, caches, NUMA nodes and hugepage pools from sysfs and procfs: shared cpu and hugepages devices";
+    return "CPUs, caches, NUMA nodes and hugepage pools from sysfs and procfs: shared cpu devices (or one per core)"
+        + " with the CPUs' identity, and shared hugepages devices";
   }
 
   @Override
