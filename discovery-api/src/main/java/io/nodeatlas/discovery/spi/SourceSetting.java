@@ -18,6 +18,8 @@ import java.util.regex.Pattern;
  * @param type how the value is checked and shown
  * @param defaultValue the value when none is given, as text; empty for "none"
  * @param description one sentence for {@code --help}, without the default or env (added for it)
+ * @param check the setting's own check of a value, after its type's ({@link Check#NONE} when none): a
+ *     CPU list, one of a few words. A value it refuses is bad usage, like a malformed number.
  */
 public record SourceSetting(
     String source,
@@ -27,7 +29,19 @@ public record SourceSetting(
     String env,
     Type type,
     String defaultValue,
-    String description) {
+    String description,
+    Check check) {
+
+  /**
+   * A source's own check of a setting's value: returns the value to use (normalised or as given), or
+   * throws {@link IllegalArgumentException} with a reason; {@link #validate} prefixes the flag.
+   */
+  @FunctionalInterface
+  public interface Check {
+    Check NONE = value -> value;
+
+    String check(String value);
+  }
 
   /** What kind of value a setting takes. */
   public enum Type {
@@ -80,6 +94,19 @@ public record SourceSetting(
     if (type == Type.BOOLEAN && !defaultValue.equals("true") && !defaultValue.equals("false")) {
       throw new IllegalArgumentException("setting " + source + "." + name + ": a boolean's default must be true or false");
     }
+    check = check == null ? Check.NONE : check;
+  }
+
+  /** A setting without a check of its own beyond its type's. */
+  public SourceSetting(String source, String name, String flag, java.util.List<String> aliases, String env, Type type,
+      String defaultValue, String description) {
+    this(source, name, flag, aliases, env, type, defaultValue, description, Check.NONE);
+  }
+
+  /** A free-text setting; {@code check} refuses the values it cannot use. */
+  public static SourceSetting string(String source, String name, String flag, String env, String defaultValue,
+      String description, Check check) {
+    return new SourceSetting(source, name, flag, java.util.List.of(), env, Type.STRING, defaultValue, description, check);
   }
 
   /** A boolean setting. */
@@ -94,7 +121,7 @@ public record SourceSetting(
 
   /** The same setting with more flag names. */
   public SourceSetting withAliases(String... more) {
-    return new SourceSetting(source, name, flag, java.util.List.of(more), env, type, defaultValue, description);
+    return new SourceSetting(source, name, flag, java.util.List.of(more), env, type, defaultValue, description, check);
   }
 
   /** The key in {@link io.nodeatlas.discovery.host.SourceOptions}: {@code <source>.<name>}. */
@@ -117,8 +144,20 @@ public record SourceSetting(
     return out.toString();
   }
 
-  /** Checks a value given by flag, env or file; throws {@link IllegalArgumentException} naming the flag. */
+  /**
+   * Checks a value given by flag, env or file, by its type and then by the setting's own {@link #check()};
+   * throws {@link IllegalArgumentException} naming the flag.
+   */
   public String validate(String value) {
+    String typed = validateType(value);
+    try {
+      return check.check(typed);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(flag + ": " + e.getMessage(), e);
+    }
+  }
+
+  private String validateType(String value) {
     switch (type) {
       case BOOLEAN -> {
         if (!value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {

@@ -43,6 +43,24 @@ class SourceSettingTest {
   }
 
   @Test
+  void aSettingsOwnCheckRunsAfterItsTypesAndNamesTheFlag() {
+    SourceSetting mode = SourceSetting.string("cpu-numa", "mode", "--mode", "NODEATLAS_MODE", "a", "Mode.", v -> {
+      if (!v.equalsIgnoreCase("a") && !v.equalsIgnoreCase("b")) {
+        throw new IllegalArgumentException("must be a or b");
+      }
+      return v.toLowerCase(java.util.Locale.ROOT);
+    });
+    assertThat(mode.validate("B")).isEqualTo("b");
+    assertThat(mode.type()).isEqualTo(SourceSetting.Type.STRING);
+    assertThat(mode.defaultValue()).isEqualTo("a");
+    assertThatThrownBy(() -> mode.validate("c")).isInstanceOf(IllegalArgumentException.class).hasMessage("--mode: must be a or b");
+    // Aliases keep the check; settings declared without one accept any text of their type.
+    assertThatThrownBy(() -> mode.withAliases("--mode-alias").validate("c")).hasMessage("--mode: must be a or b");
+    assertThat(LIBRARY.validate("any text")).isEqualTo("any text");
+    assertThat(LIBRARY.check()).isSameAs(SourceSetting.Check.NONE);
+  }
+
+  @Test
   void theRegistryRefusesASettingDeclaredForAnotherSource() {
     DiscoverySource rogue = new DiscoverySource() {
       @Override

@@ -16,6 +16,7 @@ import io.nodeatlas.discovery.topology.Topology.HugepageSize;
 import io.nodeatlas.discovery.topology.Topology.NumaNodeInfo;
 import io.nodeatlas.discovery.topology.Topology.PackageInfo;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -28,8 +29,10 @@ import java.util.function.Consumer;
  * online CPUs (per package when the kernel shows no NUMA), as kubernetes-sigs/dra-driver-cpu groups
  * them, and one {@code hugepages} device per NUMA node and page size with pages in its pool. Both are
  * shared devices (KEP-5075 consumable capacity, {@code allowMultipleAllocations}): a claim takes some
- * of the CPUs or bytes, within the request policy set here. Pure: the same topology always gives the
- * same devices, and {@link #CATALOGUE} documents every name they carry.
+ * of the CPUs or bytes, within the request policy set here. In cores mode the {@code cpu} devices are
+ * instead one exclusive device per physical core. Reserved CPUs are in no capacity. Pure: the same
+ * topology, identities and settings always give the same devices, and {@link #CATALOGUE} documents
+ * every name they carry.
  */
 public final class CpuNumaDevices {
 
@@ -47,6 +50,23 @@ public final class CpuNumaDevices {
   public static final String PAGE_SIZE = Names.ours("pageSize");
   public static final String PAGE_SIZE_BYTES = Names.ours("pageSizeBytes");
   public static final String CPU_CAPACITY = Names.ours("cpu");
+  public static final String RESERVED_CPUS = Names.ours("reservedCPUs");
+  public static final String CORE_ID = Names.ours("coreID");
+  public static final String ARCHITECTURE = Names.ours("architecture");
+  public static final String VENDOR = Names.ours("vendor");
+  public static final String CPU_MODEL = Names.ours("cpuModel");
+  public static final String FAMILY = Names.ours("family");
+  public static final String MODEL = Names.ours("model");
+  public static final String STEPPING = Names.ours("stepping");
+  public static final String MICROARCHITECTURE = Names.ours("microarchitecture");
+  public static final String AVX2 = Names.ours("avx2");
+  public static final String AVX512F = Names.ours("avx512f");
+  public static final String AMX_TILE = Names.ours("amxTile");
+  public static final String SVE = Names.ours("sve");
+
+  /** The container's own CPUs, in the kernel's list syntax, and their NUMA node (cores mode). */
+  public static final String CPUS_ENV = "NODEATLAS_CPUS";
+  public static final String NUMA_NODE_ENV = "NODEATLAS_NUMA_NODE";
   public static final String MEMORY_CAPACITY = Names.ours("memory");
 
   /** The {@code nodeatlas.io/type} of the devices this source publishes. */
@@ -56,14 +76,20 @@ public final class CpuNumaDevices {
   /** Every attribute and capacity of {@code cpu} and {@code hugepages} devices. */
   public static final List<AttributeDoc> CATALOGUE = List.of(
       AttributeDoc.attribute(CPU_TYPE, TYPE, "string", "", CPU_TYPE,
-          "The device type: the online CPUs of one NUMA node (one package on hosts without NUMA)."),
+          "The device type: the online CPUs of one NUMA node (one package on hosts without NUMA), shared;"
+              + " in cores mode (--cpu-devices=cores) one physical core, exclusive."),
       AttributeDoc.attribute(CPU_TYPE, Names.NUMA_NODE, "int", "", "0",
           "The NUMA node the CPUs belong to (sysfs node/nodeN/cpulist); absent when the kernel shows no NUMA nodes."),
       AttributeDoc.attribute(CPU_TYPE, SOCKET, "int", "", "1",
           "The physical package (socket) id of the CPUs (topology/physical_package_id); absent when they span"
               + " packages or the kernel prints -1."),
       AttributeDoc.attribute(CPU_TYPE, CPU_COUNT, "int", "CPUs", "64",
-          "How many online CPUs (hardware threads) the device holds."),
+          "How many online CPUs (hardware threads) the device holds, reserved ones included."),
+      AttributeDoc.attribute(CPU_TYPE, RESERVED_CPUS, "int", "CPUs", "2",
+          "How many of them the node keeps for itself (--reserved-cpus, as the kubelet's reservedSystemCPUs):"
+              + " never allocatable, so the cpu capacity is cpuCount minus this."),
+      AttributeDoc.attribute(CPU_TYPE, CORE_ID, "int", "", "17",
+          "Cores mode: the core's id within its package (topology/core_id); absent when the kernel prints -1."),
       AttributeDoc.attribute(CPU_TYPE, THREADS_PER_CORE, "int", "threads", "2",
           "The most online threads of one core (topology/thread_siblings_list); absent when the kernel names no cores."),
       AttributeDoc.attribute(CPU_TYPE, SMT, "bool", "", "true",
@@ -71,9 +97,35 @@ public final class CpuNumaDevices {
       AttributeDoc.attribute(CPU_TYPE, CORE_TYPE, "string", "", PERFORMANCE,
           "On hybrid CPUs: performance, efficiency, or mixed when the device holds both (perf PMUs cpu_core"
               + " and cpu_atom); absent elsewhere."),
+      AttributeDoc.attribute(CPU_TYPE, ARCHITECTURE, "string", "", "x86_64",
+          "The kernel's machine name (uname -m: x86_64, aarch64, ppc64le, s390x), from /proc/sys/kernel/arch,"
+              + " else the cpu modalias or cpuinfo; absent when neither tells (POWER without kernel.arch)."),
+      AttributeDoc.attribute(CPU_TYPE, VENDOR, "string", "", "intel",
+          "The CPU vendor, lower case: intel, amd, hygon, zhaoxin, centaur (x86 vendor_id); arm, ampere,"
+              + " nvidia, hisilicon, fujitsu, apple, qualcomm... (arm64 CPU implementer); ibm (POWER, s390)."),
+      AttributeDoc.attribute(CPU_TYPE, CPU_MODEL, "string", "", "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz",
+          "The model name from cpuinfo (x86 model name, POWER cpu), whitespace collapsed; left out when longer"
+              + " than 64 bytes or when the device's CPUs differ."),
+      AttributeDoc.attribute(CPU_TYPE, FAMILY, "int", "", "6",
+          "x86 only: the CPU family (cpuinfo cpu family, decimal)."),
+      AttributeDoc.attribute(CPU_TYPE, MODEL, "int", "", "85",
+          "x86 only: the CPU model number (cpuinfo model, decimal)."),
+      AttributeDoc.attribute(CPU_TYPE, STEPPING, "int", "", "7",
+          "x86 only: the CPU stepping (cpuinfo stepping)."),
+      AttributeDoc.attribute(CPU_TYPE, MICROARCHITECTURE, "string", "", "cascadelake",
+          "The core design where known, lower case as GCC's -march names it: Intel family 6 models"
+              + " (sapphirerapids...), AMD families (zen4...), arm64 parts (neoverse-n1...), POWER (power9)."),
+      AttributeDoc.attribute(CPU_TYPE, AVX2, "bool", "", "true",
+          "x86 only: every CPU of the device has AVX2 (cpuinfo flags avx2)."),
+      AttributeDoc.attribute(CPU_TYPE, AVX512F, "bool", "", "true",
+          "x86 only: every CPU of the device has AVX-512 Foundation (cpuinfo flags avx512f)."),
+      AttributeDoc.attribute(CPU_TYPE, AMX_TILE, "bool", "", "false",
+          "x86 only: every CPU of the device has AMX tiles (cpuinfo flags amx_tile)."),
+      AttributeDoc.attribute(CPU_TYPE, SVE, "bool", "", "false",
+          "arm64 only: every CPU of the device has SVE (cpuinfo Features sve)."),
       AttributeDoc.capacity(CPU_TYPE, CPU_CAPACITY, "CPUs", "64",
-          "The online CPUs of the device; shared: a claim takes 1 unless it asks for more, from 1 to cpuCount"
-              + " in steps of 1."),
+          "The device's online CPUs that are not reserved; shared: a claim takes 1 unless it asks for more,"
+              + " from 1 to all of them in steps of 1. In cores mode the core's threads, taken whole."),
       AttributeDoc.attribute(HUGEPAGES_TYPE, TYPE, "string", "", HUGEPAGES_TYPE,
           "The device type: the hugepage pool of one page size on one NUMA node (or the host's, without"
               + " per-node pools); a container gets its own hugetlbfs mount of that page size."),
@@ -94,28 +146,40 @@ public final class CpuNumaDevices {
 
   private CpuNumaDevices() {}
 
-  /** The devices of {@code t}; a value that cannot be published as read is left out with a warning. */
+  /** The devices of {@code t} in grouped mode, with no identity and nothing reserved (tests, benchmarks). */
   public static List<Device> devices(Topology t, Consumer<String> warn) {
+    return devices(t, CpuIdentityReader.CpuIdentities.none(), CpuSet.EMPTY, false, warn);
+  }
+
+  /**
+   * The devices of {@code t}; a value that cannot be published as read is left out with a warning.
+   *
+   * @param ids what kind of CPUs they are
+   * @param reserved CPUs the node keeps for itself: never counted as allocatable
+   * @param cores one exclusive device per physical core instead of shared devices per NUMA node
+   */
+  static List<Device> devices(Topology t, CpuIdentityReader.CpuIdentities ids, CpuSet reserved, boolean cores,
+      Consumer<String> warn) {
     List<Device> out = new ArrayList<>();
-    out.addAll(cpuDevices(t, warn));
+    out.addAll(cores ? coreDevices(t, ids, reserved, warn) : cpuDevices(t, ids, reserved, warn));
     out.addAll(hugepageDevices(t, warn));
     return out;
   }
 
-  static List<Device> cpuDevices(Topology t, Consumer<String> warn) {
+  static List<Device> cpuDevices(Topology t, CpuIdentityReader.CpuIdentities ids, CpuSet reserved, Consumer<String> warn) {
     List<Device> out = new ArrayList<>();
     CpuSet online = t.cpus().online();
     List<NumaNodeInfo> cpuNodes = t.numaNodes().stream().filter(n -> !n.cpus().isEmpty()).toList();
     if (!cpuNodes.isEmpty()) {
       for (NumaNodeInfo n : cpuNodes) {
-        cpuDevice("cpu-numa" + n.id(), n.cpus(), n.id(), t, warn).ifPresent(out::add);
+        cpuDevice("cpu-numa" + n.id(), n.cpus(), n.id(), t, ids, reserved, warn).ifPresent(out::add);
       }
       return out;
     }
     List<PackageInfo> packages = t.packages();
     if (packages.isEmpty()) {
       if (!online.isEmpty()) {
-        cpuDevice("cpu-package0", online, null, t, warn).ifPresent(out::add);
+        cpuDevice("cpu-package0", online, null, t, ids, reserved, warn).ifPresent(out::add);
       }
       return out;
     }
@@ -124,12 +188,21 @@ public final class CpuNumaDevices {
     for (int i = 0; i < packages.size(); i++) {
       PackageInfo p = packages.get(i);
       // Without kernel package ids (s390, POWER print -1) the position in CPU order names the device.
-      cpuDevice("cpu-package" + (idsKnown ? p.id() : i), p.cpus(), null, t, warn).ifPresent(out::add);
+      cpuDevice("cpu-package" + (idsKnown ? p.id() : i), p.cpus(), null, t, ids, reserved, warn).ifPresent(out::add);
     }
     return out;
   }
 
-  private static Optional<Device> cpuDevice(String name, CpuSet cpus, Integer numaNode, Topology t, Consumer<String> warn) {
+  /**
+   * A shared device of {@code cpus}. Its capacity is the CPUs a claim can get: online and not reserved. A
+   * device whose CPUs are all reserved has nothing to allocate and is not published.
+   */
+  private static Optional<Device> cpuDevice(String name, CpuSet cpus, Integer numaNode, Topology t,
+      CpuIdentityReader.CpuIdentities ids, CpuSet reserved, Consumer<String> warn) {
+    CpuSet allocatable = cpus.minus(reserved);
+    if (allocatable.isEmpty()) {
+      return Optional.empty();
+    }
     DeviceDraft d = DeviceDraft.of(name, SOURCE, warn).attribute(TYPE, CPU_TYPE);
     if (numaNode != null) {
       d.attribute(Names.NUMA_NODE, numaNode);
@@ -156,6 +229,7 @@ public final class CpuNumaDevices {
       }
     }
     d.attribute(CPU_COUNT, cpus.size());
+    d.attribute(RESERVED_CPUS, cpus.size() - allocatable.size());
     if (threadsPerCore > 0) {
       d.attribute(THREADS_PER_CORE, threadsPerCore);
     }
@@ -163,11 +237,117 @@ public final class CpuNumaDevices {
     if (!types.isEmpty()) {
       d.attribute(CORE_TYPE, types.size() == 1 ? types.iterator().next() : MIXED);
     }
+    identity(d, ids.of(cpus));
     // Shared by CPU count (KEP-5075): a claim that names no amount takes one CPU; any whole number up
-    // to the device's CPUs may be asked for.
-    Quantity all = Quantity.of(cpus.size());
+    // to the device's allocatable CPUs may be asked for.
+    Quantity all = Quantity.of(allocatable.size());
     d.capacity(CPU_CAPACITY, all, RequestPolicy.range(ONE, ONE, all, ONE));
     return d.build();
+  }
+
+  /**
+   * Cores mode: one exclusive device per physical core, for consumers that cannot publish shared devices
+   * (an API server without KEP-5075's DRAConsumableCapacity drops allowMultipleAllocations and the request
+   * policies, and a claim would then take a whole NUMA node). The scheduler counts whole devices, so a claim
+   * for N cores asks for N devices. A core whose online threads are all reserved is not published.
+   */
+  static List<Device> coreDevices(Topology t, CpuIdentityReader.CpuIdentities ids, CpuSet reserved, Consumer<String> warn) {
+    List<Device> out = new ArrayList<>();
+    CpuSet online = t.cpus().online();
+    List<CoreInfo> cores = t.cores();
+    List<String> names = coreNames(cores);
+    for (int i = 0; i < cores.size(); i++) {
+      CoreInfo c = cores.get(i);
+      CpuSet threads = c.cpus().intersect(online);
+      CpuSet allocatable = threads.minus(reserved);
+      if (allocatable.isEmpty()) {
+        continue;
+      }
+      DeviceDraft d = DeviceDraft.of(names.get(i), SOURCE, warn).attribute(TYPE, CPU_TYPE);
+      Integer node = null;
+      for (NumaNodeInfo n : t.numaNodes()) {
+        if (n.cpus().containsAll(threads)) {
+          node = n.id();
+          d.attribute(Names.NUMA_NODE, n.id());
+          break;
+        }
+      }
+      if (c.packageId() >= 0) {
+        d.attribute(SOCKET, c.packageId());
+      }
+      if (c.id() >= 0) {
+        d.attribute(CORE_ID, c.id());
+      }
+      d.attribute(CPU_COUNT, threads.size());
+      d.attribute(RESERVED_CPUS, threads.size() - allocatable.size());
+      d.attribute(THREADS_PER_CORE, threads.size());
+      d.attribute(SMT, threads.size() > 1);
+      if (c.type() != null) {
+        d.attribute(CORE_TYPE, c.type());
+      }
+      identity(d, ids.of(threads));
+      d.capacity(CPU_CAPACITY, allocatable.size());
+      // The same container edits a share of a grouped device gets: its CPUs in the kernel's list syntax
+      // (Documentation/admin-guide/cgroup-v2.rst, cpuset.cpus) and its NUMA node.
+      ContainerEdits.Builder edits = ContainerEdits.builder().env(CPUS_ENV + "=" + allocatable);
+      if (node != null) {
+        edits.env(NUMA_NODE_ENV + "=" + node);
+      }
+      d.containerEdits(edits.build());
+      d.build().ifPresent(out::add);
+    }
+    return out;
+  }
+
+  /**
+   * Stable names for the cores: {@code cpu-core-<package>-<core>} from the kernel's ids; with the die
+   * ({@code cpu-core-<package>-<die>-<core>}) where core ids repeat across a package's dies; and, where
+   * the kernel gives no usable ids (s390 and POWER print -1), {@code cpu-core-cpu<first thread>}.
+   */
+  static List<String> coreNames(List<CoreInfo> cores) {
+    List<String> plain = new ArrayList<>();
+    List<String> withDie = new ArrayList<>();
+    List<String> byCpu = new ArrayList<>();
+    boolean known = true;
+    for (CoreInfo c : cores) {
+      known &= c.packageId() >= 0 && c.id() >= 0;
+      plain.add("cpu-core-" + c.packageId() + "-" + c.id());
+      withDie.add("cpu-core-" + c.packageId() + "-" + Math.max(c.dieId(), 0) + "-" + c.id());
+      byCpu.add("cpu-core-cpu" + c.cpus().first());
+    }
+    if (known && new HashSet<>(plain).size() == plain.size()) {
+      return plain;
+    }
+    if (known && new HashSet<>(withDie).size() == withDie.size()) {
+      return withDie;
+    }
+    return byCpu;
+  }
+
+  /** The identity attributes, each where known; feature booleans on the ISA they belong to. */
+  private static void identity(DeviceDraft d, CpuIdentity id) {
+    if (id.architecture() != null) {
+      d.attribute(ARCHITECTURE, id.architecture());
+    }
+    if (id.vendor() != null) {
+      d.attribute(VENDOR, id.vendor());
+    }
+    if (id.modelName() != null) {
+      d.attribute(CPU_MODEL, id.modelName());
+    }
+    if (id.family() != null) {
+      d.attribute(FAMILY, id.family());
+    }
+    if (id.model() != null) {
+      d.attribute(MODEL, id.model());
+    }
+    if (id.stepping() != null) {
+      d.attribute(STEPPING, id.stepping());
+    }
+    if (id.microarchitecture() != null) {
+      d.attribute(MICROARCHITECTURE, id.microarchitecture());
+    }
+    id.features().forEach((name, has) -> d.attribute(Names.ours(name), has));
   }
 
   static List<Device> hugepageDevices(Topology t, Consumer<String> warn) {

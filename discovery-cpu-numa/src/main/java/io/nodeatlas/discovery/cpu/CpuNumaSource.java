@@ -1,12 +1,17 @@
 package io.nodeatlas.discovery.cpu;
 
 import io.nodeatlas.discovery.cpu.parse.Meminfo;
+import io.nodeatlas.discovery.cpu.parse.ReservedCpus;
+import io.nodeatlas.discovery.host.Excerpt;
 import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.host.HostContext;
 import io.nodeatlas.discovery.spi.AttributeDoc;
 import io.nodeatlas.discovery.spi.Availability;
+import io.nodeatlas.discovery.spi.DiscoveryException;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.spi.DiscoverySource;
+import io.nodeatlas.discovery.spi.SourceSetting;
+import io.nodeatlas.discovery.topology.CpuSet;
 import io.nodeatlas.discovery.topology.Topology;
 import io.nodeatlas.discovery.topology.Topology.CacheInfo;
 import io.nodeatlas.discovery.topology.Topology.HugepageSize;
@@ -16,10 +21,48 @@ import java.util.List;
 
 /**
  * The {@code cpu-numa} source: CPUs, caches, NUMA nodes and hugepages from sysfs and procfs, published
- * as the node topology plus {@code cpu} and {@code hugepages} devices. Stateless; every broken file
- * becomes one warning, in {@link FactReader}'s form {@code <host path>: <reason>}.
+ * as the node topology plus {@code cpu} and {@code hugepages} devices. The {@code cpu} devices carry
+ * what kind of CPUs they hold (from {@code /proc/cpuinfo}, see {@link CpuIdentityReader}), count only
+ * CPUs that are not {@link #RESERVED_CPUS reserved}, and are shared per NUMA node or exclusive per
+ * core ({@link #CPU_DEVICES}). Stateless; every broken file becomes one warning, in
+ * {@link FactReader}'s form {@code <host path>: <reason>}.
  */
 public final class CpuNumaSource implements DiscoverySource {
+
+  /** {@code auto}, {@code grouped} and {@code cores}: the values of {@link #CPU_DEVICES}. */
+  public static final String AUTO = "auto";
+  public static final String GROUPED = "grouped";
+  public static final String CORES = "cores";
+
+  /**
+   * CPUs the node keeps for itself, in the syntax and meaning of the kubelet's {@code reservedSystemCPUs}
+   * (KubeletConfiguration): never counted as allocatable. A value that is not a CPU list is bad usage.
+   */
+  public static final SourceSetting RESERVED_CPUS = SourceSetting.string(CpuNumaDevices.SOURCE, "reservedCpus",
+      "--reserved-cpus", "NODEATLAS_RESERVED_CPUS", "",
+      "CPUs never handed out, as the kubelet's reservedSystemCPUs (a CPU list like 0-1,64-65)",
+      value -> ReservedCpus.parse(value).toString());
+
+  /**
+   * How CPUs become devices: shared devices per NUMA node ({@code grouped}), one exclusive device per
+   * physical core ({@code cores}), or {@code auto}: grouped where the consumer can publish shared devices
+   * ({@link HostContext#sharedDevicesSupported()}), else cores.
+   */
+  public static final SourceSetting CPU_DEVICES = SourceSetting.string(CpuNumaDevices.SOURCE, "cpuDevices",
+      "--cpu-devices", "NODEATLAS_CPU_DEVICES", AUTO,
+      "how CPUs are published: auto, grouped (shared devices per NUMA node) or cores (one device per physical core)",
+      value -> {
+        String v = value.strip().toLowerCase(java.util.Locale.ROOT);
+        if (!v.equals(AUTO) && !v.equals(GROUPED) && !v.equals(CORES)) {
+          throw new IllegalArgumentException("must be auto, grouped or cores, got " + Excerpt.of(value));
+        }
+        return v;
+      });
+
+  @Override
+  public List<SourceSetting> settings() {
+    return List.of(RESERVED_CPUS, CPU_DEVICES);
+  }
 
   @Override
   public String name() {
@@ -28,7 +71,8 @@ public final class CpuNumaSource implements DiscoverySource {
 
   @Override
   public String description() {
-    return "CPUs, caches, NUMA nodes and hugepage pools from sysfs and procfs: shared cpu and hugepages devices";
+    return "CPUs, caches, NUMA nodes and hugepage pools from sysfs and procfs: shared cpu devices (or one per core)"
+        + " with the CPUs' identity, and shared hugepages devices";
   }
 
   @Override
@@ -45,12 +89,34 @@ public final class CpuNumaSource implements DiscoverySource {
             + host.fs().sysfsRoot() + "?)");
   }
 
+  /**
+   * @throws DiscoveryException when {@code --reserved-cpus} names CPUs this host does not have: the
+   *     kubelet refuses such a reservedSystemCPUs too, and publishing CPUs the administrator meant to keep
+   *     would be worse than publishing none
+   */
   @Override
-  public DiscoveryResult discover(HostContext host) {
+  public DiscoveryResult discover(HostContext host) throws DiscoveryException {
+    CpuSet reserved;
+    boolean cores;
+    try {
+      reserved = host.options().get(RESERVED_CPUS).map(v -> ReservedCpus.parse(RESERVED_CPUS.validate(v)))
+          .orElse(CpuSet.EMPTY);
+      String mode = CPU_DEVICES.validate(host.options().get(CPU_DEVICES).orElse(AUTO));
+      cores = mode.equals(CORES) || (mode.equals(AUTO) && !host.sharedDevicesSupported());
+    } catch (IllegalArgumentException e) {
+      throw new DiscoveryException(e.getMessage(), e);
+    }
     DiscoveryResult.Builder result = new DiscoveryResult.Builder(name());
-    Topology topology = topology(new FactReader(host.fs(), result::warn));
+    FactReader in = new FactReader(host.fs(), result::warn);
+    Topology topology = topology(in);
+    CpuSet known = topology.cpus().possible().union(topology.cpus().online()).union(topology.cpus().offline());
+    CpuSet unknown = reserved.minus(known);
+    if (!unknown.isEmpty()) {
+      throw new DiscoveryException(RESERVED_CPUS.flag() + " names CPUs " + unknown + " that this host does not have"
+          + " (its CPUs are " + known + ")");
+    }
     result.topology(topology);
-    CpuNumaDevices.devices(topology, result::warn).forEach(result::device);
+    CpuNumaDevices.devices(topology, CpuIdentityReader.read(in), reserved, cores, result::warn).forEach(result::device);
     return result.build();
   }
 

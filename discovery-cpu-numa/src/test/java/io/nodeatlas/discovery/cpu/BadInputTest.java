@@ -59,7 +59,23 @@ class BadInputTest {
       "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages",
       "sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages",
       "proc/meminfo",
-      "proc/mounts");
+      "proc/mounts",
+      "proc/cpuinfo",
+      "proc/sys/kernel/arch",
+      "sys/devices/system/cpu/modalias");
+
+  /** A Sapphire Rapids' cpuinfo, shortened, for the 4 CPUs of the small node. */
+  static final String SMALL_NODE_CPUINFO = smallNodeCpuinfo();
+
+  private static String smallNodeCpuinfo() {
+    StringBuilder out = new StringBuilder();
+    for (int c = 0; c < 4; c++) {
+      out.append("processor\t: ").append(c).append("\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\n")
+          .append("model name\t: Intel(R) Xeon(R) Platinum 8480+\nstepping\t: 8\n")
+          .append("flags\t\t: fpu lm avx2 avx512f amx_bf16 amx_tile\n\n");
+    }
+    return out.toString();
+  }
 
   /** One package, two cores with two threads each, one NUMA node, a 2 MiB pool and its mount. */
   static FixtureTree writeSmallNode(Path root) {
@@ -87,7 +103,10 @@ class BadInputTest {
         .value("sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages", 0)
         .value("sys/kernel/mm/hugepages/hugepages-2048kB/surplus_hugepages", 0)
         .file("proc/meminfo", "MemTotal: 1048576 kB\nHugepagesize:       2048 kB\n")
-        .file("proc/mounts", "hugetlbfs /dev/hugepages hugetlbfs rw,relatime,pagesize=2M 0 0\n");
+        .file("proc/mounts", "hugetlbfs /dev/hugepages hugetlbfs rw,relatime,pagesize=2M 0 0\n")
+        .value("proc/sys/kernel/arch", "x86_64")
+        .value(cpu + "modalias", "cpu:type:x86,ven0000fam0006mod008F:feature:,0000,0001,0125")
+        .file("proc/cpuinfo", SMALL_NODE_CPUINFO);
     return t;
   }
 
@@ -97,7 +116,7 @@ class BadInputTest {
   }
 
   private DiscoveryResult discover() {
-    return new CpuNumaSource().discover(HostContext.of(HostFs.of(root)));
+    return Discover.run(HostContext.of(HostFs.of(root)));
   }
 
   private static Topology topology(DiscoveryResult r) {
@@ -371,7 +390,7 @@ class BadInputTest {
    * publishes is valid (the {@link Device} constructor checks names and limits).
    */
   @FuzzTest
-  void anyBytesInAnyFileCostAtMostWarnings(FuzzedDataProvider data) throws IOException {
+  void anyBytesInAnyFileCostAtMostWarnings(FuzzedDataProvider data) throws Exception {
     if (fuzzRoot == null) {
       fuzzRoot = Files.createTempDirectory("cpu-numa-fuzz");
       writeSmallNode(fuzzRoot);
@@ -381,7 +400,7 @@ class BadInputTest {
     byte[] original = Files.readAllBytes(path);
     try {
       Files.write(path, data.consumeRemainingAsBytes());
-      DiscoveryResult r = new CpuNumaSource().discover(HostContext.of(HostFs.of(fuzzRoot)));
+      DiscoveryResult r = Discover.run(HostContext.of(HostFs.of(fuzzRoot)));
       assertThat(r.topology()).isPresent();
       assertThat(r.devices()).allSatisfy(d -> assertThat(d.source()).isEqualTo("cpu-numa"));
     } catch (UncheckedIOException e) {

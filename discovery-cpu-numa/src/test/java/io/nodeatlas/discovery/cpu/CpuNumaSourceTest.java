@@ -58,11 +58,11 @@ class CpuNumaSourceTest {
   }
 
   private static DiscoveryResult discoverSynthetic() {
-    return new CpuNumaSource().discover(HostContext.of(HostFs.of(synthetic)));
+    return Discover.run(HostContext.of(HostFs.of(synthetic)));
   }
 
   private DiscoveryResult discover() {
-    return new CpuNumaSource().discover(HostContext.of(HostFs.of(root)));
+    return Discover.run(HostContext.of(HostFs.of(root)));
   }
 
   private static CpuSet cpus(String list) {
@@ -147,6 +147,7 @@ class CpuNumaSourceTest {
         Names.NUMA_NODE, AttributeValue.of(1),
         Names.ours("socket"), AttributeValue.of(1),
         Names.ours("cpuCount"), AttributeValue.of(64),
+        Names.ours("reservedCPUs"), AttributeValue.of(0),
         Names.ours("smt"), AttributeValue.of(true),
         Names.ours("threadsPerCore"), AttributeValue.of(2)));
     assertThat(cpu1.capacity()).containsExactlyEntriesOf(Map.of(Names.ours("cpu"), Quantity.of(64)));
@@ -310,13 +311,15 @@ class CpuNumaSourceTest {
   }
 
   @Test
-  void everyPublishedNameIsCataloguedAndEveryCatalogueEntryIsPublished() {
+  void everyPublishedNameIsCataloguedAndEveryCatalogueEntryIsPublished() throws Exception {
     CpuNumaSource source = new CpuNumaSource();
     writeHybridLaptop(root);
     List<Device> devices = new ArrayList<>(discoverSynthetic().devices());
     devices.addAll(discover().devices());
+    devices.addAll(CpuDevicesTest.devicesOfEveryKind(root.resolve("kinds")));
     assertThat(AttributeCatalogue.undocumented(source.catalogue(), devices)).isEmpty();
-    // The synthetic node and the hybrid laptop together publish every documented name: none is stale.
+    // The synthetic node, the hybrid laptop, an x86 and an arm64 node in both modes together publish
+    // every documented name: none is stale.
     TreeSet<String> published = new TreeSet<>();
     for (Device d : devices) {
       d.attributes().keySet().forEach(k -> published.add(d.type().orElseThrow() + " " + k));

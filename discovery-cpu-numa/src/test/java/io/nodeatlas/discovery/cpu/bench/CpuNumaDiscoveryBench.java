@@ -62,7 +62,7 @@ public class CpuNumaDiscoveryBench {
   }
 
   @Benchmark
-  public DiscoveryResult discover() {
+  public DiscoveryResult discover() throws io.nodeatlas.discovery.spi.DiscoveryException {
     return source.discover(host);
   }
 
