@@ -221,6 +221,29 @@ class HostileInputTest {
         + "LETTER A at character 5");
   }
 
+  @Test
+  void aSavedNodeUnderItsCapIsReadWithinTheHeapAndOneOverIsRefusedUnread() throws Exception {
+    var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+    var tree = (com.fasterxml.jackson.databind.node.ObjectNode) mapper.readTree(node.toFile());
+    var warnings = tree.putArray("warnings");
+    for (int i = 0; i < 190_000; i++) {
+      warnings.addObject().put("message", "warning " + i + " padding padding padding padding").put("source", "gpu");
+    }
+    Path big = dir.resolve("big-node.json");
+    mapper.writeValue(big.toFile(), tree);
+    assertThat(Files.size(big)).isBetween(12L << 20, SavedReport.MAX_BYTES);
+    Result r = nodeatlas("match", "-f", classes.toString(), "--discovered", big.toString());
+    assertNoJvmError(r);
+    assertThat(r.status()).as(r.err()).isZero();
+
+    for (int i = 0; i < 100_000; i++) {
+      warnings.addObject().put("message", "warning " + i + " padding padding padding padding").put("source", "gpu");
+    }
+    mapper.writeValue(big.toFile(), tree);
+    String err = assertBadInput(nodeatlas("match", "-f", classes.toString(), "--discovered", big.toString()));
+    assertThat(err).isEqualTo("nodeatlas: --discovered " + big + ": larger than 16 MiB; not a saved discover document");
+  }
+
   @picocli.CommandLine.Command(name = "boom")
   static final class Boom implements java.util.concurrent.Callable<Integer> {
     @picocli.CommandLine.Parameters String what;

@@ -38,9 +38,11 @@ public final class BoundedText {
     }
     byte[] bytes;
     try (InputStream in = Files.newInputStream(file)) {
-      bytes = in.readNBytes((int) maxBytes + 1);
+      // A regular file's size is known: one over the bound is refused unread.
+      boolean tooLarge = Files.isRegularFile(file) && Files.size(file) > maxBytes;
+      bytes = tooLarge ? null : in.readNBytes((int) maxBytes + 1);
     }
-    if (bytes.length > maxBytes) {
+    if (bytes == null || bytes.length > maxBytes) {
       throw new TextException("larger than the limit of " + maxBytes + " bytes (" + describe(maxBytes) + ")");
     }
     return bytes;
