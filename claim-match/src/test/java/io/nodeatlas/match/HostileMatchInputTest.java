@@ -148,6 +148,17 @@ class HostileMatchInputTest {
   }
 
   @Test
+  void aLookAlikeOrInvisibleCharacterInAnIdentifierIsNamedInTheCompileError() {
+    assertThatThrownBy(() -> ENV.compile("device.attributes[\"nodeatlas.io\"].t\u0443pe == \"gpu\""))
+        .isInstanceOf(SelectorCompileException.class)
+        .hasMessageContaining("line 1, column 36")
+        .hasMessageContaining("the character there is U+0443 CYRILLIC SMALL LETTER U, which looks like \"y\"");
+    assertThatThrownBy(() -> ENV.compile("device.dri\u200Bver == \"nodeatlas.io\""))
+        .isInstanceOf(SelectorCompileException.class)
+        .hasMessageContaining("the character there is U+200B ZERO WIDTH SPACE, which is invisible");
+  }
+
+  @Test
   void aLookAlikeDomainOrNameInASelectorGetsADidYouMeanInTheRejection() throws Exception {
     Documents docs = ClaimDocumentParser.merge(List.of(parser.parse("classes.yaml", NodeFixtures.DEVICE_CLASSES),
         parser.parse("claim.yaml", """

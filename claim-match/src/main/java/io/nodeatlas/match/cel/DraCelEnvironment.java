@@ -239,12 +239,41 @@ public final class DraCelEnvironment {
         break;
       }
     }
+    oddCharacterAt(expression, line, column).ifPresent(message::append);
     if (issues.size() > 1) {
       message.append(" (and ").append(issues.size() - 1).append(" more)");
     }
     SelectorLint.correctedDomainSplit(expression).ifPresent(fixed ->
         message.append("; attributes are looked up by domain, then identifier; did you mean: ").append(fixed));
     return new SelectorCompileException(message.toString(), line, column);
+  }
+
+  /**
+   * CEL identifiers are ASCII ({@code [_a-zA-Z][_a-zA-Z0-9]*}, CEL language definition), so a look-alike
+   * or invisible character outside a string is a syntax error at that character: name it.
+   */
+  private static Optional<String> oddCharacterAt(String expression, int line, int column) {
+    if (line <= 0 || column <= 0) {
+      return Optional.empty();
+    }
+    String[] lines = expression.split("\n", -1);
+    if (line > lines.length) {
+      return Optional.empty();
+    }
+    String text = lines[line - 1];
+    int index = text.offsetByCodePoints(0, Math.min(column - 1, text.codePointCount(0, text.length())));
+    if (index >= text.length()) {
+      return Optional.empty();
+    }
+    int cp = text.codePointAt(index);
+    if (cp >= 0x20 && cp <= 0x7e) {
+      return Optional.empty();
+    }
+    String looksLike = Lookalikes.skeleton(new String(Character.toChars(cp)));
+    String name = Character.getName(cp);
+    return Optional.of(String.format("; the character there is U+%04X %s", cp, name == null ? "(unnamed)" : name)
+        + (looksLike.isEmpty() ? ", which is invisible" : looksLike.chars().allMatch(c -> c < 0x80)
+            ? ", which looks like \"" + looksLike + "\"" : ""));
   }
 
   private static List<CelFunctionDecl> declarations() {
