@@ -6,8 +6,10 @@ package io.nodeatlas.cdi;
  * Every {@link CdiProblem} names the rule it broke, so a user can look it up.
  */
 public enum CdiRule {
-  /** Not JSON/YAML, an unknown field, or a value of the wrong type (strict decoding). */
+  /** Not UTF-8 JSON/YAML, an unknown field, or a value of the wrong type (strict decoding). */
   PARSE("parse"),
+  /** The file is beyond one of the reader's bounds (size, nesting, devices, list entries, annotations...). */
+  LIMIT("limit"),
   /** {@code cdiVersion} is not a released version (ValidateVersion). */
   VERSION("version"),
   /** {@code cdiVersion} is older than the content needs (minimum-version rule). */
@@ -28,6 +30,11 @@ public enum CdiRule {
   HOOK("hook"),
   /** Mount host and container paths. */
   MOUNT("mount"),
+  /**
+   * Paths handed to the kernel and the runtime: no NUL byte, absolute where the OCI runtime spec wants a
+   * full path (device nodes, hook programs, mount destinations), no {@code ..} segment in device and mount paths.
+   */
+  PATH("path"),
   /** Net device names, no duplicates. */
   NET_DEVICE("net-device"),
   /** intelRdt.closID. */

@@ -8,6 +8,7 @@ import io.nodeatlas.cdi.spec.CdiSpec;
 import io.nodeatlas.cdi.spec.CdiSpecCodec;
 import io.nodeatlas.cdi.spec.CdiVersion;
 import io.nodeatlas.cdi.spec.SpecFormat;
+import io.nodeatlas.discovery.files.BoundedText;
 import io.nodeatlas.discovery.model.Names;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -54,7 +55,12 @@ public final class CdiValidator {
   private static final int ANNOTATIONS_MAX_BYTES = 256 * 1024;
   private static final Pattern QUALIFIED_NAME_PART = Pattern.compile("^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$");
   /** Spec files larger than this are refused rather than read (a runtime would choke on them too). */
-  static final long MAX_FILE_BYTES = 16L << 20;
+  public static final long MAX_FILE_BYTES = 16L << 20;
+  /**
+   * Problems reported per spec; the rest are counted in one last problem. A hostile file within the
+   * parser's bounds could otherwise make hundreds of thousands of messages.
+   */
+  public static final int MAX_PROBLEMS_PER_SPEC = 1_000;
 
   private final CdiSpecCodec codec;
 
@@ -70,7 +76,7 @@ public final class CdiValidator {
 
   /** Every content problem of {@code spec}; {@code file} is only used to label the problems. */
   public List<CdiProblem> validate(CdiSpec spec, String file) {
-    List<CdiProblem> out = new ArrayList<>();
+    Problems out = new Problems(file);
     Optional<CdiVersion> declared = CdiVersion.parse(spec.cdiVersion());
     if (declared.isEmpty()) {
       out.add(new CdiProblem(file, null, CdiRule.VERSION, "invalid version " + CdiNames.quote(spec.cdiVersion())));
@@ -108,20 +114,60 @@ public final class CdiValidator {
     if (spec.devices().isEmpty()) {
       out.add(new CdiProblem(file, null, CdiRule.NO_DEVICES, "invalid spec, no devices"));
     }
-    return out;
+    return out.done();
+  }
+
+  /** The problems of one spec, keeping the first {@link #MAX_PROBLEMS_PER_SPEC} and counting the rest. */
+  private static final class Problems extends ArrayList<CdiProblem> {
+    private static final long serialVersionUID = 1L;
+    private final String file;
+    private long dropped;
+
+    Problems(String file) {
+      this.file = file;
+    }
+
+    @Override
+    public boolean add(CdiProblem p) {
+      if (size() < MAX_PROBLEMS_PER_SPEC) {
+        return super.add(p);
+      }
+      dropped++;
+      return false;
+    }
+
+    List<CdiProblem> done() {
+      List<CdiProblem> out = new ArrayList<>(this);
+      if (dropped > 0) {
+        out.add(new CdiProblem(file, null, CdiRule.LIMIT, dropped + " more problems not listed (at most "
+            + MAX_PROBLEMS_PER_SPEC + " are listed per spec)"));
+      }
+      return out;
+    }
   }
 
   private static void edits(CdiContainerEdits e, String file, String device, List<CdiProblem> out) {
-    for (String v : e.env()) {
+    for (int i = 0; i < e.env().size(); i++) {
+      String v = e.env().get(i);
       if (v.indexOf('=') <= 0) {
         out.add(new CdiProblem(file, device, CdiRule.ENV,
             "invalid container edits: invalid environment variable " + CdiNames.quote(v)));
+      } else {
+        envCharacters("containerEdits.env[" + i + "]", v, file, device, out);
       }
     }
-    for (CdiContainerEdits.DeviceNode n : e.deviceNodes()) {
+    for (int i = 0; i < e.deviceNodes().size(); i++) {
+      CdiContainerEdits.DeviceNode n = e.deviceNodes().get(i);
       if (n.path().isEmpty()) {
         out.add(new CdiProblem(file, device, CdiRule.DEVICE_NODE, "invalid (empty) device path"));
         continue;
+      }
+      String field = "containerEdits.deviceNodes[" + i + "]";
+      // OCI runtime spec (config-linux.md, devices): path is the "full path to device inside container".
+      containerPath(field + ".path", n.path(), true, file, device, out);
+      if (n.hostPath() != null && !n.hostPath().isEmpty()) {
+        // The runtime stats hostPath on the host when the container is created (CDI spec v1.1.0, deviceNodes).
+        containerPath(field + ".hostPath", n.hostPath(), true, file, device, out);
       }
       if (n.type() != null && !NODE_TYPES.contains(n.type())) {
         out.add(new CdiProblem(file, device, CdiRule.DEVICE_NODE,
@@ -134,24 +180,42 @@ public final class CdiValidator {
             "device " + CdiNames.quote(n.path()) + ": invalid permissions " + CdiNames.quote(n.permissions())));
       }
     }
-    for (CdiContainerEdits.Hook h : e.hooks()) {
+    for (int i = 0; i < e.hooks().size(); i++) {
+      CdiContainerEdits.Hook h = e.hooks().get(i);
+      String field = "containerEdits.hooks[" + i + "]";
       if (!HOOK_NAMES.contains(h.hookName())) {
         out.add(new CdiProblem(file, device, CdiRule.HOOK, "invalid hook name " + CdiNames.quote(h.hookName())));
       } else if (h.path().isEmpty()) {
         out.add(new CdiProblem(file, device, CdiRule.HOOK, "invalid hook " + CdiNames.quote(h.hookName()) + " with empty path"));
+      } else {
+        // OCI runtime spec (config.md, POSIX-platform hooks): the hook path "MUST be absolute".
+        containerPath(field + ".path", h.path(), false, file, device, out);
       }
-      for (String v : h.env()) {
+      for (int j = 0; j < h.env().size(); j++) {
+        String v = h.env().get(j);
         if (v.indexOf('=') <= 0) {
           out.add(new CdiProblem(file, device, CdiRule.ENV, "invalid hook " + CdiNames.quote(h.hookName())
               + ": invalid environment variable " + CdiNames.quote(v)));
+        } else {
+          envCharacters(field + ".env[" + j + "]", v, file, device, out);
         }
       }
     }
-    for (CdiContainerEdits.Mount m : e.mounts()) {
+    for (int i = 0; i < e.mounts().size(); i++) {
+      CdiContainerEdits.Mount m = e.mounts().get(i);
+      String field = "containerEdits.mounts[" + i + "]";
       if (m.hostPath().isEmpty()) {
         out.add(new CdiProblem(file, device, CdiRule.MOUNT, "invalid mount, empty host path"));
       } else if (m.containerPath().isEmpty()) {
         out.add(new CdiProblem(file, device, CdiRule.MOUNT, "invalid mount, empty container path"));
+      } else {
+        // hostPath may be a file system's source name ("tmpfs", "nodev") rather than a path: NUL only.
+        if (m.hostPath().indexOf('\0') >= 0) {
+          out.add(pathProblem(file, device, field + ".hostPath", m.hostPath(), "contains a NUL byte"));
+        }
+        // OCI runtime spec (config.md, mounts): destination "SHOULD be an absolute path"; relative ones
+        // are deprecated and read relative to "/", so they are refused here.
+        containerPath(field + ".containerPath", m.containerPath(), true, file, device, out);
       }
     }
     if (e.intelRdt() != null && e.intelRdt().closID() != null) {
@@ -181,6 +245,45 @@ public final class CdiValidator {
       if (other != null) {
         out.add(new CdiProblem(file, device, CdiRule.NET_DEVICE, "invalid linux net device, duplicate Name "
             + CdiNames.quote(n.name()) + " with HostInterfaceName " + CdiNames.quote(n.hostInterfaceName()) + " and " + CdiNames.quote(other)));
+      }
+    }
+  }
+
+  /**
+   * A path handed to the kernel: no NUL byte (execve(2) and open(2) take C strings, so the path would be
+   * cut short), absolute, and, where {@code noDotDot}, without {@code ..} segments (a device or mount path
+   * that climbs out of where it names is either a mistake or an attempt to reach another file).
+   */
+  private static void containerPath(String field, String path, boolean noDotDot, String file, String device,
+      List<CdiProblem> out) {
+    if (path.indexOf('\0') >= 0) {
+      out.add(pathProblem(file, device, field, path, "contains a NUL byte"));
+    } else if (!path.startsWith("/")) {
+      out.add(pathProblem(file, device, field, path, "is not an absolute path"));
+    } else if (noDotDot && (path.equals("/..") || path.contains("/../") || path.endsWith("/.."))) {
+      out.add(pathProblem(file, device, field, path, "has a \"..\" segment"));
+    }
+  }
+
+  private static CdiProblem pathProblem(String file, String device, String field, String path, String why) {
+    return new CdiProblem(file, device, CdiRule.PATH, field + " " + CdiNames.quote(path) + " " + why);
+  }
+
+  /**
+   * {@code KEY=VALUE} reaches execve(2) as a C string, and a runtime writes it into the OCI config and
+   * logs: a NUL or any other control character in the key, and any control character but tab in the
+   * value, is refused (POSIX XBD 8.1: names are portable characters; CDI spec v1.1.0 env is "KEY=VALUE").
+   */
+  private static void envCharacters(String field, String entry, String file, String device, List<CdiProblem> out) {
+    int eq = entry.indexOf('=');
+    for (int i = 0; i < entry.length(); i++) {
+      char c = entry.charAt(i);
+      boolean control = c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f);
+      if (control && (i < eq || c != '\t')) {
+        out.add(new CdiProblem(file, device, CdiRule.ENV, field + " " + CdiNames.quote(entry) + ": "
+            + (i < eq ? "the name" : "the value") + " has the control character "
+            + String.format("U+%04X", (int) c) + " at character " + (i + 1)));
+        return;
       }
     }
   }
@@ -248,14 +351,19 @@ public final class CdiValidator {
       if (!Files.isRegularFile(file)) {
         return new LoadedFile(file, null, new CdiProblem(label, null, CdiRule.PARSE, "not a regular file"));
       }
-      if (Files.size(file) > MAX_FILE_BYTES) {
-        return new LoadedFile(file, null, new CdiProblem(label, null, CdiRule.PARSE,
-            "file is larger than " + MAX_FILE_BYTES + " bytes"));
+      String text;
+      try {
+        // At most MAX_FILE_BYTES, counted while reading; strict UTF-8 with the offset of a bad byte.
+        text = BoundedText.read(file, MAX_FILE_BYTES);
+      } catch (BoundedText.TextException e) {
+        return new LoadedFile(file, null, new CdiProblem(label, null,
+            e.getMessage().startsWith("not UTF-8") ? CdiRule.PARSE : CdiRule.LIMIT, e.getMessage()));
       }
-      String text = Files.readString(file, StandardCharsets.UTF_8);
       return new LoadedFile(file, codec.read(text), null);
     } catch (CdiParseException e) {
-      return new LoadedFile(file, null, new CdiProblem(label, null, CdiRule.PARSE, e.getMessage()));
+      CdiRule rule = e.getMessage().contains("(the limit") || e.getMessage().contains("than the limit")
+          ? CdiRule.LIMIT : CdiRule.PARSE;
+      return new LoadedFile(file, null, new CdiProblem(label, null, rule, e.getMessage()));
     } catch (IOException | RuntimeException e) {
       return new LoadedFile(file, null, new CdiProblem(label, null, CdiRule.PARSE, "cannot read: " + e));
     }

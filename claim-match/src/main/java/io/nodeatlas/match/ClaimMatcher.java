@@ -72,6 +72,8 @@ public final class ClaimMatcher {
 
   /** Backtracking steps per claim before giving up. */
   static final int SEARCH_BUDGET = 200_000;
+  /** Longest selector echoed under its compile error. */
+  static final int ECHO_MAX_CHARS = 200;
 
   private final DraCelEnvironment environment;
 
@@ -90,7 +92,7 @@ public final class ClaimMatcher {
     for (Device d : devices) {
       variables.put(d.name(), DeviceVariable.of(d, Names.DRIVER));
     }
-    Evaluations evaluations = new Evaluations(variables);
+    Evaluations evaluations = new Evaluations(variables, published(devices));
     Map<String, DeviceClass> classes = documents.classesByName();
     Map<String, List<CompiledSelector>> classSelectors = new TreeMap<>();
     for (DeviceClass c : documents.deviceClasses()) {
@@ -199,13 +201,14 @@ public final class ClaimMatcher {
     for (int i = 0; i < fromClass.size(); i++) {
       SelectorResult r = evaluations.result(fromClass.get(i), d.name());
       if (!r.matched()) {
-        return Optional.of(rejection(d, "DeviceClass " + alt.deviceClassName() + " selector #" + (i + 1), fromClass.get(i), r));
+        return Optional.of(rejection(d, "DeviceClass " + alt.deviceClassName() + " selector #" + (i + 1), fromClass.get(i), r,
+            evaluations));
       }
     }
     for (int i = 0; i < own.size(); i++) {
       SelectorResult r = evaluations.result(own.get(i), d.name());
       if (!r.matched()) {
-        return Optional.of(rejection(d, "request selector #" + (i + 1), own.get(i), r));
+        return Optional.of(rejection(d, "request selector #" + (i + 1), own.get(i), r, evaluations));
       }
     }
     if (demand.refused()) {
@@ -215,8 +218,11 @@ public final class ClaimMatcher {
     return Optional.empty();
   }
 
-  private static Rejection rejection(Device d, String where, CompiledSelector s, SelectorResult r) {
-    String detail = r.outcome() == SelectorResult.Outcome.ERROR ? r.error() : "evaluated to false";
+  private static Rejection rejection(Device d, String where, CompiledSelector s, SelectorResult r,
+      Evaluations evaluations) {
+    String detail = r.outcome() == SelectorResult.Outcome.ERROR
+        ? r.error() + evaluations.lookalikes(s).stream().map(h -> "; " + h).reduce("", String::concat)
+        : "evaluated to false";
     return new Rejection(d.name(), where, s.expression(), r.outcome(), detail, r.observed());
   }
 
@@ -235,8 +241,12 @@ public final class ClaimMatcher {
       try {
         out.add(environment.compile(expressions.get(i)));
       } catch (SelectorCompileException e) {
+        String expression = expressions.get(i);
+        // A short selector is echoed with a caret under the error; a long one (up to 10 KiB) would
+        // drown the message, which already names line and column.
+        boolean echo = expression.length() <= ECHO_MAX_CHARS && expression.indexOf('\n') < 0;
         throw new ClaimInputException(owner + ": selector #" + (i + 1) + " is invalid: " + e.getMessage()
-            + "\n  " + expressions.get(i).replace("\n", "\n  ") + caret(expressions.get(i), e.line(), e.column()));
+            + (echo ? "\n  " + expression + caret(expression, e.line(), e.column()) : ""));
       }
     }
     return out;
@@ -268,18 +278,59 @@ public final class ClaimMatcher {
           errors++;
         }
       }
-      out.add(new SelectorReport(owner, i + 1, s.expression(), matching, errors, SelectorLint.warnings(s.expression())));
+      List<String> hints = new ArrayList<>(SelectorLint.warnings(s.expression()));
+      hints.addAll(evaluations.lookalikes(s));
+      out.add(new SelectorReport(owner, i + 1, s.expression(), matching, errors, hints));
     }
     return out;
+  }
+
+  /** Published names of this node: "attributes"/"capacity" → domain → names. */
+  private static Map<String, Map<String, java.util.Set<String>>> published(List<Device> devices) {
+    Map<String, Map<String, java.util.Set<String>>> out = new HashMap<>();
+    for (Device d : devices) {
+      d.attributes().keySet().forEach(k -> publish(out, "attributes", k));
+      d.capacity().keySet().forEach(k -> publish(out, "capacity", k));
+    }
+    return out;
+  }
+
+  private static void publish(Map<String, Map<String, java.util.Set<String>>> out, String map, String key) {
+    int slash = key.indexOf('/');
+    String domain = slash < 0 ? Names.DRIVER : key.substring(0, slash);
+    out.computeIfAbsent(map, k -> new TreeMap<>()).computeIfAbsent(domain, k -> new java.util.TreeSet<>())
+        .add(key.substring(slash + 1));
   }
 
   /** Each (selector, device) pair is evaluated once per run. */
   private static final class Evaluations {
     private final Map<String, Map<String, Object>> variables;
+    private final Map<String, Map<String, java.util.Set<String>>> published;
     private final Map<CompiledSelector, Map<String, SelectorResult>> cache = new HashMap<>();
+    private final Map<CompiledSelector, List<String>> lookalikes = new HashMap<>();
 
-    Evaluations(Map<String, Map<String, Object>> variables) {
+    Evaluations(Map<String, Map<String, Object>> variables, Map<String, Map<String, java.util.Set<String>>> published) {
       this.variables = variables;
+      this.published = published;
+    }
+
+    /** Did-you-means for domains and names of {@code s} that only look like ones this node publishes. */
+    List<String> lookalikes(CompiledSelector s) {
+      return lookalikes.computeIfAbsent(s, k -> {
+        java.util.Set<String> out = new java.util.LinkedHashSet<>();
+        for (CompiledSelector.Reference r : k.references()) {
+          Map<String, java.util.Set<String>> domains = published.getOrDefault(r.map(), Map.of());
+          java.util.Set<String> names = domains.get(r.domain());
+          if (names == null) {
+            io.nodeatlas.match.cel.Lookalikes.didYouMean(r.domain(), domains.keySet())
+                .ifPresent(h -> out.add("device." + r.map() + " domain: " + h));
+          } else if (r.name() != null && !names.contains(r.name())) {
+            io.nodeatlas.match.cel.Lookalikes.didYouMean(r.name(), names)
+                .ifPresent(h -> out.add("device." + r.map() + "[\"" + r.domain() + "\"] name: " + h));
+          }
+        }
+        return List.copyOf(out);
+      });
     }
 
     SelectorResult result(CompiledSelector s, String device) {

@@ -13,6 +13,11 @@ public final class Main {
 
   /** Runs a command line and returns its exit status (0 ok, 1 a source or operation failed, 2 bad usage). */
   public static int run(String... args) {
-    return NodeAtlasCommand.commandLineFor(args).execute(args);
+    try {
+      return NodeAtlasCommand.commandLineFor(args).execute(args);
+    } catch (StackOverflowError | OutOfMemoryError e) {
+      // Outside any command (building the command line): the same one line as inside one.
+      return NodeAtlasCommand.internalFailure(new java.io.PrintWriter(System.err, true), e);
+    }
   }
 }

@@ -106,7 +106,25 @@ public final class NodeAtlasCommand implements Runnable {
       return ex instanceof UsageException ? CommandLine.ExitCode.USAGE : CommandLine.ExitCode.SOFTWARE;
     });
     cl.setExitCodeExceptionMapper(t -> t instanceof UsageException ? CommandLine.ExitCode.USAGE : 1);
+    CommandLine.IExecutionStrategy strategy = cl.getExecutionStrategy();
+    cl.setExecutionStrategy(parseResult -> {
+      try {
+        return strategy.execute(parseResult);
+      } catch (StackOverflowError | OutOfMemoryError e) {
+        // Input that is too deep or too big is refused as bad input (exit 2) before it gets here; an error
+        // that still escapes is our failure: one line naming it, no stack trace, exit 1.
+        return internalFailure(parseResult.commandSpec().commandLine().getErr(), e);
+      }
+    });
     return cl;
+  }
+
+  /** Prints the one line for a JVM error that escaped a command and returns exit status 1. */
+  static int internalFailure(PrintWriter err, VirtualMachineError e) {
+    String what = e instanceof OutOfMemoryError ? "out of memory" : "stack overflow";
+    err.println("nodeatlas: internal failure: " + what + " (" + e + ")");
+    err.flush();
+    return CommandLine.ExitCode.SOFTWARE;
   }
 
   private static int onBadUsage(CommandLine.ParameterException ex, String[] args) {

@@ -22,8 +22,11 @@ import java.nio.ByteBuffer;
  */
 public final class SavedReport {
 
-  /** The largest document read; far above any real node, small enough to keep a bad file harmless. */
-  public static final long MAX_BYTES = 64L * 1024 * 1024;
+  /**
+   * The largest document read; far above any real node, small enough to keep a bad file harmless: the
+   * text, its tree and the report fit the launcher's 128 MiB heap (a 30 MiB document did not).
+   */
+  public static final long MAX_BYTES = 16L * 1024 * 1024;
 
   /** A saved report that cannot be used; the message names the option, the file and the reason. */
   public static final class InvalidReportException extends Exception {
@@ -50,13 +53,15 @@ public final class SavedReport {
     String where = option + " " + file + ": ";
     byte[] bytes;
     try (InputStream in = Files.newInputStream(file)) {
-      bytes = in.readNBytes((int) MAX_BYTES + 1);
+      // A regular file's size is known: one over the bound is refused unread.
+      boolean tooLarge = Files.isRegularFile(file) && Files.size(file) > MAX_BYTES;
+      bytes = tooLarge ? null : in.readNBytes((int) MAX_BYTES + 1);
     } catch (NoSuchFileException e) {
       throw new InvalidReportException(where + "no such file", e);
     } catch (IOException e) {
       throw new InvalidReportException(where + "cannot read: " + Excerpt.scrub(String.valueOf(e.getMessage())), e);
     }
-    if (bytes.length > MAX_BYTES) {
+    if (bytes == null || bytes.length > MAX_BYTES) {
       throw new InvalidReportException(where + "larger than " + MAX_BYTES / (1024 * 1024)
           + " MiB; not a saved discover document", null);
     }

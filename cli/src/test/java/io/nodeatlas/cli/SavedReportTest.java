@@ -50,7 +50,7 @@ class SavedReportTest {
       f.setLength(SavedReport.MAX_BYTES + 1); // sparse: costs no disk
     }
     assertThatThrownBy(() -> SavedReport.read("--replay-report", huge))
-        .hasMessage("--replay-report " + huge + ": larger than 64 MiB; not a saved discover document");
+        .hasMessage("--replay-report " + huge + ": larger than 16 MiB; not a saved discover document");
 
     Path latin1 = Files.write(dir.resolve("latin1.json"), new byte[] {'{', '"', (byte) 0xe9, '"', '}'});
     assertThatThrownBy(() -> SavedReport.read("--discovered", latin1))

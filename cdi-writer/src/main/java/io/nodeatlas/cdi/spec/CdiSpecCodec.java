@@ -1,7 +1,11 @@
 package io.nodeatlas.cdi.spec;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -13,7 +17,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -33,19 +40,40 @@ import java.util.TreeMap;
  * the wrong type makes the whole file unreadable ({@link CdiParseException}); JSON {@code null} for an
  * optional field is tolerated like the library does. The format is sniffed from the content, not the
  * name, as runtimes do.
+ *
+ * <p>Reading is bounded, because {@code cdi validate} reads any vendor's files: before a tree is built,
+ * one streaming pass checks the nesting ({@link #MAX_NESTING}), the number of tokens ({@link #MAX_TOKENS},
+ * which bounds the tree), devices ({@link #MAX_DEVICES}), annotations per spec or device
+ * ({@link #MAX_ANNOTATIONS}), entries of any one list ({@link #MAX_LIST_ENTRIES}: env, deviceNodes, mounts,
+ * hooks, args...) and the length of strings ({@link #MAX_STRING_CHARS}). The first bound hit is a
+ * {@link CdiParseException} naming the bound, the field and the line and column.
  */
 public final class CdiSpecCodec {
 
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final long UINT32_MAX = 0xffff_ffffL;
   /** Bounds what one hostile file can make us allocate; real specs are a few hundred KiB at most. */
-  private static final int MAX_NESTING = 64;
+  public static final int MAX_NESTING = 64;
+  /** Parser tokens per file: bounds the tree (about 70 bytes of heap per token). */
+  public static final int MAX_TOKENS = 500_000;
+  /** Devices per spec; the largest real specs (every MIG slice of a node) have a few hundred. */
+  public static final int MAX_DEVICES = 8_192;
+  /**
+   * Annotations per spec or device. The upstream rule limits their size (256 KiB, k8s
+   * TotalAnnotationSizeLimitB), which alone would allow over 100,000 one-byte keys.
+   */
+  public static final int MAX_ANNOTATIONS = 4_096;
+  /** Entries of any one list: env, deviceNodes, mounts, hooks, netDevices, additionalGids, args, options. */
+  public static final int MAX_LIST_ENTRIES = 4_096;
+  /** Characters of one string or key (an annotation value is at most 256 KiB). */
+  public static final int MAX_STRING_CHARS = 1024 * 1024;
 
   private final ObjectMapper json;
   private final ObjectMapper yaml;
 
   public CdiSpecCodec() {
-    StreamReadConstraints limits = StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING).build();
+    StreamReadConstraints limits = StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING)
+        .maxTokenCount(MAX_TOKENS).maxStringLength(MAX_STRING_CHARS).maxNameLength(MAX_STRING_CHARS).build();
     JsonMapper jsonMapper = JsonMapper.builder()
         .enable(SerializationFeature.INDENT_OUTPUT)
         .enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED)
@@ -193,12 +221,18 @@ public final class CdiSpecCodec {
     String body = text.startsWith("\uFEFF") ? text.substring(1) : text;
     String trimmed = body.stripLeading();
     boolean isJson = trimmed.startsWith("{");
+    ObjectMapper mapper = isJson ? json : yaml;
     JsonNode root;
     try {
-      root = (isJson ? json : yaml).readTree(body);
+      try (JsonParser bounds = mapper.createParser(body)) {
+        checkBounds(bounds);
+      }
+      root = mapper.readTree(body);
+    } catch (StreamConstraintsException e) {
+      throw new CdiParseException("failed to unmarshal CDI Spec: " + where(e.getLocation()) + bound(e), e);
     } catch (JsonProcessingException e) {
-      throw new CdiParseException("failed to unmarshal CDI Spec: " + e.getOriginalMessage(), e);
-    } catch (RuntimeException e) {
+      throw new CdiParseException("failed to unmarshal CDI Spec: " + where(e.getLocation()) + e.getOriginalMessage(), e);
+    } catch (IOException | RuntimeException e) {
       // The YAML parser reports some malformed input (bad escapes, odd anchors) as unchecked exceptions.
       throw new CdiParseException("failed to unmarshal CDI Spec: " + e.getMessage(), e);
     }
@@ -206,6 +240,91 @@ public final class CdiSpecCodec {
       throw new CdiParseException("failed to unmarshal CDI Spec: empty document");
     }
     return new TreeReader(!isJson).spec(root);
+  }
+
+  /** One open object or list of the bounds pass: the key it sits under and how many entries it has. */
+  private static final class Open {
+    final String key;
+    final boolean list;
+    final int depth;
+    int entries;
+
+    Open(String key, boolean list, int depth) {
+      this.key = key;
+      this.list = list;
+      this.depth = depth;
+    }
+  }
+
+  /** The streaming pass: counts before any tree is built; the first bound hit throws. */
+  private static void checkBounds(JsonParser p) throws IOException, CdiParseException {
+    Deque<Open> open = new ArrayDeque<>();
+    String key = "";
+    long tokens = 0;
+    while (true) {
+      JsonToken t;
+      try {
+        t = p.nextToken();
+      } catch (StreamConstraintsException e) {
+        // Jackson's constraint errors carry no location; the parser still knows where it stopped.
+        throw limit(p, bound(e));
+      }
+      if (t == null) {
+        break;
+      }
+      if (++tokens > MAX_TOKENS) {
+        throw limit(p, "more than " + MAX_TOKENS + " tokens (the limit per spec file)");
+      }
+      if (t == JsonToken.FIELD_NAME) {
+        key = p.currentName();
+        continue;
+      }
+      if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
+        open.pop();
+        continue;
+      }
+      Open parent = open.peek();
+      if (parent != null) {
+        parent.entries++;
+        if (parent.list && parent.key.equals("devices") && parent.depth == 1) {
+          if (parent.entries > MAX_DEVICES) {
+            throw limit(p, "devices: more than " + MAX_DEVICES + " devices (the limit per spec)");
+          }
+        } else if (!parent.list && parent.key.equals("annotations")) {
+          if (parent.entries > MAX_ANNOTATIONS) {
+            throw limit(p, "annotations: more than " + MAX_ANNOTATIONS + " annotations (the limit per spec or device)");
+          }
+        } else if (parent.list && parent.entries > MAX_LIST_ENTRIES) {
+          throw limit(p, parent.key + ": more than " + MAX_LIST_ENTRIES + " entries (the limit of one list)");
+        }
+      }
+      if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+        String under = parent == null ? "" : parent.list ? parent.key : key;
+        open.push(new Open(under, t == JsonToken.START_ARRAY, open.size()));
+      }
+    }
+  }
+
+  private static CdiParseException limit(JsonParser p, String what) {
+    return new CdiParseException("failed to unmarshal CDI Spec: " + where(p.currentLocation()) + what);
+  }
+
+  private static String where(JsonLocation location) {
+    return location == null || location.getLineNr() <= 0 ? ""
+        : "line " + location.getLineNr() + ", column " + location.getColumnNr() + ": ";
+  }
+
+  /** Jackson's constraint messages name its own API; say which of our documented bounds was hit. */
+  private static String bound(StreamConstraintsException e) {
+    String m = String.valueOf(e.getMessage());
+    if (m.contains("nesting depth")) {
+      return "nested deeper than the limit of " + MAX_NESTING + " levels";
+    } else if (m.contains("Token count")) {
+      return "more than " + MAX_TOKENS + " tokens (the limit per spec file)";
+    } else if (m.contains("String value length") || m.contains("Name length")) {
+      return "a string longer than the limit of " + MAX_STRING_CHARS + " characters";
+    }
+    return "input exceeds a parser limit: " + e.getOriginalMessage();
   }
 
   /** Maps a parsed tree onto the records, refusing what {@code UnmarshalStrict} refuses. */

@@ -27,6 +27,13 @@ public final class CompiledSelector {
   private final long estimatedCost;
   /** Expression ids of {@code device...} paths (selects and constant-key indexes), rendered. */
   private final Map<Long, String> devicePaths;
+  private final List<Reference> references;
+
+  /**
+   * A constant lookup in {@code device.attributes} or {@code device.capacity}: the map ({@code attributes}
+   * or {@code capacity}), the domain, and the name looked up in it ({@code null} for the domain alone).
+   */
+  public record Reference(String map, String domain, String name) {}
 
   CompiledSelector(String expression, CelAbstractSyntaxTree ast, CelRuntime.Program program, long costLimit,
       long estimatedCost) {
@@ -35,6 +42,52 @@ public final class CompiledSelector {
     this.costLimit = costLimit;
     this.estimatedCost = estimatedCost;
     this.devicePaths = devicePaths(ast);
+    this.references = references(ast);
+  }
+
+  /** Every constant domain and name this selector looks up, in the order they appear. */
+  public List<Reference> references() {
+    return references;
+  }
+
+  private static List<Reference> references(CelAbstractSyntaxTree ast) {
+    List<Reference> out = new ArrayList<>();
+    CelNavigableAst.fromAst(ast).getRoot().allNodes().forEach(node -> {
+      CelExpr e = node.expr();
+      Optional<Reference> domain = domainLookup(e);
+      if (domain.isPresent()) {
+        out.add(domain.get());
+        return;
+      }
+      if (e.getKind() == CelExpr.ExprKind.Kind.SELECT) {
+        domainLookup(e.select().operand()).ifPresent(d -> out.add(new Reference(d.map(), d.domain(), e.select().field())));
+      } else if (isConstantIndex(e)) {
+        domainLookup(e.call().args().get(0)).ifPresent(d ->
+            out.add(new Reference(d.map(), d.domain(), e.call().args().get(1).constant().stringValue())));
+      }
+    });
+    return List.copyOf(out);
+  }
+
+  /** {@code device.attributes["domain"]} or {@code device.capacity["domain"]}. */
+  private static Optional<Reference> domainLookup(CelExpr e) {
+    if (!isConstantIndex(e)) {
+      return Optional.empty();
+    }
+    CelExpr map = e.call().args().get(0);
+    if (map.getKind() == CelExpr.ExprKind.Kind.SELECT && !map.select().testOnly()
+        && map.select().operand().getKind() == CelExpr.ExprKind.Kind.IDENT
+        && map.select().operand().ident().name().equals("device")
+        && (map.select().field().equals("attributes") || map.select().field().equals("capacity"))) {
+      return Optional.of(new Reference(map.select().field(), e.call().args().get(1).constant().stringValue(), null));
+    }
+    return Optional.empty();
+  }
+
+  private static boolean isConstantIndex(CelExpr e) {
+    return e.getKind() == CelExpr.ExprKind.Kind.CALL && e.call().function().equals("_[_]") && e.call().args().size() == 2
+        && e.call().args().get(1).getKind() == CelExpr.ExprKind.Kind.CONSTANT
+        && e.call().args().get(1).constant().getKind() == dev.cel.common.ast.CelConstant.Kind.STRING_VALUE;
   }
 
   public String expression() {

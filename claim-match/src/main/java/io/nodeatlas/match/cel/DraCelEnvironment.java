@@ -65,6 +65,20 @@ public final class DraCelEnvironment {
   public static final long MAX_COST = 1_000_000L;
   /** {@code resource.CELSelectorExpressionMaxLength}, in bytes. */
   public static final int MAX_EXPRESSION_BYTES = 10 * 1024;
+  /**
+   * The parser's recursion limit (cel-java {@code CelOptions.maxParseRecursionDepth}; cel-go's parser has
+   * the same option, {@code parser.MaxRecursionDepth}). Nesting of parentheses, lists, maps, calls,
+   * member selections and arithmetic chains beyond this is a compile error. Real selectors nest fewer
+   * than 10 levels; the limit keeps the checker, our cost estimator and the evaluator on a small stack.
+   */
+  public static final int MAX_PARSE_DEPTH = 100;
+  /**
+   * Stack of the thread a selector is compiled on. cel-java's ANTLR parser recurses about ten frames
+   * per nesting level before the recursion limit above is checked (the limit is applied while the parse
+   * tree is converted), so the parse needs a stack in proportion to the nesting of the text: 16 MiB
+   * parses the deepest 10 KiB expression with room to spare, while the launcher runs with 256 KiB.
+   */
+  static final long COMPILE_STACK_BYTES = 16L * 1024 * 1024;
 
   static final OpaqueType SEMVER = OpaqueType.create("kubernetes.Semver");
   static final OpaqueType QUANTITY = OpaqueType.create("kubernetes.Quantity");
@@ -99,6 +113,7 @@ public final class DraCelEnvironment {
     this.costLimit = costLimit;
     CelOptions options = CelOptions.current()
         .enableOptionalSyntax(true)
+        .maxParseRecursionDepth(MAX_PARSE_DEPTH)
         // The cost limit stops long loops first; this only bounds a single comprehension.
         .comprehensionMaxIterations((int) Math.min(Integer.MAX_VALUE, costLimit))
         .build();
@@ -146,15 +161,7 @@ public final class DraCelEnvironment {
       throw new SelectorCompileException("expression is " + bytes + " bytes, the API allows at most "
           + MAX_EXPRESSION_BYTES, 0, 0);
     }
-    CelAbstractSyntaxTree ast;
-    try {
-      ast = cel.compile(expression).getAst();
-    } catch (CelValidationException e) {
-      throw compileError(expression, e);
-    } catch (RuntimeException e) {
-      // cel-java reports some pathological inputs (deep nesting) as unchecked exceptions.
-      throw new SelectorCompileException("compilation failed: " + e.getMessage(), 0, 0);
-    }
+    CelAbstractSyntaxTree ast = parseAndCheck(expression);
     CelType result = ast.getResultType();
     if (!result.equals(SimpleType.BOOL) && !result.equals(SimpleType.DYN) && !result.equals(SimpleType.ANY)) {
       throw new SelectorCompileException("must evaluate to bool or the unknown type, not " + result.name(), 1, 1);
@@ -171,6 +178,41 @@ public final class DraCelEnvironment {
     }
   }
 
+  /** cel-java's parse and type check, on a thread with {@link #COMPILE_STACK_BYTES} of stack. */
+  private CelAbstractSyntaxTree parseAndCheck(String expression) throws SelectorCompileException {
+    Object[] outcome = new Object[1];
+    Thread worker = new Thread(null, () -> {
+      try {
+        outcome[0] = cel.compile(expression).getAst();
+      } catch (CelValidationException e) {
+        outcome[0] = compileError(expression, e);
+      } catch (RuntimeException e) {
+        // cel-java reports some pathological inputs as unchecked exceptions.
+        outcome[0] = new SelectorCompileException("compilation failed: " + e.getMessage(), 0, 0);
+      } catch (StackOverflowError e) {
+        int[] at = ExpressionNesting.deepest(expression);
+        outcome[0] = new SelectorCompileException("compilation failed: line " + at[0] + ", column " + at[1]
+            + ": expression nested too deeply to compile", at[0], at[1]);
+      }
+    }, "cel-compile", COMPILE_STACK_BYTES);
+    worker.setDaemon(true);
+    worker.start();
+    try {
+      worker.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SelectorCompileException("compilation interrupted", 0, 0);
+    }
+    if (outcome[0] instanceof SelectorCompileException e) {
+      throw e;
+    }
+    if (!(outcome[0] instanceof CelAbstractSyntaxTree ast)) {
+      // An Error other than a stack overflow (out of memory) ended the worker: not a verdict on the input.
+      throw new IllegalStateException("CEL compilation of a selector did not complete");
+    }
+    return ast;
+  }
+
   private static SelectorCompileException compileError(String expression, CelValidationException e) {
     List<CelIssue> issues = e.getErrors();
     int line = 0;
@@ -181,6 +223,14 @@ public final class DraCelEnvironment {
       column = issues.get(0).getSourceLocation().getColumn() + 1;
       first = issues.get(0).getMessage();
     }
+    if (first.startsWith("Expression recursion limit exceeded")) {
+      // cel-java reports this limit at line 1, column 0 whatever the text; point at the deepest nesting.
+      int[] at = ExpressionNesting.deepest(expression);
+      line = at[0];
+      column = at[1];
+      first = "expression nested deeper than the limit of " + MAX_PARSE_DEPTH + " levels (cel-java "
+          + "maxParseRecursionDepth); the deepest nesting starts here";
+    }
     StringBuilder message = new StringBuilder("compilation failed: ");
     message.append(line > 0 ? "line " + line + ", column " + column + ": " : "").append(first);
     for (String fn : KUBERNETES_LIBRARY_FUNCTIONS) {
@@ -189,12 +239,41 @@ public final class DraCelEnvironment {
         break;
       }
     }
+    oddCharacterAt(expression, line, column).ifPresent(message::append);
     if (issues.size() > 1) {
       message.append(" (and ").append(issues.size() - 1).append(" more)");
     }
     SelectorLint.correctedDomainSplit(expression).ifPresent(fixed ->
         message.append("; attributes are looked up by domain, then identifier; did you mean: ").append(fixed));
     return new SelectorCompileException(message.toString(), line, column);
+  }
+
+  /**
+   * CEL identifiers are ASCII ({@code [_a-zA-Z][_a-zA-Z0-9]*}, CEL language definition), so a look-alike
+   * or invisible character outside a string is a syntax error at that character: name it.
+   */
+  private static Optional<String> oddCharacterAt(String expression, int line, int column) {
+    if (line <= 0 || column <= 0) {
+      return Optional.empty();
+    }
+    String[] lines = expression.split("\n", -1);
+    if (line > lines.length) {
+      return Optional.empty();
+    }
+    String text = lines[line - 1];
+    int index = text.offsetByCodePoints(0, Math.min(column - 1, text.codePointCount(0, text.length())));
+    if (index >= text.length()) {
+      return Optional.empty();
+    }
+    int cp = text.codePointAt(index);
+    if (cp >= 0x20 && cp <= 0x7e) {
+      return Optional.empty();
+    }
+    String looksLike = Lookalikes.skeleton(new String(Character.toChars(cp)));
+    String name = Character.getName(cp);
+    return Optional.of(String.format("; the character there is U+%04X %s", cp, name == null ? "(unnamed)" : name)
+        + (looksLike.isEmpty() ? ", which is invisible" : looksLike.chars().allMatch(c -> c < 0x80)
+            ? ", which looks like \"" + looksLike + "\"" : ""));
   }
 
   private static List<CelFunctionDecl> declarations() {

@@ -1,12 +1,19 @@
 package io.nodeatlas.match.claims;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.nodeatlas.discovery.files.BoundedText;
 import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.model.Quantity;
 import io.nodeatlas.match.claims.ClaimModel.AllocationMode;
@@ -19,6 +26,8 @@ import io.nodeatlas.match.claims.ClaimModel.Documents;
 import io.nodeatlas.match.claims.ClaimModel.Origin;
 import io.nodeatlas.match.claims.ClaimModel.Request;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -27,6 +36,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import org.yaml.snakeyaml.LoaderOptions;
 
 /**
  * Reads DeviceClass, ResourceClaim and ResourceClaimTemplate objects from YAML (several documents per
@@ -39,6 +49,14 @@ import java.util.TreeMap;
  *
  * <p>Pure: text in, records out; the first problem is thrown with the file, document number, object and
  * field path.
+ *
+ * <p>Input is hostile, so everything is read within fixed bounds that keep {@code nodeatlas match} inside
+ * its launcher's 128 MiB heap for any file: {@link #MAX_FILE_BYTES} per file, {@link #MAX_DOCUMENTS}
+ * documents per file, {@link #MAX_TOKENS} parser tokens per file (which bounds the tree of any one
+ * document), {@link #MAX_NESTING} levels, {@link #MAX_STRING_CHARS} per string, and, over all files
+ * merged, {@link #MAX_OBJECTS} objects and {@link #MAX_SELECTORS_TOTAL} selectors. Documents are read one
+ * at a time; only the records are kept. A bound that is hit is an input error naming the bound, the file
+ * and, where the parser knows it, the line and column.
  */
 public final class ClaimDocumentParser {
 
@@ -47,55 +65,160 @@ public final class ClaimDocumentParser {
   static final int MAX_SELECTORS = 32;
   static final int MAX_FIRST_AVAILABLE = 8;
 
+  /** Largest file read; far above any real set of DeviceClasses and claims. */
+  public static final long MAX_FILE_BYTES = 8L * 1024 * 1024;
+  /** YAML documents ({@code ---}) or concatenated JSON values per file. */
+  public static final int MAX_DOCUMENTS = 1_000;
+  /** Parser tokens per file: bounds the tree of the largest document (~70 bytes of heap per token). */
+  public static final long MAX_TOKENS = 500_000;
+  /** Nesting of objects and lists; Kubernetes objects nest about 10 deep. */
+  public static final int MAX_NESTING = 64;
+  /** Characters of one string value or key; a selector is at most 10 KiB, an annotation value 256 KiB. */
+  public static final int MAX_STRING_CHARS = 1024 * 1024;
+  /** DeviceClasses and claims (documents and List items) over all files together. */
+  public static final int MAX_OBJECTS = 1_000;
+  /**
+   * CEL selectors over all files together: each is compiled and evaluated once per device, and the
+   * results are kept for the report, so their number bounds the memory of a run.
+   */
+  public static final int MAX_SELECTORS_TOTAL = 256;
+
   private static final Set<String> VERSIONS = Set.of("resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1");
 
-  private final ObjectMapper yaml = YAMLMapper.builder().build();
-  private final ObjectMapper json = JsonMapper.builder().enable(com.fasterxml.jackson.core.json.JsonReadFeature.ALLOW_TRAILING_COMMA).build();
+  private final ObjectMapper yaml;
+  private final ObjectMapper json;
+
+  public ClaimDocumentParser() {
+    StreamReadConstraints limits = StreamReadConstraints.builder()
+        .maxNestingDepth(MAX_NESTING)
+        .maxTokenCount(MAX_TOKENS)
+        .maxStringLength(MAX_STRING_CHARS)
+        .maxNameLength(MAX_STRING_CHARS)
+        .maxDocumentLength(MAX_FILE_BYTES)
+        .build();
+    // SnakeYAML has limits of its own (3 MiB of code points, 50 levels); align them with ours so the
+    // documented bound is the one a user meets. Aliases keep SnakeYAML's default of 50 per collection.
+    LoaderOptions loader = new LoaderOptions();
+    loader.setCodePointLimit((int) MAX_FILE_BYTES);
+    loader.setNestingDepthLimit(MAX_NESTING + 1);
+    this.yaml = YAMLMapper.builder(YAMLFactory.builder().loaderOptions(loader).streamReadConstraints(limits).build()).build();
+    this.json = JsonMapper.builder(JsonFactory.builder().streamReadConstraints(limits).build())
+        .enable(JsonReadFeature.ALLOW_TRAILING_COMMA).build();
+  }
+
+  /**
+   * Reads and parses one file: at most {@link #MAX_FILE_BYTES} of UTF-8. The message of every problem
+   * starts with the file name.
+   */
+  public Documents parseFile(Path file) throws ClaimInputException, IOException {
+    byte[] bytes;
+    try {
+      bytes = BoundedText.readBytes(file, MAX_FILE_BYTES);
+      BoundedText.checkUtf8(bytes);
+    } catch (BoundedText.TextException e) {
+      throw new ClaimInputException(file + ": " + e.getMessage());
+    }
+    return parse(file.toString(), new String(bytes, StandardCharsets.UTF_8));
+  }
 
   /** Parses one file's text; {@code file} only names it in messages. */
   public Documents parse(String file, String text) throws ClaimInputException {
-    List<DeviceClass> classes = new ArrayList<>();
-    List<Claim> claims = new ArrayList<>();
-    List<JsonNode> documents = readDocuments(file, text);
-    for (int i = 0; i < documents.size(); i++) {
-      JsonNode doc = documents.get(i);
-      if (doc == null || doc.isNull() || doc.isMissingNode() || (doc.isObject() && doc.isEmpty())) {
-        continue;
-      }
-      readObject(doc, new Origin(file, i + 1), classes, claims, 0);
+    if (text.length() > MAX_FILE_BYTES) {
+      throw new ClaimInputException(file + ": larger than the limit of " + MAX_FILE_BYTES + " bytes (8 MiB)");
     }
-    return new Documents(classes, claims);
-  }
-
-  /** Merges several files' documents in order. */
-  public static Documents merge(List<Documents> parts) {
     List<DeviceClass> classes = new ArrayList<>();
     List<Claim> claims = new ArrayList<>();
-    parts.forEach(p -> {
-      classes.addAll(p.deviceClasses());
-      claims.addAll(p.claims());
-    });
-    return new Documents(classes, claims);
-  }
-
-  private List<JsonNode> readDocuments(String file, String text) throws ClaimInputException {
     String trimmed = text.stripLeading();
     boolean isJson = trimmed.startsWith("{") || trimmed.startsWith("[");
+    String format = isJson ? "JSON" : "YAML";
     ObjectMapper mapper = isJson ? json : yaml;
-    List<JsonNode> out = new ArrayList<>();
+    // One document at a time: only its records outlive it.
+    JsonParser open = null;
     try (JsonParser parser = mapper.createParser(text);
         MappingIterator<JsonNode> it = mapper.readValues(parser, JsonNode.class)) {
+      open = parser;
+      int document = 0;
       while (it.hasNextValue()) {
-        out.add(it.nextValue());
+        JsonLocation start = parser.currentTokenLocation();
+        JsonNode doc = it.nextValue();
+        document++;
+        if (document > MAX_DOCUMENTS) {
+          throw new ClaimInputException(file + ": " + at(start) + "more than " + MAX_DOCUMENTS
+              + " documents (the limit per file)");
+        }
+        // An empty document (a comment alone between two ---) reads as null or as an empty scalar.
+        if (doc == null || doc.isNull() || doc.isMissingNode() || (doc.isObject() && doc.isEmpty())
+            || (doc.isTextual() && doc.textValue().isEmpty())) {
+          continue;
+        }
+        readObject(doc, new Origin(file, document), classes, claims, 0);
+        if (classes.size() + claims.size() > MAX_OBJECTS) {
+          throw new ClaimInputException(file + ": " + at(start) + "more than " + MAX_OBJECTS
+              + " DeviceClasses and claims (the limit of one run)");
+        }
       }
+    } catch (StreamConstraintsException e) {
+      // Jackson's constraint errors carry no location; the parser still knows where it stopped.
+      JsonLocation where = e.getLocation() != null ? e.getLocation() : open == null ? null : open.currentLocation();
+      throw new ClaimInputException(file + ": " + at(where) + bound(e), e);
     } catch (JsonProcessingException e) {
-      String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
-      throw new ClaimInputException(file + ": not valid " + (isJson ? "JSON" : "YAML") + where + ": " + e.getOriginalMessage(), e);
+      String where = at(e.getLocation());
+      throw new ClaimInputException(file + ": not valid " + format
+          + (where.isEmpty() ? "" : " at " + where.substring(0, where.length() - 2)) + ": " + e.getOriginalMessage(), e);
     } catch (IOException | RuntimeException e) {
-      // SnakeYAML reports some malformed input (bad escapes, limits) as unchecked exceptions.
-      throw new ClaimInputException(file + ": not valid " + (isJson ? "JSON" : "YAML") + ": " + e.getMessage(), e);
+      // SnakeYAML reports some malformed input (bad escapes, its own limits) as unchecked exceptions.
+      throw new ClaimInputException(file + ": not valid " + format + ": " + e.getMessage(), e);
     }
-    return out;
+    return new Documents(classes, claims);
+  }
+
+  /**
+   * Merges several files' documents in order, within the bounds of one run ({@link #MAX_OBJECTS} objects,
+   * {@link #MAX_SELECTORS_TOTAL} selectors).
+   */
+  public static Documents merge(List<Documents> parts) throws ClaimInputException {
+    List<DeviceClass> classes = new ArrayList<>();
+    List<Claim> claims = new ArrayList<>();
+    for (Documents p : parts) {
+      classes.addAll(p.deviceClasses());
+      claims.addAll(p.claims());
+    }
+    if (classes.size() + claims.size() > MAX_OBJECTS) {
+      throw new ClaimInputException("the input files hold " + (classes.size() + claims.size())
+          + " DeviceClasses and claims; the limit of one run is " + MAX_OBJECTS);
+    }
+    long selectors = classes.stream().mapToLong(c -> c.selectors().size()).sum()
+        + claims.stream().flatMap(c -> c.requests().stream()).flatMap(r -> r.alternatives().stream())
+            .mapToLong(a -> a.selectors().size()).sum();
+    if (selectors > MAX_SELECTORS_TOTAL) {
+      throw new ClaimInputException("the input files hold " + selectors + " CEL selectors; the limit of one run is "
+          + MAX_SELECTORS_TOTAL);
+    }
+    return new Documents(classes, claims);
+  }
+
+  private static String at(JsonLocation location) {
+    if (location == null || location.getLineNr() <= 0) {
+      return "";
+    }
+    return "line " + location.getLineNr() + ", column " + location.getColumnNr() + ": ";
+  }
+
+  /** Jackson's constraint messages name its own API; say which of our documented bounds was hit. */
+  private static String bound(StreamConstraintsException e) {
+    String m = String.valueOf(e.getMessage());
+    if (m.contains("nesting depth")) {
+      return "nested deeper than the limit of " + MAX_NESTING + " levels";
+    } else if (m.contains("Token count")) {
+      return "more than " + MAX_TOKENS + " tokens (the limit per file)";
+    } else if (m.contains("String value length") || m.contains("Name length")) {
+      return "a string longer than the limit of " + MAX_STRING_CHARS + " characters";
+    } else if (m.contains("Number value length")) {
+      return "a number longer than the limit of " + StreamReadConstraints.DEFAULT_MAX_NUM_LEN + " digits";
+    } else if (m.contains("Document length")) {
+      return "larger than the limit of " + MAX_FILE_BYTES + " bytes (8 MiB)";
+    }
+    return "input exceeds a parser limit: " + e.getOriginalMessage();
   }
 
   private void readObject(JsonNode doc, Origin origin, List<DeviceClass> classes, List<Claim> claims, int depth)

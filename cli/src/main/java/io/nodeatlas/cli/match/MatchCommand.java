@@ -14,8 +14,7 @@ import io.nodeatlas.match.claims.ClaimInputException;
 import io.nodeatlas.match.claims.ClaimModel.Documents;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,16 +77,21 @@ public final class MatchCommand implements Callable<Integer> {
   private Documents readDocuments() {
     ClaimDocumentParser parser = new ClaimDocumentParser();
     List<Documents> parts = new ArrayList<>();
-    for (Path file : files) {
-      try {
-        parts.add(parser.parse(file.toString(), Files.readString(file, StandardCharsets.UTF_8)));
-      } catch (IOException e) {
-        throw new UsageException("cannot read " + file + ": " + e.getMessage(), e);
-      } catch (ClaimInputException e) {
-        throw new UsageException(e.getMessage(), e);
+    try {
+      for (Path file : files) {
+        try {
+          // Bounded: at most ClaimDocumentParser.MAX_FILE_BYTES of UTF-8 per file, see its bounds.
+          parts.add(parser.parseFile(file));
+        } catch (NoSuchFileException e) {
+          throw new UsageException("-f " + file + ": no such file", e);
+        } catch (IOException e) {
+          throw new UsageException("-f " + file + ": cannot read: " + e.getMessage(), e);
+        }
       }
+      return ClaimDocumentParser.merge(parts);
+    } catch (ClaimInputException e) {
+      throw new UsageException(e.getMessage(), e);
     }
-    return ClaimDocumentParser.merge(parts);
   }
 
   private NodeReport readNode() {

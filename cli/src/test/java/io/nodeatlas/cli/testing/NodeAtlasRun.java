@@ -53,8 +53,15 @@ public final class NodeAtlasRun {
    * services file that installs a test source for that process only) and {@code env} added to ours.
    */
   public static Result runProcess(Map<String, String> env, Path extraClassPath, String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+    return runProcess(List.of(), env, extraClassPath, args);
+  }
+
+  /** {@link #runProcess(Map, Path, String...)} with JVM options first (the launcher's heap and stack, say). */
+  public static Result runProcess(List<String> jvmOptions, Map<String, String> env, Path extraClassPath, String... args)
+      throws Exception {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp",
         System.getProperty("java.class.path") + (extraClassPath == null ? "" : File.pathSeparator + extraClassPath),
         Main.class.getName()));
     command.addAll(List.of(args));
