@@ -76,6 +76,13 @@ public final class RunCommand implements Callable<Integer> {
       description = "Directory of the checkpoint of prepared claims (default: ${DEFAULT-VALUE}; env NODEATLAS_STATE_DIR).")
   Path stateDir;
 
+  @Option(names = "--hook-path", paramLabel = "FILE",
+      defaultValue = "${env:NODEATLAS_HOOK_PATH:-/usr/local/libexec/nodeatlas/cpuset-hook}",
+      description = "Where the cpuset/hugetlb OCI hook lies on the host; the CDI specs of CPU and hugepage shares name it, "
+          + "and runtimes run it on the host (default: ${DEFAULT-VALUE}, where systemd/install.sh puts it; the DaemonSet "
+          + "copies it to /var/lib/nodeatlas-hooks/cpuset-hook; env NODEATLAS_HOOK_PATH).")
+  String hookPath;
+
   @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "${env:NODEATLAS_HTTP_PORT:-0}",
       description = "Port for /healthz, /readyz and /metrics; 0 = off (default: ${DEFAULT-VALUE}; env NODEATLAS_HTTP_PORT).")
   int httpPort;
@@ -164,7 +171,7 @@ public final class RunCommand implements Callable<Integer> {
     try {
       return AgentLauncher.builder()
           .driverName(driverName).nodeName(nodeName).kubeconfig(kubeconfig).standalone(standalone)
-          .kubeletRoot(kubeletRoot).cdiRoot(cdiRoot).stateDir(stateDir)
+          .kubeletRoot(kubeletRoot).cdiRoot(cdiRoot).stateDir(stateDir).hookPath(hookPath)
           .httpBindAddress(httpBindAddress).httpPort(httpPort).healthcheckPort(healthcheckPort)
           .resyncInterval(resyncInterval).drainTimeout(drainTimeout)
           .logFormat(logFormat).verbosity(verbosity)
