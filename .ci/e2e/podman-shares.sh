@@ -63,7 +63,7 @@ CONF
 mkdir -p "$W/rootfs/bin" "$W/rootfs/dev" "$W/rootfs/proc" "$W/rootfs/sys" "$W/rootfs/etc" "$W/rootfs/tmp" \
   "$W/etc-cdi" "$W/cdi" "$W/state" "$W/hooks"
 cp "$(command -v busybox)" "$W/rootfs/bin/busybox"
-for a in sh env cat grep echo test head nproc df; do ln -s busybox "$W/rootfs/bin/$a"; done
+for a in sh env cat grep echo test head nproc df fallocate rm; do ln -s busybox "$W/rootfs/bin/$a"; done
 tar -C "$W/rootfs" -cf "$W/rootfs.tar" .
 "${P[@]}" import -q "$W/rootfs.tar" localhost/nodeatlas-shares-e2e:latest >/dev/null
 image=localhost/nodeatlas-shares-e2e:latest
@@ -126,7 +126,10 @@ for claim in a b; do
     echo "env NODEATLAS_CPUS=$NODEATLAS_CPUS"; echo "env NODEATLAS_NUMA_NODE=$NODEATLAS_NUMA_NODE"
     echo "cpuset $(cat /sys/fs/cgroup/cpuset.cpus.effective 2>/dev/null || cat /sys/fs/cgroup/cpuset/cpuset.effective_cpus 2>/dev/null || echo unknown)"
     grep Cpus_allowed_list /proc/self/status; echo "nproc $(nproc)"
-    grep hugetlbfs /proc/mounts' 2>&1)
+    grep hugetlbfs /proc/mounts
+    fallocate -l "$1" /dev/hugepages-2Mi/share && echo "fallocate share ok"; rm -f /dev/hugepages-2Mi/share
+    fallocate -l "$2" /dev/hugepages-2Mi/more 2>/dev/null && echo "fallocate beyond ok" || echo "fallocate beyond refused"
+    rm -f /dev/hugepages-2Mi/more' sh "$want_size" "$((want_size + 2097152))" 2>&1)
   rc=$?
   set -e
   echo "$out" | sed 's/^/    | /'
@@ -146,8 +149,14 @@ for claim in a b; do
   pass "claim $claim: the container's env names its CPUs ($want_cpus) and NUMA node ($want_node)"
   mount_line=$(grep ' /dev/hugepages-2Mi hugetlbfs ' <<< "$out") || fail "claim $claim: no hugetlbfs mount at /dev/hugepages-2Mi"
   grep -q "pagesize=2M" <<< "$mount_line" || fail "claim $claim: the mount is not of 2 MiB pages: $mount_line"
-  grep -q "size=$((want_size / 1048576))M" <<< "$mount_line" || fail "claim $claim: the mount is not limited to $want_size bytes: $mount_line"
+  # fs/hugetlbfs/inode.c shows size= in bytes (older kernels: with a K/M suffix).
+  grep -Eq "size=($want_size|$((want_size / 1048576))M)(,| )" <<< "$mount_line" || fail "claim $claim: the mount is not limited to $want_size bytes: $mount_line"
   pass "claim $claim: its own hugetlbfs mount, 2 MiB pages, limited to its share ($want_size bytes)"
+  if [[ $hook_ok == 1 ]]; then
+    grep -qx "fallocate share ok" <<< "$out" || fail "claim $claim: its $want_size bytes of huge pages could not be allocated"
+    grep -qx "fallocate beyond refused" <<< "$out" || fail "claim $claim: one page more than its share could be allocated"
+    pass "claim $claim: its share of huge pages can be allocated, one page more cannot"
+  fi
   if [[ $hook_ok == 1 ]]; then
     grep -qx "Cpus_allowed_list:[[:space:]]*$want_cpus" <<< "$out" || fail "claim $claim: the container may run on other CPUs than $want_cpus"
     grep -qx "cpuset $want_cpus" <<< "$out" || fail "claim $claim: the cgroup's effective cpuset is not $want_cpus"
