@@ -24,9 +24,12 @@ import org.slf4j.LoggerFactory;
  * <p>Prepare of a claim: answer from the checkpoint when it is already prepared (idempotent, and it
  * works while the API server is away); else read the claim (UID and allocation checked), keep our
  * driver's results, check that each device still exists here and, unless it allows multiple
- * allocations, is not held by another claim, write the claim's CDI spec, record the claim in the
- * checkpoint, and answer the CDI ids. Unprepare works
- * from the checkpoint alone. Calls for the same claim UID are serialised; different claims run in
+ * allocations, is not held by another claim; place each share of a device that does allow them
+ * ({@link SharePlanner}: shareID and consumedCapacity checked, CPUs chosen, capacity accounted among
+ * the shares of every claim); write the claim's CDI spec ({@link ShareEdits} for shares), record the
+ * claim with its shares' choices in the checkpoint, and answer the CDI ids (and share ids). A claim
+ * answered from the checkpoint is re-checked against the node as it is now: a share that no longer
+ * fits fails it. Unprepare works from the checkpoint alone, and releases the claim's shares. Calls for the same claim UID are serialised; different claims run in
  * parallel. Every claim of a request gets an entry; a failure is that claim's {@code error}.
  */
 public final class ClaimPreparer {
