@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs nodeatlas as a systemd service: the jar, the unit, the env file and a sample config.
+# Installs nodeatlas as a systemd service: the jar, the unit, the env file, a sample config, and the
+# OCI hook that enforces CPU and hugepage shares at /usr/local/libexec/nodeatlas/cpuset-hook (the
+# default of `run --hook-path`: container runtimes run hooks on the host, so it must lie there).
 #   sudo systemd/install.sh [path/to/nodeatlas.jar]
 # Re-running it upgrades the jar and unit and keeps the env file and config.
 set -euo pipefail
@@ -10,7 +12,18 @@ prefix="${DESTDIR:-}"
 [[ -f "$jar" ]] || { echo "install.sh: $jar not found; build it with ./mvnw -pl cli -am package" >&2; exit 2; }
 command -v java >/dev/null || { echo "install.sh: java (17 or newer) is not installed" >&2; exit 2; }
 
+hook="${NODEATLAS_HOOK:-$here/../agent/target/hooks/nodeatlas-cpuset-hook}"
+if [[ ! -x "$hook" ]]; then
+  # Not built by Maven yet: build it from its one C file.
+  command -v gcc >/dev/null || { echo "install.sh: $hook not found and gcc is not installed" >&2; exit 2; }
+  hook="$(mktemp -d)/nodeatlas-cpuset-hook"
+  gcc -std=c11 -O2 -Wall -Wextra -static -o "$hook" "$here/../hooks/nodeatlas-cpuset-hook.c" 2>/dev/null \
+    || gcc -std=c11 -O2 -Wall -Wextra -o "$hook" "$here/../hooks/nodeatlas-cpuset-hook.c"
+fi
+
 install -D -m 0644 "$jar" "$prefix/usr/lib/nodeatlas/nodeatlas.jar"
+# install(1) replaces the file rather than writing into it, so a runtime running the old hook is not disturbed.
+install -D -m 0755 "$hook" "$prefix/usr/local/libexec/nodeatlas/cpuset-hook"
 install -D -m 0644 "$here/nodeatlas.service" "$prefix/etc/systemd/system/nodeatlas.service"
 [[ -e "$prefix/etc/default/nodeatlas" ]] || install -D -m 0644 "$here/nodeatlas.env" "$prefix/etc/default/nodeatlas"
 [[ -e "$prefix/etc/nodeatlas/config.yaml" ]] || install -D -m 0644 "$here/config.yaml" "$prefix/etc/nodeatlas/config.yaml"

@@ -46,8 +46,13 @@ public final class ApiClaimLookup implements ClaimLookup {
     List<DeviceRequestAllocationResult> results = allocation.getDevices().getResults();
     if (results != null) {
       for (DeviceRequestAllocationResult r : results) {
+        // shareID and consumedCapacity (KEP-5075) are passed on as text; SharePlanner checks them per claim.
+        java.util.Map<String, String> consumed = new java.util.TreeMap<>();
+        if (r.getConsumedCapacity() != null) {
+          r.getConsumedCapacity().forEach((k, q) -> consumed.put(nullToEmpty(k), q == null ? "" : q.toString()));
+        }
         out.add(new AllocatedDevice(nullToEmpty(r.getRequest()), nullToEmpty(r.getDriver()), nullToEmpty(r.getPool()),
-            nullToEmpty(r.getDevice()), Boolean.TRUE.equals(r.getAdminAccess())));
+            nullToEmpty(r.getDevice()), Boolean.TRUE.equals(r.getAdminAccess()), nullToEmpty(r.getShareID()), consumed));
       }
     }
     return out;

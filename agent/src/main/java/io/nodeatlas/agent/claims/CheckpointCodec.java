@@ -32,9 +32,15 @@ import java.util.TreeMap;
  *   "checksum" : "sha256:&lt;hex&gt;",
  *   "claims" : { "&lt;claim UID&gt;" : { "claim" : {...}, "devices" : [...] }, ... },
  *   "kind" : "nodeatlas.io/checkpoint",
- *   "version" : "v2.0"
+ *   "version" : "v2.1"
  * }
  * </pre>
+ *
+ * <p>{@code v2.1} added, on a device entry that is a share of a device allowing multiple allocations
+ * (KEP-5075), {@code shareId}, {@code consumedCapacity} (capacity name → decimal amount) and, for a CPU
+ * share, {@code cpus} (kernel list syntax): the choice Prepare made, so a restart hands out nothing
+ * twice. A {@code v2.0} file reads as claims without shares; a {@code v2.0} reader keeps the new members
+ * as members of a newer minor version.
  *
  * <p><b>Integrity.</b> {@code checksum} is the SHA-256 of the canonical encoding of the document
  * without its {@code checksum} member: JSON without insignificant white space, object members sorted
@@ -58,7 +64,7 @@ public final class CheckpointCodec {
 
   static final String KIND = Names.ours("checkpoint");
   /** The version this code writes. */
-  public static final CheckpointVersion CURRENT = new CheckpointVersion(2, 0);
+  public static final CheckpointVersion CURRENT = new CheckpointVersion(2, 1);
   private static final Set<String> KNOWN_MEMBERS = Set.of("checksum", "claims", "kind", "version");
   private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
 
@@ -206,6 +212,12 @@ public final class CheckpointCodec {
     if (!uid.equals(claim.claim().uid())) {
       throw new CorruptCheckpointException(file, "the entry under UID " + uid + " is claim " + claim.claim(), null);
     }
+    for (PreparedDevice d : claim.devices()) {
+      String bad = shareProblem(d);
+      if (bad != null) {
+        throw new CorruptCheckpointException(file, "claim UID " + uid + ", device " + d.device() + ": " + bad, null);
+      }
+    }
     return new Entry(claim, (ObjectNode) canonical(node));
   }
 
@@ -239,6 +251,33 @@ public final class CheckpointCodec {
       }
     }
     return new Content(new CheckpointVersion(1, 0), byUid, new TreeMap<>());
+  }
+
+  /** Why a device entry's share members make no sense; null when they do (or it has none). */
+  static String shareProblem(PreparedDevice d) {
+    if (d == null) {
+      return "empty device entry";
+    }
+    if (d.shareId().isEmpty() && (!d.consumedCapacity().isEmpty() || !d.cpus().isEmpty())) {
+      return "consumedCapacity or cpus without shareId";
+    }
+    for (Map.Entry<String, String> e : d.consumedCapacity().entrySet()) {
+      try {
+        if (e.getValue() == null || e.getValue().length() > 64 || new java.math.BigDecimal(e.getValue()).signum() < 0) {
+          return "consumedCapacity " + e.getKey() + " is not a decimal amount";
+        }
+      } catch (NumberFormatException bad) {
+        return "consumedCapacity " + e.getKey() + " is not a decimal amount";
+      }
+    }
+    if (!d.cpus().isEmpty()) {
+      try {
+        io.nodeatlas.discovery.parse.CpuListParser.parse(d.cpus());
+      } catch (IllegalArgumentException bad) {
+        return "cpus is not a CPU list";
+      }
+    }
+    return null;
   }
 
   /** Format 1's layout. */

@@ -1,5 +1,10 @@
 package io.nodeatlas.agent.claims;
 
+import io.nodeatlas.agent.shares.HeldShare;
+import io.nodeatlas.agent.shares.ShareAsk;
+import io.nodeatlas.agent.shares.ShareEdits;
+import io.nodeatlas.agent.shares.SharePlanner;
+import io.nodeatlas.agent.shares.SharedDevice;
 import io.nodeatlas.discovery.model.Device;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -19,9 +24,12 @@ import org.slf4j.LoggerFactory;
  * <p>Prepare of a claim: answer from the checkpoint when it is already prepared (idempotent, and it
  * works while the API server is away); else read the claim (UID and allocation checked), keep our
  * driver's results, check that each device still exists here and, unless it allows multiple
- * allocations, is not held by another claim, write the claim's CDI spec, record the claim in the
- * checkpoint, and answer the CDI ids. Unprepare works
- * from the checkpoint alone. Calls for the same claim UID are serialised; different claims run in
+ * allocations, is not held by another claim; place each share of a device that does allow them
+ * ({@link SharePlanner}: shareID and consumedCapacity checked, CPUs chosen, capacity accounted among
+ * the shares of every claim); write the claim's CDI spec ({@link ShareEdits} for shares), record the
+ * claim with its shares' choices in the checkpoint, and answer the CDI ids (and share ids). A claim
+ * answered from the checkpoint is re-checked against the node as it is now: a share that no longer
+ * fits fails it. Unprepare works from the checkpoint alone, and releases the claim's shares. Calls for the same claim UID are serialised; different claims run in
  * parallel. Every claim of a request gets an entry; a failure is that claim's {@code error}.
  */
 public final class ClaimPreparer {
@@ -40,6 +48,10 @@ public final class ClaimPreparer {
   private final Object deviceOwnership = new Object();
   /** Devices taken by claims being prepared right now (not yet in the checkpoint). */
   private final Map<String, ClaimRef> inFlight = new HashMap<>();
+  /** Shares placed for claims being prepared right now (not yet in the checkpoint), by claim UID. */
+  private final Map<String, List<HeldShare>> inFlightShares = new HashMap<>();
+  private final SharePlanner planner = new SharePlanner();
+  private final ShareEdits shareEdits;
 
   /** Told about each claim's outcome (metrics). */
   public interface Listener {
@@ -56,8 +68,18 @@ public final class ClaimPreparer {
     };
   }
 
+  /** The path a host-installed hook has when none is configured ({@code systemd/install.sh} puts it there). */
+  public static final String DEFAULT_HOOK_PATH = "/usr/local/libexec/nodeatlas/cpuset-hook";
+
   public ClaimPreparer(String driverName, DeviceInventory inventory, ClaimLookup lookup, ClaimSpecs specs,
       Checkpoint checkpoint, Listener listener) {
+    this(driverName, inventory, lookup, specs, checkpoint, listener, DEFAULT_HOOK_PATH);
+  }
+
+  /** {@code hookPath}: where the cpuset/hugetlb OCI hook lies on the host; CPU and hugepage shares name it. */
+  public ClaimPreparer(String driverName, DeviceInventory inventory, ClaimLookup lookup, ClaimSpecs specs,
+      Checkpoint checkpoint, Listener listener, String hookPath) {
+    this.shareEdits = new ShareEdits(hookPath);
     this.driverName = driverName;
     this.inventory = inventory;
     this.lookup = lookup;
@@ -112,7 +134,8 @@ public final class ClaimPreparer {
   private ClaimResult prepareOne(ClaimRef claim) {
     Optional<PreparedClaim> known = checkpoint.get(claim.uid());
     if (known.isPresent()) {
-      return ClaimResult.ok(known.get().devices());
+      String stale = recheckShares(known.get());
+      return stale == null ? ClaimResult.ok(known.get().devices()) : ClaimResult.failed(stale);
     }
     long t0 = System.nanoTime();
     List<AllocatedDevice> allocation;
@@ -123,29 +146,27 @@ public final class ClaimPreparer {
     }
     long tl = System.nanoTime();
     List<AllocatedDevice> ours = allocation.stream().filter(a -> driverName.equals(a.driver())).toList();
-    List<Device> devices = new ArrayList<>();
+    Map<String, SharedDevice> byName = new LinkedHashMap<>();
     for (AllocatedDevice a : ours) {
       if (!inventory.pool().equals(a.pool())) {
         return ClaimResult.failed("device " + a.pool() + "/" + a.device() + " of request " + a.request()
             + " is in pool " + a.pool() + ", but this node publishes pool " + inventory.pool());
       }
-      Optional<Device> d = inventory.device(a.device());
+      Optional<SharedDevice> d = inventory.shared(a.device());
       if (d.isEmpty()) {
         return ClaimResult.failed("device " + a.device() + " of request " + a.request()
             + " no longer exists on this node");
       }
-      if (devices.stream().noneMatch(x -> x.name().equals(a.device()))) {
-        devices.add(d.get());
-      }
+      byName.putIfAbsent(a.device(), d.get());
     }
     // Only exclusive devices are held by one claim. adminAccess results (KEP-5018) do not take the device,
     // and a device that allows multiple allocations (resource.k8s.io/v1 Device.allowMultipleAllocations,
-    // KEP-5075) is prepared for every claim the scheduler gave a share of it.
-    Map<String, Device> byName = new HashMap<>();
-    devices.forEach(d -> byName.put(d.name(), d));
+    // KEP-5075) is prepared for every claim the scheduler gave a share of it: each result then names its
+    // share (shareID, consumedCapacity), which is placed among the shares already held.
     List<String> exclusive = ours.stream()
-        .filter(a -> !a.adminAccess() && !byName.get(a.device()).allowMultipleAllocations())
+        .filter(a -> !a.adminAccess() && !byName.get(a.device()).device().allowMultipleAllocations())
         .map(AllocatedDevice::device).distinct().toList();
+    Map<AllocatedDevice, HeldShare> shares = new LinkedHashMap<>();
     synchronized (deviceOwnership) {
       for (String device : exclusive) {
         Optional<ClaimRef> holder = holderOf(device, claim.uid());
@@ -153,20 +174,60 @@ public final class ClaimPreparer {
           return ClaimResult.failed("device " + device + " is already prepared for claim " + holder.get());
         }
       }
+      List<HeldShare> held = heldShares();
+      for (AllocatedDevice a : ours) {
+        SharePlanner.Plan plan = planner.plan(claim.uid(), byName.get(a.device()),
+            new ShareAsk(a.request(), a.device(), a.shareId(), a.consumedCapacity(), a.adminAccess()), held);
+        if (plan.failed()) {
+          return ClaimResult.failed(plan.error());
+        }
+        if (!plan.exclusive()) {
+          shares.put(a, plan.share());
+          if (!held.contains(plan.share())) {
+            held.add(plan.share());
+          }
+        }
+      }
       exclusive.forEach(device -> inFlight.put(device, claim));
+      if (!shares.isEmpty()) {
+        inFlightShares.put(claim.uid(), List.copyOf(new java.util.LinkedHashSet<>(shares.values())));
+      }
     }
     long t1 = System.nanoTime();
     try {
+      // The spec holds each exclusive device as published, and one device per share with the share's edits.
+      List<ShareEdits.Placed> placed = new ArrayList<>();
+      Map<String, String> shareDeviceNames = new HashMap<>();
+      for (HeldShare s : new java.util.LinkedHashSet<>(shares.values())) {
+        placed.add(new ShareEdits.Placed(byName.get(s.device()), s));
+      }
+      List<Device> specDevices = new ArrayList<>();
+      List<Device> shareDevices = shareEdits.devices(placed);
+      for (int i = 0; i < placed.size(); i++) {
+        HeldShare s = placed.get(i).share();
+        shareDeviceNames.put(s.device() + "\n" + s.shareId(), shareDevices.get(i).name());
+        specDevices.add(shareDevices.get(i));
+      }
+      for (AllocatedDevice a : ours) {
+        if (!shares.containsKey(a) && specDevices.stream().noneMatch(x -> x.name().equals(a.device()))) {
+          specDevices.add(byName.get(a.device()).device());
+        }
+      }
       Map<String, List<String>> cdiIds;
       try {
-        cdiIds = specs.write(claim, devices);
+        cdiIds = specs.write(claim, specDevices);
       } catch (IOException | RuntimeException e) {
         return ClaimResult.failed("cannot write the CDI spec: " + e.getMessage());
       }
       long t2 = System.nanoTime();
       List<PreparedDevice> prepared = new ArrayList<>();
       for (AllocatedDevice a : ours) {
-        mergeInto(prepared, a, cdiIds.getOrDefault(a.device(), List.of()));
+        HeldShare s = shares.get(a);
+        if (s == null) {
+          mergeInto(prepared, a, null, cdiIds.getOrDefault(a.device(), List.of()));
+        } else {
+          mergeInto(prepared, a, s, cdiIds.getOrDefault(shareDeviceNames.get(s.device() + "\n" + s.shareId()), List.of()));
+        }
       }
       try {
         checkpoint.put(new PreparedClaim(claim, prepared));
@@ -189,27 +250,85 @@ public final class ClaimPreparer {
     } finally {
       synchronized (deviceOwnership) {
         exclusive.forEach(device -> inFlight.remove(device, claim));
+        inFlightShares.remove(claim.uid());
       }
     }
   }
 
   /**
-   * Results for the same device under different requests become one entry with both request names;
-   * the kubelet matches devices to containers by request name.
+   * The shares every claim holds: those recorded in the checkpoint and those of claims being prepared
+   * right now. Called with {@link #deviceOwnership} held.
    */
-  private static void mergeInto(List<PreparedDevice> prepared, AllocatedDevice a, List<String> cdiIds) {
+  private List<HeldShare> heldShares() {
+    Map<String, HeldShare> byKey = new LinkedHashMap<>();
+    for (PreparedClaim c : checkpoint.all()) {
+      for (PreparedDevice d : c.devices()) {
+        if (d.isShare()) {
+          HeldShare h = ShareRecords.held(c.claim().uid(), d);
+          byKey.putIfAbsent(key(h), h);
+        }
+      }
+    }
+    inFlightShares.values().forEach(list -> list.forEach(h -> byKey.putIfAbsent(key(h), h)));
+    return new ArrayList<>(byKey.values());
+  }
+
+  private static String key(HeldShare h) {
+    return h.claimUid() + "\n" + h.device() + "\n" + h.shareId();
+  }
+
+  /**
+   * A claim prepared earlier is answered from the checkpoint, unless the node changed under one of its
+   * shares (the device gone, its CPUs no longer allocatable, its pool smaller than the shares): then
+   * the claim fails with the reason, and its recorded choice stays until Unprepare.
+   */
+  private String recheckShares(PreparedClaim known) {
+    if (known.devices().stream().noneMatch(PreparedDevice::isShare)) {
+      return null;
+    }
+    List<HeldShare> held;
+    synchronized (deviceOwnership) {
+      held = heldShares();
+    }
+    for (PreparedDevice d : known.devices()) {
+      if (!d.isShare()) {
+        continue;
+      }
+      Optional<SharedDevice> device = inventory.shared(d.device());
+      if (device.isEmpty()) {
+        return "device " + d.device() + " share " + d.shareId() + ": the device no longer exists on this node";
+      }
+      String why = planner.recheck(device.get(), ShareRecords.held(known.claim().uid(), d), held);
+      if (why != null) {
+        return why;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Results for the same device (and the same share) under different requests become one entry with
+   * both request names; the kubelet matches devices to containers by request name.
+   */
+  private static void mergeInto(List<PreparedDevice> prepared, AllocatedDevice a, HeldShare share, List<String> cdiIds) {
+    String shareId = share == null ? "" : share.shareId();
     for (int i = 0; i < prepared.size(); i++) {
       PreparedDevice p = prepared.get(i);
-      if (p.device().equals(a.device()) && p.pool().equals(a.pool())) {
+      if (p.device().equals(a.device()) && p.pool().equals(a.pool()) && p.shareId().equals(shareId)) {
         List<String> names = new ArrayList<>(p.requestNames());
         if (!names.contains(a.baseRequest())) {
           names.add(a.baseRequest());
         }
-        prepared.set(i, new PreparedDevice(names, p.pool(), p.device(), p.cdiDeviceIds()));
+        prepared.set(i, new PreparedDevice(names, p.pool(), p.device(), p.cdiDeviceIds(), p.shareId(), p.consumedCapacity(),
+            p.cpus()));
         return;
       }
     }
-    prepared.add(new PreparedDevice(List.of(a.baseRequest()), a.pool(), a.device(), cdiIds));
+    if (share == null) {
+      prepared.add(new PreparedDevice(List.of(a.baseRequest()), a.pool(), a.device(), cdiIds));
+    } else {
+      prepared.add(ShareRecords.prepared(List.of(a.baseRequest()), a.pool(), share, cdiIds));
+    }
   }
 
   private Optional<ClaimRef> holderOf(String device, String exceptUid) {
@@ -222,10 +341,13 @@ public final class ClaimPreparer {
 
   private String unprepareOne(ClaimRef claim) {
     try {
-      // Also when the checkpoint does not know the claim: a crash between writing the spec and
-      // recording the claim leaves a spec behind that only this call can clean up.
-      specs.remove(claim.uid());
+      // The checkpoint first: a claim it still records must keep its spec, since a restarted agent answers
+      // Prepare from the checkpoint with the spec's CDI ids (a kill -9 between the two steps would otherwise
+      // leave a recorded claim whose ids resolve to nothing). The spec goes also when the checkpoint does
+      // not know the claim: a crash between writing the spec and recording the claim, or between these two
+      // steps, leaves a spec behind that only this call (repeated by the kubelet until it succeeds) removes.
       checkpoint.remove(claim.uid());
+      specs.remove(claim.uid());
       return "";
     } catch (IOException | RuntimeException e) {
       return "cannot unprepare: " + e.getMessage();

@@ -1,6 +1,8 @@
 package io.nodeatlas.agent.claims;
 
+import io.nodeatlas.agent.shares.SharedDevice;
 import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.topology.Topology;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -8,14 +10,18 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The devices this node has right now, as last discovered, and the pool they are published in.
- * Prepare checks every allocated device against it (KEP-4381: the node is the last line of
- * defence against devices that went away). Replaced as a whole after each discovery.
+ * The devices this node has right now, as last discovered, the topology they were derived from, and
+ * the pool they are published in. Prepare checks every allocated device against it (KEP-4381: the
+ * node is the last line of defence against devices that went away) and places CPU shares on the
+ * topology's cores. Replaced as a whole after each discovery.
  */
 public final class DeviceInventory {
 
+  /** One discovery's devices and topology, swapped together so a reader never mixes two discoveries. */
+  private record Snapshot(Map<String, Device> devices, Topology topology) {}
+
   private final String pool;
-  private final AtomicReference<Map<String, Device>> devices = new AtomicReference<>(Map.of());
+  private final AtomicReference<Snapshot> current = new AtomicReference<>(new Snapshot(Map.of(), Topology.EMPTY));
 
   public DeviceInventory(String pool) {
     this.pool = pool;
@@ -25,17 +31,33 @@ public final class DeviceInventory {
     return pool;
   }
 
-  public void replace(List<Device> current) {
+  /** The devices and the topology they were derived from (which CPUs share a core, a cache, a node). */
+  public void replace(List<Device> devices, Topology topology) {
     Map<String, Device> byName = new TreeMap<>();
-    current.forEach(d -> byName.put(d.name(), d));
-    devices.set(Map.copyOf(byName));
+    devices.forEach(d -> byName.put(d.name(), d));
+    current.set(new Snapshot(Map.copyOf(byName), topology == null ? Topology.EMPTY : topology));
+  }
+
+  /** New devices, the topology kept. */
+  public void replace(List<Device> devices) {
+    replace(devices, current.get().topology());
   }
 
   public Optional<Device> device(String name) {
-    return Optional.ofNullable(devices.get().get(name));
+    return Optional.ofNullable(current.get().devices().get(name));
+  }
+
+  /** The device with what sharing needs to know of it, from one discovery. */
+  public Optional<SharedDevice> shared(String name) {
+    Snapshot s = current.get();
+    return Optional.ofNullable(s.devices().get(name)).map(d -> SharedDevice.of(d, s.topology()));
+  }
+
+  public Topology topology() {
+    return current.get().topology();
   }
 
   public List<Device> all() {
-    return List.copyOf(new TreeMap<>(devices.get()).values());
+    return List.copyOf(new TreeMap<>(current.get().devices()).values());
   }
 }

@@ -51,8 +51,13 @@ final class DraV1Service extends DRAPluginGrpc.DRAPluginImplBase {
     for (Map.Entry<String, ClaimResult> e : preparer.prepare(refs).entrySet()) {
       NodePrepareResourceResponse.Builder r = NodePrepareResourceResponse.newBuilder().setError(e.getValue().error());
       for (PreparedDevice d : e.getValue().devices()) {
-        r.addDevices(Device.newBuilder().addAllRequestNames(d.requestNames()).setPoolName(d.pool())
-            .setDeviceName(d.device()).addAllCdiDeviceIds(d.cdiDeviceIds()));
+        Device.Builder device = Device.newBuilder().addAllRequestNames(d.requestNames()).setPoolName(d.pool())
+            .setDeviceName(d.device()).addAllCdiDeviceIds(d.cdiDeviceIds());
+        if (d.isShare()) {
+          // v1 Device.share_id (field 5, kubelet 1.35+, KEP-5075): which share of a multiply allocated device this is.
+          device.setShareId(d.shareId());
+        }
+        r.addDevices(device);
       }
       out.putClaims(e.getKey(), r.build());
     }

@@ -123,7 +123,7 @@ public final class Agent implements AutoCloseable {
       LOG.info("checkpoint loaded file={} claims={}", checkpoint.file(), checkpoint.all().size());
       publisher = new ResourceSlicePublisher(client, settings.driverName(), settings.nodeName());
       ClaimPreparer preparer = new ClaimPreparer(settings.driverName(), inventory, new ApiClaimLookup(client),
-          specStore, checkpoint, metrics);
+          specStore, checkpoint, metrics, settings.hookPath());
       kubelet = KubeletPluginServer.start(new KubeletPaths(settings.kubeletRoot(), settings.driverName()), preparer);
       kubelet.setServing(false);
       if (settings.healthcheckPort() >= 0) {
@@ -209,7 +209,7 @@ public final class Agent implements AutoCloseable {
       return;
     }
     List<Device> devices = report.devices();
-    inventory.replace(devices);
+    inventory.replace(devices, report.topology());
     Map<String, Long> bySource = new TreeMap<>(devices.stream().collect(Collectors.groupingBy(Device::source, Collectors.counting())));
     report.sources().keySet().forEach(s -> bySource.putIfAbsent(s, 0L));
     metrics.discovered((System.nanoTime() - start) / 1e9, bySource,

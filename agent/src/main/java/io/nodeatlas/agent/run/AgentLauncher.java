@@ -71,7 +71,7 @@ public final class AgentLauncher {
       }
       String node = b.nodeName == null || b.nodeName.isBlank() ? "standalone" : b.nodeName;
       AgentSettings settings = new AgentSettings(b.driverName, node, b.kubeletRoot, b.cdiRoot, b.stateDir,
-          b.httpBindAddress, b.httpPort, b.healthcheckPort, b.resyncInterval, b.drainTimeout);
+          b.httpBindAddress, b.httpPort, b.healthcheckPort, b.resyncInterval, b.drainTimeout, b.hookPath);
       String version = String.valueOf(AgentLauncher.class.getPackage().getImplementationVersion());
       try (Notifier notifier = SdNotifier.fromEnvironment(b.environment)) {
         Agent agent = new Agent(settings, b.discovery, client, notifier,
@@ -137,6 +137,7 @@ public final class AgentLauncher {
     private Path kubeletRoot;
     private Path cdiRoot;
     private Path stateDir;
+    private String hookPath = io.nodeatlas.agent.claims.ClaimPreparer.DEFAULT_HOOK_PATH;
     private String httpBindAddress;
     private int httpPort;
     private int healthcheckPort;
@@ -179,6 +180,12 @@ public final class AgentLauncher {
 
     public Builder cdiRoot(Path v) {
       cdiRoot = v;
+      return this;
+    }
+
+    /** Where the cpuset/hugetlb OCI hook lies on the host (an absolute path; runtimes run hooks on the host). */
+    public Builder hookPath(String v) {
+      hookPath = v;
       return this;
     }
 
@@ -274,6 +281,10 @@ public final class AgentLauncher {
       }
       if (drainTimeout.isNegative()) {
         throw new SettingException("drainTimeout", "must not be negative");
+      }
+      // The path goes into CDI specs as an OCI hook path, which runtime-spec requires to be absolute.
+      if (hookPath == null || !hookPath.startsWith("/") || hookPath.length() > 4096 || hookPath.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+        throw new SettingException("hookPath", "\"" + hookPath + "\" is not an absolute path");
       }
       return new AgentLauncher(this);
     }

@@ -36,6 +36,61 @@ class CheckpointTest {
         List.of(new PreparedDevice(List.of("gpus"), "node-a", "gpu-0", List.of("nodeatlas.io/claim=" + uid + "-gpu-0"))));
   }
 
+  static PreparedClaim shareClaim(String uid) {
+    return new PreparedClaim(new ClaimRef("default", "c-" + uid, uid), List.of(
+        new PreparedDevice(List.of("cpus"), "node-a", "cpu-numa0", List.of("nodeatlas.io/claim=" + uid + "-cpu-numa0-s0123456789ab"),
+            "00000000-0000-4000-8000-000000000001", java.util.Map.of("nodeatlas.io/cpu", "3"), "1-2,17"),
+        new PreparedDevice(List.of("gpus"), "node-a", "gpu-0", List.of())));
+  }
+
+  @Test
+  void aShareKeepsItsChoiceAcrossReopeningAndExclusiveEntriesReadAsBefore() throws Exception {
+    Path file = dir.resolve("checkpoint.json");
+    Checkpoint.open(file).put(shareClaim("s1"));
+
+    JsonNode written = JSON.readTree(Files.readAllBytes(file));
+    assertThat(written.get("version").asText()).isEqualTo("v2.1");
+    assertThat(written.at("/claims/s1/devices/0/cpus").asText()).isEqualTo("1-2,17");
+    assertThat(written.at("/claims/s1/devices/0/consumedCapacity/nodeatlas.io~1cpu").asText()).isEqualTo("3");
+    // An exclusive device's entry has no share members: the same bytes a v2.0 writer wrote.
+    assertThat(written.at("/claims/s1/devices/1").toString())
+        .isEqualTo("{\"cdiDeviceIds\":[],\"device\":\"gpu-0\",\"pool\":\"node-a\",\"requestNames\":[\"gpus\"]}");
+    assertThat(Checkpoint.open(file).get("s1")).contains(shareClaim("s1"));
+  }
+
+  @Test
+  void aFileOfVersion20IsStillRead() throws Exception {
+    ObjectNode doc = (ObjectNode) JSON.readTree(Checkpoint.encode(List.of(claim("u1"))));
+    doc.remove("checksum");
+    doc.put("version", "v2.0");
+    doc.put("checksum", CODEC.checksum(doc));
+    Path file = Files.write(dir.resolve("checkpoint.json"), JSON.writeValueAsBytes(doc));
+
+    Checkpoint c = Checkpoint.open(file);
+    assertThat(c.all()).containsExactly(claim("u1"));
+    assertThat(c.get("u1").orElseThrow().devices().get(0).isShare()).isFalse();
+  }
+
+  @Test
+  void shareMembersThatMakeNoSenseMakeTheFileUnusable() throws Exception {
+    for (String[] bad : new String[][] {{"cpus", "7-3"}, {"cpus", "x"}}) {
+      ObjectNode doc = (ObjectNode) JSON.readTree(Checkpoint.encode(List.of(shareClaim("s1"))));
+      doc.remove("checksum");
+      ((ObjectNode) doc.at("/claims/s1/devices/0")).put(bad[0], bad[1]);
+      doc.put("checksum", CODEC.checksum(doc));
+      Path file = Files.write(dir.resolve("checkpoint.json"), JSON.writeValueAsBytes(doc));
+      assertThatThrownBy(() -> Checkpoint.open(file)).isInstanceOf(CorruptCheckpointException.class)
+          .hasMessageContaining("claim UID s1, device cpu-numa0: cpus is not a CPU list");
+    }
+    ObjectNode doc = (ObjectNode) JSON.readTree(Checkpoint.encode(List.of(shareClaim("s1"))));
+    doc.remove("checksum");
+    ((ObjectNode) doc.at("/claims/s1/devices/0/consumedCapacity")).put("nodeatlas.io/cpu", "-1");
+    doc.put("checksum", CODEC.checksum(doc));
+    Path file = Files.write(dir.resolve("checkpoint.json"), JSON.writeValueAsBytes(doc));
+    assertThatThrownBy(() -> Checkpoint.open(file)).isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("consumedCapacity nodeatlas.io/cpu is not a decimal amount");
+  }
+
   @Test
   void survivesReopening() throws Exception {
     Path file = dir.resolve("state/checkpoint.json");
@@ -58,7 +113,7 @@ class CheckpointTest {
     List<PreparedClaim> claims = List.of(claim("a"), claim("b"), claim("c"));
     JsonNode file = JSON.readTree(Checkpoint.encode(claims));
     assertThat(file.get("kind").asText()).isEqualTo("nodeatlas.io/checkpoint");
-    assertThat(file.get("version").asText()).isEqualTo("v2.0");
+    assertThat(file.get("version").asText()).isEqualTo(CheckpointCodec.CURRENT.toString());
     assertThat(file.get("claims").fieldNames()).toIterable().containsExactly("a", "b", "c");
     assertThat(file.at("/claims/b/devices/0/device").asText()).isEqualTo("gpu-0");
     // SHA-256 of the document without its checksum, compact, members sorted (what any JSON tool can redo).
@@ -176,7 +231,7 @@ class CheckpointTest {
     c.put(claim("u2"));
 
     JsonNode written = JSON.readTree(Files.readAllBytes(file));
-    assertThat(written.get("version").asText()).isEqualTo("v2.0");
+    assertThat(written.get("version").asText()).isEqualTo(CheckpointCodec.CURRENT.toString());
     assertThat(written.at("/shares/gpu-0").asInt()).isEqualTo(2);
     assertThat(written.at("/claims/u1/preparedAt").asText()).isEqualTo("2026-01-02T03:04:05Z");
     assertThat(written.at("/claims/u1/devices/0/shareID").asText()).isEqualTo("7d3f");
@@ -211,7 +266,7 @@ class CheckpointTest {
     assertThat(c.all()).extracting(p -> p.claim().uid()).containsExactly("u1", "u2");
     assertThat(c.get("u2").orElseThrow().devices()).extracting(PreparedDevice::device).containsExactly("rdma-mlx5-0", "cpu-numa0");
     c.put(claim("u3"));
-    assertThat(JSON.readTree(Files.readAllBytes(file)).get("version").asText()).isEqualTo("v2.0");
+    assertThat(JSON.readTree(Files.readAllBytes(file)).get("version").asText()).isEqualTo(CheckpointCodec.CURRENT.toString());
     assertThat(Checkpoint.open(file).all()).extracting(p -> p.claim().uid()).containsExactly("u1", "u2", "u3");
   }
 

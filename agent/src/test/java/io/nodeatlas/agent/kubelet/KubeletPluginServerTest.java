@@ -2,6 +2,7 @@ package io.nodeatlas.agent.kubelet;
 
 import static io.nodeatlas.agent.testing.ApiObjects.allocatedClaim;
 import static io.nodeatlas.agent.testing.ApiObjects.result;
+import static io.nodeatlas.agent.testing.ApiObjects.shareResult;
 import static io.nodeatlas.agent.testing.FakeKubelet.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -235,9 +236,11 @@ class KubeletPluginServerTest {
     List<io.nodeatlas.discovery.model.Device> devices = new java.util.ArrayList<>(TestDevices.gpus(16));
     devices.add(TestDevices.sharedCpus(0));
     inventory.replace(devices);
-    String uid_a = uidOf(allocatedClaim(client, "default", "cpus-a", List.of(result("cpus", DRIVER, NODE, "cpu-numa0"))));
+    String uid_a = uidOf(allocatedClaim(client, "default", "cpus-a",
+        List.of(shareResult("cpus", DRIVER, NODE, "cpu-numa0", "3f6c1a52-0000-4000-8000-00000000000a", java.util.Map.of("nodeatlas.io/cpu", "4")))));
     String uid_b = uidOf(allocatedClaim(client, "default", "cpus-b", List.of(
-        result("cpus", DRIVER, NODE, "cpu-numa0"), result("gpu", DRIVER, NODE, "gpu-3"))));
+        shareResult("cpus", DRIVER, NODE, "cpu-numa0", "3f6c1a52-0000-4000-8000-00000000000b", java.util.Map.of("nodeatlas.io/cpu", "2")),
+        result("gpu", DRIVER, NODE, "gpu-3"))));
     String uid_c = uidOf(allocatedClaim(client, "default", "gpu-c", List.of(result("gpu", DRIVER, NODE, "gpu-3"))));
 
     NodePrepareResourceResponse a = kubelet.prepare(claim("default", "cpus-a", uid_a)).getClaimsOrThrow(uid_a);
@@ -246,7 +249,9 @@ class KubeletPluginServerTest {
 
     assertThat(a.getError()).isEmpty();
     assertThat(b.getError()).isEmpty();
-    assertThat(a.getDevices(0).getCdiDeviceIdsList()).containsExactly("nodeatlas.io/claim=" + uid_a + "-cpu-numa0");
+    assertThat(a.getDevices(0).getCdiDeviceIdsList()).singleElement().asString()
+        .startsWith("nodeatlas.io/claim=" + uid_a + "-cpu-numa0-s");
+    assertThat(a.getDevices(0).getShareId()).isEqualTo("3f6c1a52-0000-4000-8000-00000000000a");
     assertThat(b.getDevicesList()).extracting(Device::getDeviceName).containsExactly("cpu-numa0", "gpu-3");
     // The GPU in the same claim is still exclusive.
     assertThat(c).contains("gpu-3", "already prepared", uid_b);

@@ -24,6 +24,22 @@ public final class ApiObjects {
         .withDevice(device).build();
   }
 
+  /**
+   * A result for a share of a device that allows multiple allocations, as the scheduler writes it
+   * (KEP-5075: {@code shareID} and {@code consumedCapacity}); null leaves a field out.
+   */
+  public static DeviceRequestAllocationResult shareResult(String request, String driver, String pool, String device,
+      String shareId, java.util.Map<String, String> consumed) {
+    DeviceRequestAllocationResultBuilder b = new DeviceRequestAllocationResultBuilder().withRequest(request).withDriver(driver)
+        .withPool(pool).withDevice(device).withShareID(shareId);
+    if (consumed != null) {
+      java.util.Map<String, io.fabric8.kubernetes.api.model.Quantity> q = new java.util.TreeMap<>();
+      consumed.forEach((k, v) -> q.put(k, new io.fabric8.kubernetes.api.model.Quantity(v)));
+      b.withConsumedCapacity(q);
+    }
+    return b.build();
+  }
+
   /** An allocated claim with the given results; the API server assigns the UID. */
   public static ResourceClaim allocatedClaim(KubernetesClient client, String namespace, String name,
       List<DeviceRequestAllocationResult> results) {

@@ -44,7 +44,8 @@ public final class TestDevices {
         .allowMultipleAllocations(true)
         .capacity(Names.ours("cpu"), Quantity.of(64),
             RequestPolicy.range(Quantity.of(1), Quantity.of(1), Quantity.of(64), Quantity.of(1)))
-        .containerEdits(ContainerEdits.builder().env("NODEATLAS_NUMA_NODE=" + node).build())
+        .containerEdits(ContainerEdits.builder().env("NODEATLAS_CPUS=" + (node * 64) + "-" + (node * 64 + 63))
+            .env("NODEATLAS_NUMA_NODE=" + node).build())
         .build();
   }
 

@@ -61,6 +61,11 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       "Directory for CDI specs");
   static final Flag<Path> STATE_DIR = Flag.of("--state-dir", "DIR", Path.class, "NODEATLAS_STATE_DIR",
       "/var/lib/nodeatlas", "Directory of the checkpoint of prepared claims");
+  static final Flag<String> HOOK_PATH = Flag.of("--hook-path", "FILE", String.class, "NODEATLAS_HOOK_PATH",
+      "/usr/local/libexec/nodeatlas/cpuset-hook",
+      "Where the cpuset/hugetlb OCI hook lies on the host; the CDI specs of CPU and hugepage shares name it and "
+          + "runtimes run it on the host (systemd/install.sh puts it at the default; the DaemonSet copies it to "
+          + "/var/lib/nodeatlas-hooks/cpuset-hook)");
   static final Flag<Integer> HTTP_PORT = Flag.of("--http-port", "PORT", int.class, "NODEATLAS_HTTP_PORT", "0",
       "Port for /healthz, /readyz and /metrics; 0 = off");
   static final Flag<Integer> HEALTHCHECK_PORT = Flag.of("--healthcheck-port", "PORT", int.class,
@@ -84,7 +89,7 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
 
   /** The daemon's own flags; the settings of the agent are named as their config keys ({@link #flagOf}). */
   private final Flag.Table flags = new Flag.Table(CONFIG, DRIVER_NAME, NODE_NAME, KUBECONFIG, STANDALONE, KUBELET_ROOT,
-      CDI_ROOT, STATE_DIR, HTTP_PORT, HEALTHCHECK_PORT, HTTP_BIND_ADDRESS, RESYNC_INTERVAL, DRAIN_TIMEOUT, LOG_FORMAT,
+      CDI_ROOT, STATE_DIR, HOOK_PATH, HTTP_PORT, HEALTHCHECK_PORT, HTTP_BIND_ADDRESS, RESYNC_INTERVAL, DRAIN_TIMEOUT, LOG_FORMAT,
       VERBOSITY, REPLAY_REPORT);
 
   @Override
@@ -150,7 +155,7 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       return AgentLauncher.builder()
           .driverName(value(DRIVER_NAME)).nodeName(value(NODE_NAME)).kubeconfig(value(KUBECONFIG))
           .standalone(value(STANDALONE))
-          .kubeletRoot(value(KUBELET_ROOT)).cdiRoot(value(CDI_ROOT)).stateDir(value(STATE_DIR))
+          .kubeletRoot(value(KUBELET_ROOT)).cdiRoot(value(CDI_ROOT)).stateDir(value(STATE_DIR)).hookPath(value(HOOK_PATH))
           .httpBindAddress(value(HTTP_BIND_ADDRESS)).httpPort(value(HTTP_PORT)).healthcheckPort(value(HEALTHCHECK_PORT))
           .resyncInterval(value(RESYNC_INTERVAL)).drainTimeout(value(DRAIN_TIMEOUT))
           .logFormat(value(LOG_FORMAT)).verbosity(value(VERBOSITY))

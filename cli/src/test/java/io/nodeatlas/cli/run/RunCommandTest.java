@@ -41,6 +41,11 @@ class RunCommandTest {
     assertThat(driver.status()).isEqualTo(2);
     assertThat(driver.err()).isEqualTo("nodeatlas: --driver-name (env NODEATLAS_DRIVER_NAME): \"Not_A_Name\" is not a "
         + "DNS subdomain of at most 63 characters\n");
+
+    // The hook path goes into CDI specs, where a runtime runs it on the host: it must be absolute.
+    Result hook = runWith("--hook-path", "hooks/cpuset-hook");
+    assertThat(hook.status()).isEqualTo(2);
+    assertThat(hook.err()).isEqualTo("nodeatlas: --hook-path (env NODEATLAS_HOOK_PATH): \"hooks/cpuset-hook\" is not an absolute path\n");
     assertThat(dir.resolve("state")).as("nothing started").doesNotExist();
   }
 }

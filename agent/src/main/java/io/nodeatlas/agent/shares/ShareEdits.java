@@ -1,0 +1,166 @@
+package io.nodeatlas.agent.shares;
+
+import io.nodeatlas.discovery.model.ContainerEdits;
+import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.topology.CpuSet;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * What a container gets for the shares of one claim: one CDI device per share, carrying the device's
+ * own edits adjusted to the share, and the OCI hook that enforces it. Pure: shares in, devices out.
+ *
+ * <p>For the claim as a whole (all of its shares, since the kubelet hands a container every device of
+ * the requests it names, and cgroup limits are per container, not per device):
+ * <ul>
+ *   <li>{@code NODEATLAS_CPUS} = the CPUs of the claim's CPU shares (kernel list syntax) and
+ *       {@code NODEATLAS_NUMA_NODE} = their NUMA node(s), replacing the device's own statement of its
+ *       allocatable CPUs;
+ *   <li>a hugepage share's hugetlbfs mount gets {@code size=<bytes>}: hugetlbfs refuses pages beyond it
+ *       (Documentation/admin-guide/mm/hugetlbpage.rst, mount option {@code size});
+ *   <li>one {@code createRuntime} hook (OCI runtime-spec config.md: run in the runtime namespace, after the
+ *       container's cgroup exists and before the container's process runs the user's program) with
+ *       {@code --cpus}, {@code --mems} and {@code --hugetlb=<page bytes>:<limit bytes>}: it writes
+ *       {@code cpuset.cpus}, {@code cpuset.mems} and {@code hugetlb.<size>.max} (cgroup v2,
+ *       Documentation/admin-guide/cgroup-v2.rst) or their v1 files. {@code createContainer} would run in
+ *       the container's mount namespace, where the host's {@code /sys/fs/cgroup} and {@code /proc} are
+ *       not to be trusted. The hook is identical on every share device of the claim, so running it
+ *       once per device writes the same values again. {@code cpuset.mems} also names the nodes of the
+ *       claim's hugepage shares: the kernel takes huge pages only from nodes the cpuset allows.
+ * </ul>
+ * Hooks exist since CDI spec 0.3.0, so they never raise the spec's {@code cdiVersion}.
+ */
+public final class ShareEdits {
+
+  /** Seconds a runtime lets the hook run (CDI {@code hooks[].timeout}, OCI {@code timeout}). */
+  static final int HOOK_TIMEOUT_SECONDS = 10;
+  static final String HOOK_NAME = "createRuntime";
+  static final String HOOK_ARGV0 = "nodeatlas-cpuset-hook";
+
+  private final String hookPath;
+
+  /** {@code hookPath}: where the hook lies on the host (runtimes run hooks on the host). */
+  public ShareEdits(String hookPath) {
+    if (hookPath == null || !hookPath.startsWith("/")) {
+      throw new IllegalArgumentException("the hook path must be absolute, not " + hookPath);
+    }
+    this.hookPath = hookPath;
+  }
+
+  /** One share of the claim and the device it is of. */
+  public record Placed(SharedDevice device, HeldShare share) {}
+
+  /** The CDI device of each share, in the order given, named {@link #deviceName}. */
+  public List<Device> devices(List<Placed> shares) {
+    CpuSet cpus = CpuSet.EMPTY;
+    TreeSet<Integer> cpuNodes = new TreeSet<>();
+    TreeSet<Integer> memNodes = new TreeSet<>();
+    Map<Long, BigDecimal> hugetlb = new TreeMap<>();
+    for (Placed p : shares) {
+      if (p.device().kind() == SharedDevice.Kind.CPU) {
+        cpus = cpus.union(p.share().cpus());
+        p.device().numaNode().ifPresent(cpuNodes::add);
+      } else if (p.device().kind() == SharedDevice.Kind.HUGEPAGES && p.device().pageSizeBytes().isPresent()) {
+        hugetlb.merge(p.device().pageSizeBytes().getAsLong(),
+            p.share().consumed().getOrDefault(SharedDevice.MEMORY_CAPACITY, BigDecimal.ZERO), BigDecimal::add);
+        p.device().numaNode().ifPresent(memNodes::add);
+      }
+    }
+    memNodes.addAll(cpuNodes);
+    List<String> args = new ArrayList<>();
+    args.add(HOOK_ARGV0);
+    if (!cpus.isEmpty()) {
+      args.add("--cpus=" + cpus);
+      if (!memNodes.isEmpty()) {
+        args.add("--mems=" + list(memNodes));
+      }
+    }
+    hugetlb.forEach((page, bytes) -> args.add("--hugetlb=" + page + ":" + bytes.toBigInteger()));
+    ContainerEdits.Hook hook = args.size() > 1
+        ? new ContainerEdits.Hook(HOOK_NAME, hookPath, args, List.of(), HOOK_TIMEOUT_SECONDS) : null;
+
+    List<Device> out = new ArrayList<>();
+    for (Placed p : shares) {
+      ContainerEdits base = p.device().device().containerEdits();
+      ContainerEdits.Builder e = ContainerEdits.builder();
+      switch (p.device().kind()) {
+        case CPU -> {
+          base.env().stream()
+              .filter(v -> !v.startsWith(SharedDevice.CPUS_ENV + "=") && !v.startsWith(SharedDevice.NUMA_ENV + "="))
+              .forEach(e::env);
+          e.env(SharedDevice.CPUS_ENV + "=" + cpus);
+          if (!cpuNodes.isEmpty()) {
+            e.env(SharedDevice.NUMA_ENV + "=" + list(cpuNodes));
+          }
+          copyAllButEnv(base, e, null);
+        }
+        case HUGEPAGES -> {
+          base.env().forEach(e::env);
+          BigDecimal bytes = p.share().consumed().getOrDefault(SharedDevice.MEMORY_CAPACITY, BigDecimal.ZERO);
+          copyAllButEnv(base, e, "size=" + bytes.toBigInteger());
+        }
+        default -> {
+          base.env().forEach(e::env);
+          copyAllButEnv(base, e, null);
+        }
+      }
+      if (hook != null && p.device().kind() != SharedDevice.Kind.OTHER) {
+        e.hook(hook);
+      }
+      Device d = p.device().device();
+      out.add(new Device(deviceName(d.name(), p.share().shareId()), d.source(), d.attributes(), d.capacity(),
+          d.requestPolicies(), d.allowMultipleAllocations(), e.build()));
+    }
+    return out;
+  }
+
+  /**
+   * The name of a share's CDI device within the claim's spec: {@code <device>-s<12 hex of SHA-256(shareID)>},
+   * the device part shortened so the whole stays a DNS label. Two shares of one device in one claim
+   * thus get two CDI devices.
+   */
+  public static String deviceName(String device, String shareId) {
+    String suffix = "-s" + HexFormat.of().formatHex(sha256(shareId), 0, 6);
+    String head = device.length() + suffix.length() > 63 ? device.substring(0, 63 - suffix.length()) : device;
+    while (head.endsWith("-")) {
+      head = head.substring(0, head.length() - 1);
+    }
+    return head + suffix;
+  }
+
+  private static void copyAllButEnv(ContainerEdits base, ContainerEdits.Builder e, String hugetlbfsOption) {
+    base.deviceNodes().forEach(e::deviceNode);
+    for (ContainerEdits.Mount m : base.mounts()) {
+      if (hugetlbfsOption != null && "hugetlbfs".equals(m.type())) {
+        List<String> options = new ArrayList<>();
+        m.options().stream().filter(o -> !o.startsWith("size=")).forEach(options::add);
+        options.add(hugetlbfsOption);
+        e.mount(new ContainerEdits.Mount(m.hostPath(), m.containerPath(), m.type(), options));
+      } else {
+        e.mount(m);
+      }
+    }
+    base.hooks().forEach(e::hook);
+    base.netDevices().forEach(e::netDevice);
+  }
+
+  private static String list(TreeSet<Integer> ids) {
+    return CpuSet.of(ids.stream().mapToInt(Integer::intValue).toArray()).toString();
+  }
+
+  private static byte[] sha256(String s) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("no SHA-256", e);
+    }
+  }
+}

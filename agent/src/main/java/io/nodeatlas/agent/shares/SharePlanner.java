@@ -1,0 +1,241 @@
+package io.nodeatlas.agent.shares;
+
+import io.nodeatlas.discovery.model.Quantity;
+import io.nodeatlas.discovery.topology.CpuSet;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Checks one allocation result against the device it names and places its share among the shares
+ * already held (KEP-5075 consumable capacity). Pure: the device, the held shares and the result in,
+ * a {@link Plan} out. Every refusal is a sentence for the kubelet, naming the request and device.
+ *
+ * <p>The rules:
+ * <ul>
+ *   <li>a device that does not allow multiple allocations takes no share: a result with a
+ *       {@code shareID} or {@code consumedCapacity} for it is refused (the scheduler never writes one);
+ *   <li>a result for a device that does allow them needs a {@code shareID} (the scheduler sets one on
+ *       every such result), unless it is an admin-access result (KEP-5018), which takes nothing;
+ *   <li>each {@code consumedCapacity} entry names a capacity of the device and is a quantity of at most
+ *       64 characters, not negative, not more than the device's capacity; a CPU count is a whole
+ *       number of at least 1; hugepage bytes are a positive multiple of the page size. A capacity the
+ *       result leaves out consumes its request policy's default (the scheduler's own rule), else
+ *       nothing;
+ *   <li>the shares of a device together never consume more than each capacity;
+ *   <li>a CPU share gets concrete CPUs from {@link CpuAllocator}.
+ * </ul>
+ */
+public final class SharePlanner {
+
+  static final int MAX_QUANTITY_CHARS = 64;
+  static final int MAX_SHARE_ID_CHARS = 64;
+
+  private final CpuAllocator cpus = new CpuAllocator();
+
+  /** Exclusive (no share), a share placed, or refused with a reason. */
+  public record Plan(boolean exclusive, HeldShare share, String error) {
+    static Plan exclusiveDevice() {
+      return new Plan(true, null, null);
+    }
+
+    static Plan of(HeldShare share) {
+      return new Plan(false, share, null);
+    }
+
+    static Plan refused(String error) {
+      return new Plan(false, null, error);
+    }
+
+    public boolean failed() {
+      return error != null;
+    }
+  }
+
+  /**
+   * Places {@code ask} of claim {@code claimUid} on {@code device}, among {@code held} (the shares every
+   * claim holds, this claim's earlier results included). A share this claim already holds under the
+   * same id is answered as held.
+   */
+  public Plan plan(String claimUid, SharedDevice device, ShareAsk ask, List<HeldShare> held) {
+    String what = "request " + ask.request() + " on device " + device.name();
+    boolean shared = device.device().allowMultipleAllocations();
+    if (!shared) {
+      if (!ask.shareId().isEmpty() || !ask.consumedCapacity().isEmpty()) {
+        return Plan.refused(what + ": the allocation gives it a share (shareID " + quote(ask.shareId()) + ", consumedCapacity "
+            + ask.consumedCapacity().keySet() + "), but the device is not shared (it does not allow multiple allocations)");
+      }
+      return Plan.exclusiveDevice();
+    }
+    if (ask.adminAccess()) {
+      return Plan.exclusiveDevice();
+    }
+    if (ask.shareId().isEmpty()) {
+      return Plan.refused(what + ": the device is shared (it allows multiple allocations), but the allocation has no shareID");
+    }
+    if (!validShareId(ask.shareId())) {
+      return Plan.refused(what + ": shareID " + quote(ask.shareId()) + " is not a UID (letters, digits and '-', at most "
+          + MAX_SHARE_ID_CHARS + ")");
+    }
+    for (HeldShare h : held) {
+      if (h.sameAs(claimUid, device.name(), ask.shareId())) {
+        return Plan.of(h);
+      }
+    }
+    SortedMap<String, BigDecimal> consumed = new TreeMap<>();
+    for (Map.Entry<String, String> e : ask.consumedCapacity().entrySet()) {
+      if (!device.device().capacity().containsKey(e.getKey())) {
+        return Plan.refused(what + ": consumedCapacity names " + quote(e.getKey()) + ", which is no capacity of the device");
+      }
+      String text = e.getValue();
+      if (text == null || text.length() > MAX_QUANTITY_CHARS) {
+        return Plan.refused(what + ": consumedCapacity " + e.getKey() + " is not a quantity");
+      }
+      BigDecimal v;
+      try {
+        v = Quantity.parse(text).toBigDecimal();
+      } catch (IllegalArgumentException | ArithmeticException bad) {
+        return Plan.refused(what + ": consumedCapacity " + e.getKey() + " = " + quote(text) + " is not a quantity");
+      }
+      consumed.put(e.getKey(), v);
+    }
+    device.device().requestPolicies().forEach((name, policy) -> consumed.putIfAbsent(name, policy.defaultValue().toBigDecimal()));
+    for (Map.Entry<String, BigDecimal> e : consumed.entrySet()) {
+      BigDecimal capacity = device.device().capacity().get(e.getKey()).toBigDecimal();
+      if (e.getValue().signum() < 0) {
+        return Plan.refused(what + ": consumedCapacity " + e.getKey() + " = " + plain(e.getValue()) + " is negative");
+      }
+      if (e.getValue().compareTo(capacity) > 0) {
+        return Plan.refused(what + ": consumedCapacity " + e.getKey() + " = " + plain(e.getValue())
+            + " exceeds the device's capacity of " + plain(capacity));
+      }
+    }
+    String kindError = checkKind(what, device, consumed);
+    if (kindError != null) {
+      return Plan.refused(kindError);
+    }
+    List<HeldShare> others = held.stream().filter(h -> h.device().equals(device.name())).toList();
+    for (Map.Entry<String, BigDecimal> e : consumed.entrySet()) {
+      BigDecimal capacity = device.device().capacity().get(e.getKey()).toBigDecimal();
+      BigDecimal used = others.stream().map(h -> h.consumed().getOrDefault(e.getKey(), BigDecimal.ZERO))
+          .reduce(BigDecimal.ZERO, BigDecimal::add);
+      if (used.add(e.getValue()).compareTo(capacity) > 0) {
+        return Plan.refused(what + ": the share no longer fits: it consumes " + plain(e.getValue()) + " of " + e.getKey()
+            + ", and " + plain(capacity.subtract(used).max(BigDecimal.ZERO)) + " of " + plain(capacity) + " are left");
+      }
+    }
+    CpuSet chosen = CpuSet.EMPTY;
+    if (device.kind() == SharedDevice.Kind.CPU) {
+      CpuLayout layout = device.cpus().orElse(null);
+      if (layout == null) {
+        return Plan.refused(what + ": the node does not say which CPUs the device holds (no " + SharedDevice.CPUS_ENV
+            + " on the device, no NUMA node CPUs in the topology)");
+      }
+      CpuSet taken = CpuSet.EMPTY;
+      for (HeldShare h : others) {
+        taken = taken.union(h.cpus());
+      }
+      BigDecimal count = consumed.get(SharedDevice.CPU_CAPACITY);
+      if (count.compareTo(BigDecimal.valueOf(layout.allocatable().size())) > 0) {
+        return Plan.refused(what + ": the share no longer fits: it takes " + plain(count) + " CPUs, and the device has "
+            + layout.allocatable().size() + " allocatable");
+      }
+      CpuAllocator.Choice c = cpus.choose(layout, taken, count.intValueExact());
+      if (!c.chosen()) {
+        return Plan.refused(what + ": the share no longer fits: " + c.refusal());
+      }
+      chosen = c.cpus();
+    }
+    return Plan.of(new HeldShare(claimUid, device.name(), ask.shareId(), consumed, chosen));
+  }
+
+  /**
+   * Whether a share recorded earlier still fits the device as it is now (the node may have changed
+   * since: CPUs taken offline or reserved, a smaller hugepage pool). Null when it does; else why not.
+   */
+  public String recheck(SharedDevice device, HeldShare share, List<HeldShare> held) {
+    String what = "device " + device.name() + " share " + share.shareId();
+    if (!device.device().allowMultipleAllocations()) {
+      return what + ": the device is no longer shared";
+    }
+    for (Map.Entry<String, BigDecimal> e : share.consumed().entrySet()) {
+      Quantity capacity = device.device().capacity().get(e.getKey());
+      if (capacity == null) {
+        return what + ": the device no longer has capacity " + e.getKey();
+      }
+      BigDecimal used = held.stream().filter(h -> h.device().equals(device.name()))
+          .map(h -> h.consumed().getOrDefault(e.getKey(), BigDecimal.ZERO)).reduce(BigDecimal.ZERO, BigDecimal::add);
+      if (used.compareTo(capacity.toBigDecimal()) > 0) {
+        return what + ": the share no longer fits: the shares of the device consume " + plain(used) + " of " + e.getKey()
+            + ", and the device now has " + plain(capacity.toBigDecimal());
+      }
+    }
+    if (device.kind() == SharedDevice.Kind.CPU) {
+      CpuSet allocatable = device.cpus().map(CpuLayout::allocatable).orElse(CpuSet.EMPTY);
+      CpuSet gone = share.cpus().minus(allocatable);
+      if (!gone.isEmpty()) {
+        return what + ": the share no longer fits: CPUs " + gone + " of its CPUs " + share.cpus()
+            + " are no longer allocatable on the device";
+      }
+    }
+    return null;
+  }
+
+  private static String checkKind(String what, SharedDevice device, SortedMap<String, BigDecimal> consumed) {
+    if (device.kind() == SharedDevice.Kind.CPU) {
+      BigDecimal n = consumed.get(SharedDevice.CPU_CAPACITY);
+      if (n == null) {
+        return what + ": the allocation consumes no " + SharedDevice.CPU_CAPACITY;
+      }
+      if (n.stripTrailingZeros().scale() > 0) {
+        return what + ": consumedCapacity " + SharedDevice.CPU_CAPACITY + " = " + plain(n)
+            + " is not a whole number of CPUs";
+      }
+      if (n.signum() <= 0) {
+        return what + ": consumedCapacity " + SharedDevice.CPU_CAPACITY + " = " + plain(n) + ": a share takes at least 1 CPU";
+      }
+    }
+    if (device.kind() == SharedDevice.Kind.HUGEPAGES) {
+      BigDecimal bytes = consumed.get(SharedDevice.MEMORY_CAPACITY);
+      if (bytes == null || bytes.signum() <= 0) {
+        return what + ": a hugepage share takes at least one page, the allocation consumes "
+            + (bytes == null ? "none" : plain(bytes));
+      }
+      long page = device.pageSizeBytes().orElse(0);
+      if (bytes.stripTrailingZeros().scale() > 0
+          || (page > 0 && bytes.remainder(BigDecimal.valueOf(page)).signum() != 0)) {
+        return what + ": consumedCapacity " + SharedDevice.MEMORY_CAPACITY + " = " + plain(bytes)
+            + " is not a whole number of " + page + "-byte pages";
+      }
+    }
+    return null;
+  }
+
+  static boolean validShareId(String id) {
+    if (id.isEmpty() || id.length() > MAX_SHARE_ID_CHARS) {
+      return false;
+    }
+    for (int i = 0; i < id.length(); i++) {
+      char c = id.charAt(i);
+      boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || (c == '-' && i > 0);
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Decimal text of {@code v}; scientific beyond 40 digits, so a hostile {@code 9e999999999} stays short. */
+  static String plain(BigDecimal v) {
+    BigDecimal s = v.stripTrailingZeros();
+    return s.precision() - s.scale() > 40 || s.scale() > 40 ? s.toString() : s.toPlainString();
+  }
+
+  private static String quote(String s) {
+    String text = s == null ? "" : s;
+    return text.length() <= 40 && io.nodeatlas.discovery.host.Excerpt.isPrintable(text) && text.indexOf('"') < 0
+        ? "\"" + text + "\"" : io.nodeatlas.discovery.host.Excerpt.of(text);
+  }
+}

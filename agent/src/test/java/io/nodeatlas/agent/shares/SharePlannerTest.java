@@ -1,0 +1,94 @@
+package io.nodeatlas.agent.shares;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nodeatlas.agent.testing.ShareFixtures;
+import io.nodeatlas.agent.testing.TestDevices;
+import io.nodeatlas.discovery.topology.CpuSet;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class SharePlannerTest {
+
+  final SharePlanner planner = new SharePlanner();
+  final SharedDevice cpu0 = SharedDevice.of(ShareFixtures.cpuDevice(0, "1-7,17-23"), ShareFixtures.topology());
+  final SharedDevice huge0 = SharedDevice.of(ShareFixtures.hugepages(0, 4), ShareFixtures.topology());
+  final SharedDevice gpu = SharedDevice.of(TestDevices.gpu(0), ShareFixtures.topology());
+
+  static ShareAsk cpus(String shareId, String count) {
+    return new ShareAsk("cpus", "cpu-numa0", shareId, count == null ? Map.of() : Map.of("nodeatlas.io/cpu", count), false);
+  }
+
+  String error(SharedDevice d, ShareAsk ask) {
+    SharePlanner.Plan p = planner.plan("uid-1", d, ask, new ArrayList<>());
+    assertThat(p.failed()).isTrue();
+    return p.error();
+  }
+
+  @Test
+  void aCpuShareGetsCpusOfTheDeviceOnly() {
+    SharePlanner.Plan p = planner.plan("uid-1", cpu0, cpus("s-1", "3"), new ArrayList<>());
+    assertThat(p.failed()).isFalse();
+    assertThat(p.share().cpus()).hasToString("1-2,17");
+    assertThat(p.share().consumed()).containsEntry("nodeatlas.io/cpu", new BigDecimal("3"));
+  }
+
+  @Test
+  void aMissingAmountTakesThePolicyDefault() {
+    SharePlanner.Plan p = planner.plan("uid-1", cpu0, cpus("s-1", null), new ArrayList<>());
+    assertThat(p.share().cpus().size()).isEqualTo(1);
+  }
+
+  @Test
+  void badInputIsAClearPerClaimError() {
+    assertThat(error(cpu0, cpus("s-1", "15"))).isEqualTo(
+        "request cpus on device cpu-numa0: consumedCapacity nodeatlas.io/cpu = 15 exceeds the device's capacity of 14");
+    assertThat(error(cpu0, cpus("s-1", "-2"))).isEqualTo(
+        "request cpus on device cpu-numa0: consumedCapacity nodeatlas.io/cpu = -2 is negative");
+    assertThat(error(cpu0, cpus("s-1", "1500m"))).isEqualTo(
+        "request cpus on device cpu-numa0: consumedCapacity nodeatlas.io/cpu = 1.5 is not a whole number of CPUs");
+    assertThat(error(cpu0, cpus("s-1", "0"))).contains("a share takes at least 1 CPU");
+    assertThat(error(cpu0, cpus("", "2"))).isEqualTo(
+        "request cpus on device cpu-numa0: the device is shared (it allows multiple allocations), but the allocation has no shareID");
+    assertThat(error(cpu0, cpus("../x", "2"))).contains("is not a UID");
+    assertThat(error(cpu0, cpus("s-1", "lots"))).contains("\"lots\" is not a quantity");
+    assertThat(error(cpu0, cpus("s-1", "9e999999999"))).contains("exceeds the device's capacity of 14").hasSizeLessThan(200);
+    assertThat(error(cpu0, new ShareAsk("cpus", "cpu-numa0", "s-1", Map.of("nodeatlas.io/bogus", "1"), false)))
+        .contains("consumedCapacity names \"nodeatlas.io/bogus\", which is no capacity of the device");
+    assertThat(error(gpu, new ShareAsk("gpu", "gpu-0", "s-1", Map.of(), false))).isEqualTo(
+        "request gpu on device gpu-0: the allocation gives it a share (shareID \"s-1\", consumedCapacity []), but the device"
+            + " is not shared (it does not allow multiple allocations)");
+    assertThat(error(huge0, new ShareAsk("pages", "hugepages-2mi-numa0", "s-1", Map.of("nodeatlas.io/memory", "3Mi"), false)))
+        .contains("is not a whole number of 2097152-byte pages");
+  }
+
+  @Test
+  void capacityIsNeverExceededAndTheRefusalSaysWhatIsLeft() {
+    List<HeldShare> held = new ArrayList<>();
+    held.add(new HeldShare("other", "hugepages-2mi-numa0", "s-0", new TreeMap<>(Map.of("nodeatlas.io/memory", new BigDecimal(6L << 20))), CpuSet.EMPTY));
+    assertThat(planner.plan("uid-1", huge0, new ShareAsk("p", "hugepages-2mi-numa0", "s-1", Map.of("nodeatlas.io/memory", "4Mi"), false), held)
+        .error()).isEqualTo("request p on device hugepages-2mi-numa0: the share no longer fits: it consumes 4194304 of"
+            + " nodeatlas.io/memory, and 2097152 of 8388608 are left");
+    assertThat(planner.plan("uid-1", huge0, new ShareAsk("p", "hugepages-2mi-numa0", "s-1", Map.of("nodeatlas.io/memory", "2Mi"), false), held)
+        .failed()).isFalse();
+  }
+
+  @Test
+  void aRecordedShareNoLongerFitsWhenItsCpusAreGone() {
+    HeldShare h = planner.plan("uid-1", cpu0, cpus("s-1", "2"), new ArrayList<>()).share();
+    SharedDevice shrunk = SharedDevice.of(ShareFixtures.cpuDevice(0, "3-7,19-23"), ShareFixtures.topology());
+    assertThat(planner.recheck(cpu0, h, List.of(h))).isNull();
+    assertThat(planner.recheck(shrunk, h, List.of(h))).isEqualTo(
+        "device cpu-numa0 share s-1: the share no longer fits: CPUs 1,17 of its CPUs 1,17 are no longer allocatable on the device");
+  }
+
+  @Test
+  void withoutAStatedCpuListTheNumaNodesCpusAreAllocatable() {
+    SharedDevice unstated = SharedDevice.of(ShareFixtures.cpuDevice(1, null), ShareFixtures.topology());
+    assertThat(unstated.cpus().orElseThrow().allocatable()).hasToString("8-15,24-31");
+  }
+}
