@@ -213,6 +213,7 @@ public final class ClaimPreparer {
           specDevices.add(byName.get(a.device()).device());
         }
       }
+      specDevices = shareEdits.unifyCpus(specDevices);
       Map<String, List<String>> cdiIds;
       try {
         cdiIds = specs.write(claim, specDevices);

@@ -123,6 +123,97 @@ public final class ShareEdits {
   }
 
   /**
+   * A claim may also hold several exclusive CPU devices: one per physical core, which the CPU source
+   * publishes when the API server cannot carry shared devices. Each states its own CPUs in
+   * {@code NODEATLAS_CPUS}; a container gets the edits of all of them, and of repeated env names the
+   * last would win. So every device of the claim that states CPUs gets the union (and the union of
+   * their {@code NODEATLAS_NUMA_NODE}s), and each carries the claim's hook restricting the cgroup to
+   * that union; an existing hook of ours (a share's) has its {@code --cpus} and {@code --mems}
+   * widened, its hugetlb limits kept. A claim with at most one such device is returned unchanged.
+   */
+  public List<Device> unifyCpus(List<Device> claimDevices) {
+    CpuSet cpus = CpuSet.EMPTY;
+    TreeSet<Integer> nodes = new TreeSet<>();
+    int stating = 0;
+    for (Device d : claimDevices) {
+      java.util.Optional<String> list = envValue(d, SharedDevice.CPUS_ENV);
+      if (list.isEmpty()) {
+        continue;
+      }
+      stating++;
+      cpus = cpus.union(io.nodeatlas.discovery.parse.CpuListParser.parse(list.get()));
+      envValue(d, SharedDevice.NUMA_ENV).ifPresent(n -> io.nodeatlas.discovery.parse.CpuListParser.parse(n).stream().forEach(nodes::add));
+    }
+    if (stating < 2 || cpus.isEmpty()) {
+      return claimDevices;
+    }
+    List<Device> out = new ArrayList<>();
+    for (Device d : claimDevices) {
+      if (envValue(d, SharedDevice.CPUS_ENV).isEmpty()) {
+        out.add(d);
+        continue;
+      }
+      ContainerEdits base = d.containerEdits();
+      ContainerEdits.Builder e = ContainerEdits.builder();
+      base.env().stream()
+          .filter(v -> !v.startsWith(SharedDevice.CPUS_ENV + "=") && !v.startsWith(SharedDevice.NUMA_ENV + "="))
+          .forEach(e::env);
+      e.env(SharedDevice.CPUS_ENV + "=" + cpus);
+      if (!nodes.isEmpty()) {
+        e.env(SharedDevice.NUMA_ENV + "=" + list(nodes));
+      }
+      base.deviceNodes().forEach(e::deviceNode);
+      base.mounts().forEach(e::mount);
+      boolean hooked = false;
+      for (ContainerEdits.Hook h : base.hooks()) {
+        if (h.path().equals(hookPath) && h.hookName().equals(HOOK_NAME)) {
+          e.hook(widened(h, cpus, nodes));
+          hooked = true;
+        } else {
+          e.hook(h);
+        }
+      }
+      if (!hooked) {
+        List<String> args = new ArrayList<>(List.of(HOOK_ARGV0, "--cpus=" + cpus));
+        if (!nodes.isEmpty()) {
+          args.add("--mems=" + list(nodes));
+        }
+        e.hook(new ContainerEdits.Hook(HOOK_NAME, hookPath, args, List.of(), HOOK_TIMEOUT_SECONDS));
+      }
+      base.netDevices().forEach(e::netDevice);
+      out.add(new Device(d.name(), d.source(), d.attributes(), d.capacity(), d.requestPolicies(),
+          d.allowMultipleAllocations(), e.build()));
+    }
+    return out;
+  }
+
+  private static ContainerEdits.Hook widened(ContainerEdits.Hook h, CpuSet cpus, TreeSet<Integer> cpuNodes) {
+    TreeSet<Integer> mems = new TreeSet<>(cpuNodes);
+    List<String> args = new ArrayList<>();
+    for (String a : h.args()) {
+      if (a.startsWith("--mems=")) {
+        io.nodeatlas.discovery.parse.CpuListParser.parse(a.substring(7)).stream().forEach(mems::add);
+      } else if (!a.startsWith("--cpus=")) {
+        args.add(a);
+      }
+    }
+    List<String> out = new ArrayList<>();
+    out.add(args.isEmpty() ? HOOK_ARGV0 : args.get(0));
+    out.add("--cpus=" + cpus);
+    if (!mems.isEmpty()) {
+      out.add("--mems=" + list(mems));
+    }
+    out.addAll(args.subList(Math.min(1, args.size()), args.size()));
+    return new ContainerEdits.Hook(h.hookName(), h.path(), out, h.env(), h.timeout());
+  }
+
+  private static java.util.Optional<String> envValue(Device d, String name) {
+    String prefix = name + "=";
+    return d.containerEdits().env().stream().filter(v -> v.startsWith(prefix)).map(v -> v.substring(prefix.length()))
+        .reduce((first, second) -> second);
+  }
+
+  /**
    * The name of a share's CDI device within the claim's spec: {@code <device>-s<12 hex of SHA-256(shareID)>},
    * the device part shortened so the whole stays a DNS label. Two shares of one device in one claim
    * thus get two CDI devices.

@@ -55,4 +55,42 @@ class ShareEditsTest {
     assertThat(ShareEdits.deviceName("cpu-numa0", "x")).isNotEqualTo(ShareEdits.deviceName("cpu-numa0", "y"))
         .startsWith("cpu-numa0-s");
   }
+
+  static Device core(String name, String cpus, int node) {
+    return Device.builder(name, "cpu-numa").attribute("nodeatlas.io/type", "cpu")
+        .containerEdits(ContainerEdits.builder().env("NODEATLAS_CPUS=" + cpus).env("NODEATLAS_NUMA_NODE=" + node)
+            .env("OTHER=kept").build())
+        .build();
+  }
+
+  @Test
+  void severalExclusiveCoreDevicesOfOneClaimAllStateTheUnionAndCarryTheHook() {
+    Device gpu = Device.builder("gpu-0", "gpu").build();
+    List<Device> out = edits.unifyCpus(List.of(core("cpu-core-0-0", "0,64", 0), gpu, core("cpu-core-1-3", "35,99", 1)));
+
+    ContainerEdits.Hook hook = new ContainerEdits.Hook("createRuntime", "/opt/hooks/cpuset-hook",
+        List.of("nodeatlas-cpuset-hook", "--cpus=0,35,64,99", "--mems=0-1"), List.of(), 10);
+    assertThat(out.get(1)).isSameAs(gpu);
+    for (Device d : List.of(out.get(0), out.get(2))) {
+      assertThat(d.containerEdits().env()).containsExactly("OTHER=kept", "NODEATLAS_CPUS=0,35,64,99", "NODEATLAS_NUMA_NODE=0-1");
+      assertThat(d.containerEdits().hooks()).containsExactly(hook);
+    }
+  }
+
+  @Test
+  void aShareNextToACoreDeviceHasItsHookWidenedAndItsHugetlbLimitKept() {
+    List<Device> shares = edits.devices(List.of(cpu(0, "1-2"), pages(1, 4L << 20)));
+    List<Device> out = edits.unifyCpus(List.of(shares.get(0), shares.get(1), core("cpu-core-0-5", "5,21", 0)));
+
+    assertThat(out.get(0).containerEdits().env()).contains("NODEATLAS_CPUS=1-2,5,21", "NODEATLAS_NUMA_NODE=0");
+    assertThat(out.get(0).containerEdits().hooks()).singleElement().satisfies(h -> assertThat(h.args())
+        .containsExactly("nodeatlas-cpuset-hook", "--cpus=1-2,5,21", "--mems=0-1", "--hugetlb=2097152:4194304"));
+    assertThat(out.get(1)).isEqualTo(shares.get(1));
+  }
+
+  @Test
+  void aClaimWithOneCpuDeviceIsLeftAsItIs() {
+    List<Device> one = List.of(core("cpu-core-0-0", "0,64", 0));
+    assertThat(edits.unifyCpus(one)).isSameAs(one);
+  }
 }
