@@ -111,7 +111,14 @@ public final class ClaimPreparer {
 
   private ClaimResult timedPrepare(ClaimRef claim) {
     long start = System.nanoTime();
-    ClaimResult r = withClaimLock(claim.uid(), () -> prepareOne(claim));
+    ClaimResult r;
+    try {
+      r = withClaimLock(claim.uid(), () -> prepareOne(claim));
+    } catch (RuntimeException e) {
+      // A fault of one claim is that claim's answer: an exception out of the call would make the
+      // kubelet drop the answers of the call's other claims, prepared or not.
+      r = ClaimResult.failed("internal error: " + e);
+    }
     listener.prepared(claim, !r.failed(), System.nanoTime() - start);
     if (r.failed()) {
       LOG.warn("prepare failed claim={} err=\"{}\"", claim, r.error());
@@ -123,7 +130,12 @@ public final class ClaimPreparer {
 
   private String timedUnprepare(ClaimRef claim) {
     long start = System.nanoTime();
-    String error = withClaimLock(claim.uid(), () -> unprepareOne(claim));
+    String error;
+    try {
+      error = withClaimLock(claim.uid(), () -> unprepareOne(claim));
+    } catch (RuntimeException e) {
+      error = "internal error: " + e;
+    }
     listener.unprepared(claim, error.isEmpty(), System.nanoTime() - start);
     if (!error.isEmpty()) {
       LOG.warn("unprepare failed claim={} err=\"{}\"", claim, error);

@@ -127,7 +127,11 @@ public final class Agent implements AutoCloseable {
       kubelet = KubeletPluginServer.start(new KubeletPaths(settings.kubeletRoot(), settings.driverName()), preparer);
       kubelet.setServing(false);
       if (settings.healthcheckPort() >= 0) {
-        grpcHealthPort = kubelet.startHealthPort(settings.httpBindAddress(), settings.healthcheckPort());
+        try {
+          grpcHealthPort = kubelet.startHealthPort(settings.httpBindAddress(), settings.healthcheckPort());
+        } catch (IOException e) {
+          throw portProblem("healthcheckPort", settings.healthcheckPort(), e);
+        }
       }
     }
     if (settings.httpPort() != 0) {
@@ -144,9 +148,25 @@ public final class Agent implements AutoCloseable {
         ready.put("registered", new HealthEndpoints.Check("registered", this::registrationFailure));
         ready.put("published", new HealthEndpoints.Check("published", () -> lastPublishError.isEmpty() ? null : lastPublishError));
       }
-      http = HealthEndpoints.start(settings.httpBindAddress(), Math.max(settings.httpPort(), 0), live, ready, metrics);
+      try {
+        http = HealthEndpoints.start(settings.httpBindAddress(), Math.max(settings.httpPort(), 0), live, ready, metrics);
+      } catch (IOException e) {
+        throw portProblem("httpPort", settings.httpPort(), e);
+      }
       LOG.info("serving /healthz /readyz /metrics port={}", http.port());
     }
+  }
+
+  /** A port that is taken, named as its setting; any other bind failure as it is. */
+  private static IOException portProblem(String setting, int port, IOException e) {
+    // gRPC's Netty reports a taken port as its own exception ("bind(..) failed: Address already in use")
+    // under an IOException; the JDK's as a BindException.
+    for (Throwable t = e; t != null && port > 0; t = t.getCause()) {
+      if (t instanceof java.net.BindException || String.valueOf(t.getMessage()).contains("Address already in use")) {
+        throw new AgentLauncher.PortTakenException(setting, port, e);
+      }
+    }
+    return e;
   }
 
   /** The bound TCP port of {@code grpc.health.v1}, when enabled (cluster mode only: it reports registration). */

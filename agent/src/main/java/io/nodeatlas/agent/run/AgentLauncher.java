@@ -36,7 +36,7 @@ public final class AgentLauncher {
   private static final Logger LOG = LoggerFactory.getLogger(AgentLauncher.class);
 
   /** A setting the agent cannot run with; {@link #setting()} is its name in {@link Builder}. */
-  public static final class SettingException extends IllegalArgumentException {
+  public static class SettingException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
     private final String setting;
 
@@ -48,6 +48,22 @@ public final class AgentLauncher {
     /** The builder method (and config key) of the setting: {@code nodeName}, {@code resyncInterval}... */
     public String setting() {
       return setting;
+    }
+  }
+
+  /** A port setting whose port another process holds; the message is {@code <port>: address already in use}. */
+  public static final class PortTakenException extends SettingException {
+    private static final long serialVersionUID = 1L;
+    private final int port;
+
+    PortTakenException(String setting, int port, java.io.IOException cause) {
+      super(setting, port + ": address already in use");
+      this.port = port;
+      initCause(cause);
+    }
+
+    public int port() {
+      return port;
     }
   }
 
@@ -81,6 +97,9 @@ public final class AgentLauncher {
             agent.standalone() ? "standalone" : "cluster", b.driverName, node, b.kubeletRoot, b.cdiRoot, b.stateDir);
         try {
           agent.start();
+        } catch (SettingException e) {
+          agent.close();
+          throw e;
         } catch (CorruptCheckpointException e) {
           LOG.error("{}", e.getMessage());
           agent.close();
@@ -138,7 +157,7 @@ public final class AgentLauncher {
     private Path cdiRoot;
     private Path stateDir;
     private String hookPath = io.nodeatlas.agent.claims.ClaimPreparer.DEFAULT_HOOK_PATH;
-    private String httpBindAddress;
+    private String httpBindAddress = "127.0.0.1";
     private int httpPort;
     private int healthcheckPort;
     private Duration resyncInterval;

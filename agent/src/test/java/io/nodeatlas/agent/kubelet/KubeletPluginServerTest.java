@@ -221,6 +221,53 @@ class KubeletPluginServerTest {
   }
 
   @Test
+  void aClaimWithAnEmptyOrHostileNameFailsOnlyItselfAndNeverReachesTheApi() {
+    String uid_a = uidOf(allocatedClaim(client, "default", "a", List.of(result("r", DRIVER, NODE, "gpu-8"))));
+    String uid_b = uidOf(allocatedClaim(client, "default", "b", List.of(result("r", DRIVER, NODE, "gpu-9"))));
+
+    NodePrepareResourcesResponse r = kubelet.prepare(
+        claim("default", "a", uid_a),
+        claim("default", "", "00000000-0000-4000-a000-000000000001"),
+        claim("", "x", "00000000-0000-4000-a000-000000000002"),
+        claim("../../etc", "x", "00000000-0000-4000-a000-000000000003"),
+        claim("default", "a?watch=true", "00000000-0000-4000-a000-000000000004"),
+        claim("default", "x", "../../etc"),
+        claim("default", "x", "a?watch=true"),
+        claim("default", "b", uid_b));
+
+    assertThat(r.getClaimsMap()).containsOnlyKeys(uid_a, uid_b, "00000000-0000-4000-a000-000000000001",
+        "00000000-0000-4000-a000-000000000002", "00000000-0000-4000-a000-000000000003",
+        "00000000-0000-4000-a000-000000000004", "../../etc", "a?watch=true");
+    assertThat(r.getClaimsOrThrow(uid_a).getError()).isEmpty();
+    assertThat(r.getClaimsOrThrow(uid_a).getDevicesList()).extracting(Device::getDeviceName).containsExactly("gpu-8");
+    assertThat(r.getClaimsOrThrow(uid_b).getError()).isEmpty();
+    assertThat(r.getClaimsOrThrow(uid_b).getDevicesList()).extracting(Device::getDeviceName).containsExactly("gpu-9");
+    assertThat(r.getClaimsOrThrow("00000000-0000-4000-a000-000000000001").getError())
+        .contains("name \"\" is not a DNS-1123 subdomain");
+    assertThat(r.getClaimsOrThrow("00000000-0000-4000-a000-000000000002").getError())
+        .contains("namespace \"\" is not a DNS-1123 label");
+    assertThat(r.getClaimsOrThrow("00000000-0000-4000-a000-000000000003").getError())
+        .contains("namespace \"../../etc\" is not a DNS-1123 label");
+    assertThat(r.getClaimsOrThrow("00000000-0000-4000-a000-000000000004").getError())
+        .contains("name \"a?watch=true\" is not a DNS-1123 subdomain");
+    assertThat(r.getClaimsOrThrow("../../etc").getError()).contains("uid \"../../etc\" is not a UID");
+    assertThat(r.getClaimsOrThrow("a?watch=true").getError()).contains("uid \"a?watch=true\" is not a UID");
+    try (Stream<Path> files = Files.list(cdiRoot)) {
+      assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder(
+          "nodeatlas.io-claim_" + uid_a + ".json", "nodeatlas.io-claim_" + uid_b + ".json");
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
+
+    NodeUnprepareResourcesResponse u = kubelet.unprepare(claim("default", "a", uid_a),
+        claim("default", "", "00000000-0000-4000-a000-000000000001"), claim("default", "x", "../../etc"));
+    assertThat(u.getClaimsOrThrow(uid_a).getError()).isEmpty();
+    assertThat(u.getClaimsOrThrow("00000000-0000-4000-a000-000000000001").getError()).contains("name \"\"");
+    assertThat(u.getClaimsOrThrow("../../etc").getError()).contains("uid \"../../etc\" is not a UID");
+    assertThat(cdiRoot.resolve("nodeatlas.io-claim_" + uid_a + ".json")).doesNotExist();
+  }
+
+  @Test
   void aDeviceIsNeverPreparedForTwoClaims() {
     String uid_a = uidOf(allocatedClaim(client, "default", "a", List.of(result("r", DRIVER, NODE, "gpu-7"))));
     String uid_b2 = uidOf(allocatedClaim(client, "default", "b", List.of(result("r", DRIVER, NODE, "gpu-7"))));

@@ -67,12 +67,15 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
           + "runtimes run it on the host (systemd/install.sh puts it at the default; the DaemonSet copies it to "
           + "/var/lib/nodeatlas-hooks/cpuset-hook)");
   static final Flag<Integer> HTTP_PORT = Flag.of("--http-port", "PORT", int.class, "NODEATLAS_HTTP_PORT", "0",
-      "Port for /healthz, /readyz and /metrics; 0 = off");
+      "Port for /healthz, /readyz and /metrics; 0 = off").convertedBy(new PortConverter(0, "0 = off"));
   static final Flag<Integer> HEALTHCHECK_PORT = Flag.of("--healthcheck-port", "PORT", int.class,
       "NODEATLAS_HEALTHCHECK_PORT", "-1", "TCP port serving grpc.health.v1 for Kubernetes gRPC probes (SERVING once "
-          + "registered with the kubelet); -1 = off, 0 = any free port");
-  static final Flag<String> HTTP_BIND_ADDRESS = Flag.of("--http-bind-address", "ADDR", String.class,
-      "NODEATLAS_HTTP_BIND_ADDRESS", "0.0.0.0", "Address the HTTP port binds to");
+          + "registered with the kubelet); -1 = off, 0 = any free port")
+      .convertedBy(new PortConverter(-1, "-1 = off, 0 = any free port"));
+  // Loopback by default: the endpoints tell the agent's state to whoever can reach them. The DaemonSet
+  // sets the pod IP (downward API status.podIP), where the kubelet's probes connect.
+  static final Flag<String> HTTP_ADDRESS = Flag.of("--http-address", "ADDR", String.class,
+      "NODEATLAS_HTTP_ADDRESS", "127.0.0.1", "Address the HTTP port and the healthcheck port bind to");
   static final Flag<Duration> RESYNC_INTERVAL = Flag.of("--resync-interval", "DURATION", Duration.class,
       "NODEATLAS_RESYNC_INTERVAL", "60s", "How often to re-discover and re-publish, e.g. 60s, 5m")
       .convertedBy(new DurationConverter());
@@ -89,7 +92,7 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
 
   /** The daemon's own flags; the settings of the agent are named as their config keys ({@link #flagOf}). */
   private final Flag.Table flags = new Flag.Table(CONFIG, DRIVER_NAME, NODE_NAME, KUBECONFIG, STANDALONE, KUBELET_ROOT,
-      CDI_ROOT, STATE_DIR, HOOK_PATH, HTTP_PORT, HEALTHCHECK_PORT, HTTP_BIND_ADDRESS, RESYNC_INTERVAL, DRAIN_TIMEOUT, LOG_FORMAT,
+      CDI_ROOT, STATE_DIR, HOOK_PATH, HTTP_PORT, HEALTHCHECK_PORT, HTTP_ADDRESS, RESYNC_INTERVAL, DRAIN_TIMEOUT, LOG_FORMAT,
       VERBOSITY, REPLAY_REPORT);
 
   @Override
@@ -156,12 +159,15 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
           .driverName(value(DRIVER_NAME)).nodeName(value(NODE_NAME)).kubeconfig(value(KUBECONFIG))
           .standalone(value(STANDALONE))
           .kubeletRoot(value(KUBELET_ROOT)).cdiRoot(value(CDI_ROOT)).stateDir(value(STATE_DIR)).hookPath(value(HOOK_PATH))
-          .httpBindAddress(value(HTTP_BIND_ADDRESS)).httpPort(value(HTTP_PORT)).healthcheckPort(value(HEALTHCHECK_PORT))
+          .httpBindAddress(value(HTTP_ADDRESS)).httpPort(value(HTTP_PORT)).healthcheckPort(value(HEALTHCHECK_PORT))
           .resyncInterval(value(RESYNC_INTERVAL)).drainTimeout(value(DRAIN_TIMEOUT))
           .logFormat(value(LOG_FORMAT)).verbosity(value(VERBOSITY))
           .discovery(discover).environment(System.getenv())
           .build()
           .run();
+    } catch (AgentLauncher.PortTakenException e) {
+      // Not bad usage (another process holds the port) but named as the user gave it: the flag and port.
+      throw new IllegalStateException(longNameOf(e.setting()) + " " + e.port() + ": address already in use", e);
     } catch (AgentLauncher.SettingException e) {
       throw new UsageException(flagOf(e.setting()) + ": " + e.getMessage(), e);
     }
@@ -175,6 +181,41 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       }
     }
     return setting;
+  }
+
+  /** The long name of the flag of an agent setting ({@code --http-port}). */
+  private String longNameOf(String setting) {
+    for (OptionSpec o : spec.options()) {
+      if (ConfigFile.key(o).equals(setting)) {
+        return o.longestName();
+      }
+    }
+    return setting;
+  }
+
+  /** A TCP port, 0 to 65535, or down to {@code min} for the flag's special values. */
+  static final class PortConverter implements CommandLine.ITypeConverter<Integer> {
+    private final int min;
+    private final String special;
+
+    PortConverter(int min, String special) {
+      this.min = min;
+      this.special = special;
+    }
+
+    @Override
+    public Integer convert(String value) {
+      int port;
+      try {
+        port = Integer.parseInt(value.trim());
+      } catch (NumberFormatException e) {
+        throw new CommandLine.TypeConversionException("'" + value + "' is not a port (" + min + "-65535; " + special + ")");
+      }
+      if (port < min || port > 65535) {
+        throw new CommandLine.TypeConversionException(port + " is not a port (" + min + "-65535; " + special + ")");
+      }
+      return port;
+    }
   }
 
   /** {@code 90s}, {@code 5m}, {@code 1h}, {@code 250ms} or ISO-8601 ({@code PT1M}). */

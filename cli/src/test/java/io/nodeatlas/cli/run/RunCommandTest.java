@@ -48,4 +48,33 @@ class RunCommandTest {
     assertThat(hook.err()).isEqualTo("nodeatlas: --hook-path (env NODEATLAS_HOOK_PATH): \"hooks/cpuset-hook\" is not an absolute path\n");
     assertThat(dir.resolve("state")).as("nothing started").doesNotExist();
   }
+
+  @Test
+  void anInvalidPortIsBadUsageAtParseTime() throws Exception {
+    for (String[] bad : List.of(new String[] {"--http-port", "99999"}, new String[] {"--http-port", "-1"},
+        new String[] {"--http-port", "80a"}, new String[] {"--healthcheck-port", "-2"},
+        new String[] {"--healthcheck-port", "65536"})) {
+      Result r = runWith(bad);
+      assertThat(r.status()).as(String.join(" ", bad)).isEqualTo(2);
+      assertThat(r.err()).as(String.join(" ", bad)).contains(bad[0], bad[1], "is not a port");
+    }
+    assertThat(dir.resolve("state")).as("nothing started").doesNotExist();
+  }
+
+  @Test
+  void aTakenPortIsNamedWithItsFlag() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      int port = taken.getLocalPort();
+      Result r = runWith("--http-port", Integer.toString(port));
+      assertThat(r.status()).isEqualTo(1);
+      assertThat(r.err()).endsWith("nodeatlas: --http-port " + port + ": address already in use\n");
+    }
+  }
+
+  @Test
+  void theHttpAddressIsLoopbackUnlessGiven() {
+    assertThat(RunCommand.HTTP_ADDRESS.name()).isEqualTo("--http-address");
+    assertThat(RunCommand.HTTP_ADDRESS.env()).isEqualTo("NODEATLAS_HTTP_ADDRESS");
+    assertThat(RunCommand.HTTP_ADDRESS.defaultValue()).isEqualTo("127.0.0.1");
+  }
 }

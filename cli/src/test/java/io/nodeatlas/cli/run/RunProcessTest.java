@@ -48,7 +48,7 @@ class RunProcessTest {
         Main.class.getName(), "run",
         "--standalone", "--host-root", hostRoot.toString(), "--sources", "cpu-numa",
         "--cdi-root", cdi.toString(), "--state-dir", dir.resolve("state").toString(),
-        "--http-port", Integer.toString(port), "--http-bind-address", "127.0.0.1", "--log-format", "json"));
+        "--http-port", Integer.toString(port), "--log-format", "json"));
     try (FakeSystemd systemd = new FakeSystemd(notify.toString())) {
       ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
           .redirectOutput(dir.resolve("agent.log").toFile());
@@ -70,6 +70,16 @@ class RunProcessTest {
         HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
             .build(), HttpResponse.BodyHandlers.ofString());
         assertThat(metrics.body()).contains("nodeatlas_build_info{", "nodeatlas_ready 1.0");
+
+        // No --http-address given: the endpoints listen on loopback only, not on this machine's other addresses.
+        for (java.net.InetAddress other : nonLoopbackAddresses()) {
+          try (java.net.Socket s = new java.net.Socket()) {
+            s.connect(new java.net.InetSocketAddress(other, port), (int) WAIT.toMillis());
+            throw new AssertionError("the HTTP port answers on " + other);
+          } catch (java.net.ConnectException refused) {
+            // As wanted: nothing listens there.
+          }
+        }
 
         // The watchdog is petted every WATCHDOG_USEC/2 from the main loop.
         assertThat(awaitMessage(systemd, m -> m.equals("WATCHDOG=1"), true)).as(log()).isEqualTo("WATCHDOG=1");
@@ -103,6 +113,20 @@ class RunProcessTest {
         return m;
       }
     }
+  }
+
+  private static List<java.net.InetAddress> nonLoopbackAddresses() throws java.net.SocketException {
+    List<java.net.InetAddress> out = new ArrayList<>();
+    for (java.net.NetworkInterface nic : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+      if (nic.isUp() && !nic.isLoopback()) {
+        for (java.net.InetAddress a : java.util.Collections.list(nic.getInetAddresses())) {
+          if (a instanceof java.net.Inet4Address && !a.isLoopbackAddress()) {
+            out.add(a);
+          }
+        }
+      }
+    }
+    return out;
   }
 
   private String log() {
