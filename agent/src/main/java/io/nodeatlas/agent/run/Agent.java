@@ -153,7 +153,7 @@ public final class Agent implements AutoCloseable {
       } catch (IOException e) {
         throw portProblem("httpPort", settings.httpPort(), e);
       }
-      LOG.info("serving /healthz /readyz /metrics port={}", http.port());
+      LOG.info("serving /healthz /readyz /metrics address={} port={}", settings.httpBindAddress(), http.port());
     }
   }
 

@@ -12,6 +12,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.nodeatlas.agent.claims.ApiClaimLookup;
 import io.nodeatlas.agent.claims.Checkpoint;
 import io.nodeatlas.agent.claims.ClaimLookup;
@@ -55,6 +57,7 @@ class KubeletPluginServerTest {
   static final String NODE = "node-a";
 
   KubernetesClient client;
+  KubernetesMockServer api;
 
   @TempDir Path kubeletRoot;
   @TempDir Path cdiRoot;
@@ -221,9 +224,12 @@ class KubeletPluginServerTest {
   }
 
   @Test
-  void aClaimWithAnEmptyOrHostileNameFailsOnlyItselfAndNeverReachesTheApi() {
+  void aClaimWithAnEmptyOrHostileNameFailsOnlyItselfAndNeverReachesTheApi() throws Exception {
     String uid_a = uidOf(allocatedClaim(client, "default", "a", List.of(result("r", DRIVER, NODE, "gpu-8"))));
     String uid_b = uidOf(allocatedClaim(client, "default", "b", List.of(result("r", DRIVER, NODE, "gpu-9"))));
+    while (api.takeRequest(50, java.util.concurrent.TimeUnit.MILLISECONDS) != null) {
+      // drop the requests that created the claims
+    }
 
     NodePrepareResourcesResponse r = kubelet.prepare(
         claim("default", "a", uid_a),
@@ -238,6 +244,14 @@ class KubeletPluginServerTest {
     assertThat(r.getClaimsMap()).containsOnlyKeys(uid_a, uid_b, "00000000-0000-4000-a000-000000000001",
         "00000000-0000-4000-a000-000000000002", "00000000-0000-4000-a000-000000000003",
         "00000000-0000-4000-a000-000000000004", "../../etc", "a?watch=true");
+    // The API saw the good claims' reads only: no hostile field reached a URL. The mock records a
+    // request before answering it, so all are queued once the call has returned.
+    List<String> calls = new ArrayList<>();
+    for (RecordedRequest q; (q = api.takeRequest(50, java.util.concurrent.TimeUnit.MILLISECONDS)) != null; ) {
+      calls.add(q.getMethod() + " " + q.getPath());
+    }
+    assertThat(calls).containsOnly("GET /apis/resource.k8s.io/v1/namespaces/default/resourceclaims/a",
+        "GET /apis/resource.k8s.io/v1/namespaces/default/resourceclaims/b");
     assertThat(r.getClaimsOrThrow(uid_a).getError()).isEmpty();
     assertThat(r.getClaimsOrThrow(uid_a).getDevicesList()).extracting(Device::getDeviceName).containsExactly("gpu-8");
     assertThat(r.getClaimsOrThrow(uid_b).getError()).isEmpty();
