@@ -23,53 +23,12 @@ host=$repo/.ci/e2e/fixtures/hostroot-accel
 read -r -a nodeatlas <<< "${NODEATLAS:-./nodeatlas}"
 start=$(date +%s)
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass() { echo "  ok: $*"; }
-for tool in podman runc jq busybox unshare mknod; do
-  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install podman runc busybox-static jq)"
-done
-[[ $(id -u) == 0 ]] || fail "needs root (podman with runc, device nodes, bind mounts)"
+source .ci/e2e/lib/podman-sandbox.sh
+e2e_require podman runc jq busybox unshare mknod
 [[ -L $host/sys/class/drm/renderD128 ]] || fail "$host is incomplete: sys/class/drm/renderD128 is not a symlink"
 
-W=$(mktemp -d /tmp/nodeatlas-accel-e2e.XXXXXX)
-created_dirs=()
-for d in /etc/cdi /var/run/cdi; do
-  if [[ ! -d $d ]]; then mkdir -p "$d"; created_dirs+=("$d"); fi
-done
-export CONTAINERS_CONF=$W/containers.conf
-P=(podman --root "$W/storage" --runroot "$W/runroot" --tmpdir "$W/tmp")
-cleanup() {
-  set +e
-  "${P[@]}" rm -a -f >/dev/null 2>&1
-  "${P[@]}" rmi -a -f >/dev/null 2>&1
-  grep -o " $W/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m"; done
-  rm -rf "$W"
-  for d in "${created_dirs[@]}"; do rmdir "$d" 2>/dev/null; done
-}
-trap cleanup EXIT
+e2e_sandbox accel sh cat stat ls test echo -- dev/dri
 
-# --- podman set-up (as podman-cdi.sh: runc, cgroupfs, no journald, nofile within root's limit) -------
-cat > "$CONTAINERS_CONF" <<'CONF'
-[containers]
-default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "none"
-CONF
-mkdir -p "$W/rootfs/bin" "$W/rootfs/dev" "$W/rootfs/proc" "$W/rootfs/sys" "$W/rootfs/etc" "$W/rootfs/tmp" \
-  "$W/etc-cdi" "$W/cdi" "$W/dev/dri"
-cp "$(command -v busybox)" "$W/rootfs/bin/busybox"
-for a in sh cat stat ls test echo; do ln -s busybox "$W/rootfs/bin/$a"; done
-tar -C "$W/rootfs" -cf "$W/rootfs.tar" .
-"${P[@]}" import -q "$W/rootfs.tar" localhost/nodeatlas-accel-e2e:latest >/dev/null
-image=localhost/nodeatlas-accel-e2e:latest
-
-podman_in() { # DIR ARGS...: podman with DIR as /var/run/cdi and an empty /etc/cdi, in a private mount namespace
-  local dir=$1; shift
-  unshare -m --propagation private -- sh -c 'mount --bind "$1" /etc/cdi && mount --bind "$2" /var/run/cdi && shift 2 && exec "$@"' \
-    sh "$W/etc-cdi" "$dir" "${P[@]}" "$@"
-}
 run_with() { # DEVICE... -- COMMAND
   local args=()
   while [[ $1 != -- ]]; do args+=(--device "$1"); shift; done

@@ -21,59 +21,20 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
 read -r -a nodeatlas <<< "${NODEATLAS:-./nodeatlas}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass() { echo "  ok: $*"; }
+source .ci/e2e/lib/podman-sandbox.sh
 note() { echo "  note: $*"; }
-for tool in podman runc jq busybox unshare java; do
-  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install podman runc busybox-static jq)"
-done
-[[ $(id -u) == 0 ]] || fail "needs root (podman with runc, hugepage reservation, cgroups)"
+e2e_require podman runc jq busybox unshare java
 jar=$repo/cli/target/nodeatlas.jar
 tests=$(ls "$repo"/agent/target/agent-*-tests.jar 2>/dev/null | head -1)
 hook=$repo/agent/target/hooks/nodeatlas-cpuset-hook
 [[ -f $jar && -n $tests && -x $hook ]] || fail "build first: ./mvnw -B -pl cli -am package -DskipTests (needs $jar, the agent test jar and $hook)"
 
-W=$(mktemp -d /tmp/nodeatlas-shares-e2e.XXXXXX)
 pages_before=$(cat /proc/sys/vm/nr_hugepages)
-created_dirs=()
-for d in /etc/cdi /var/run/cdi; do
-  if [[ ! -d $d ]]; then mkdir -p "$d"; created_dirs+=("$d"); fi
-done
-export CONTAINERS_CONF=$W/containers.conf
-P=(podman --root "$W/storage" --runroot "$W/runroot" --tmpdir "$W/tmp")
-cleanup() {
-  set +e
-  "${P[@]}" rm -a -f >/dev/null 2>&1
-  "${P[@]}" rmi -a -f >/dev/null 2>&1
-  grep -o " $W/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m"; done
-  echo "$pages_before" > /proc/sys/vm/nr_hugepages
-  rm -rf "$W"
-  for d in "${created_dirs[@]}"; do rmdir "$d" 2>/dev/null; done
-}
-trap cleanup EXIT
-
-cat > "$CONTAINERS_CONF" <<'CONF'
-[containers]
-default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "none"
-CONF
-mkdir -p "$W/rootfs/bin" "$W/rootfs/dev" "$W/rootfs/proc" "$W/rootfs/sys" "$W/rootfs/etc" "$W/rootfs/tmp" \
-  "$W/etc-cdi" "$W/cdi" "$W/state" "$W/hooks"
-cp "$(command -v busybox)" "$W/rootfs/bin/busybox"
-for a in sh env cat grep echo test head nproc df fallocate rm; do ln -s busybox "$W/rootfs/bin/$a"; done
-tar -C "$W/rootfs" -cf "$W/rootfs.tar" .
-"${P[@]}" import -q "$W/rootfs.tar" localhost/nodeatlas-shares-e2e:latest >/dev/null
-image=localhost/nodeatlas-shares-e2e:latest
+e2e_cleanup_extra() { echo "$pages_before" > /proc/sys/vm/nr_hugepages; }
+e2e_sandbox shares sh env cat grep echo test head nproc df fallocate rm -- state hooks
 # Runtimes run hooks on the host: the hook lies at a host path of ours, as systemd/install.sh and the DaemonSet put it.
 install -m 0755 "$hook" "$W/hooks/cpuset-hook"
 
-podman_in() {
-  unshare -m --propagation private -- sh -c 'mount --bind "$1" /etc/cdi && mount --bind "$2" /var/run/cdi && shift 2 && exec "$@"' \
-    sh "$W/etc-cdi" "$W/cdi" "${P[@]}" "$@"
-}
 
 # --- 1. the host, with a few 2 MiB pages reserved ----------------------------------------------------------
 echo "==> host"
@@ -122,7 +83,7 @@ for claim in a b; do
   devices=()
   for id in "${line[@]:3}"; do devices+=(--device "$id"); done
   set +e
-  out=$(podman_in run --rm --network none "${devices[@]}" "$image" sh -c '
+  out=$(podman_in "$W/cdi" run --rm --network none "${devices[@]}" "$image" sh -c '
     echo "env NODEATLAS_CPUS=$NODEATLAS_CPUS"; echo "env NODEATLAS_NUMA_NODE=$NODEATLAS_NUMA_NODE"
     echo "cpuset $(cat /sys/fs/cgroup/cpuset.cpus.effective 2>/dev/null || cat /sys/fs/cgroup/cpuset/cpuset.effective_cpus 2>/dev/null || echo unknown)"
     grep Cpus_allowed_list /proc/self/status; echo "nproc $(nproc)"
@@ -139,7 +100,7 @@ for claim in a b; do
     note "the runtime ran nodeatlas's hook and it refused on this host: $(grep -o 'nodeatlas-cpuset-hook:.*' <<< "$out" | head -1)"
     hook_ok=0
     jq '(.devices[].containerEdits.hooks) |= []' "$spec" > "$spec.tmp" && mv "$spec.tmp" "$spec"
-    out=$(podman_in run --rm --network none "${devices[@]}" "$image" sh -c '
+    out=$(podman_in "$W/cdi" run --rm --network none "${devices[@]}" "$image" sh -c '
       echo "env NODEATLAS_CPUS=$NODEATLAS_CPUS"; echo "env NODEATLAS_NUMA_NODE=$NODEATLAS_NUMA_NODE"; grep hugetlbfs /proc/mounts' 2>&1) \
       || fail "podman could not run claim $claim without the hook: $out"
     echo "$out" | sed 's/^/    | /'

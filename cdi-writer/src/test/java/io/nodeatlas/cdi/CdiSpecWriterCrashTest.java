@@ -36,7 +36,11 @@ class CdiSpecWriterCrashTest {
       Process writer = start(dir);
       try (BufferedReader out = new BufferedReader(new InputStreamReader(writer.getInputStream(), StandardCharsets.UTF_8))) {
         assertThat(out.readLine()).as("writer started").isEqualTo("ready");
-        Thread.sleep(random.nextInt(400));
+        // A random number of completed reconciles, then SIGKILL mid-way through the next one.
+        int reconciles = random.nextInt(20);
+        for (int i = 0; i < reconciles; i++) {
+          assertThat(out.readLine()).as("writer reconciled").isEqualTo("wrote");
+        }
         writer.destroyForcibly();
         assertThat(writer.waitFor(10, TimeUnit.SECONDS)).isTrue();
       }

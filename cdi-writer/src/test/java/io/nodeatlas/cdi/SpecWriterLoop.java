@@ -24,8 +24,10 @@ public final class SpecWriterLoop {
       writer.reconcile(dir, i % 2 == 0 ? big : small, generator.ownership());
       if (i == 0) {
         System.out.println("ready");
-        System.out.flush();
       }
+      // One line per reconcile: the test kills after a random number of them, not after a delay.
+      System.out.println("wrote");
+      System.out.flush();
     }
   }
 }

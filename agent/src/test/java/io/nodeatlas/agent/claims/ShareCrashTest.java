@@ -35,7 +35,12 @@ class ShareCrashTest {
       Process churn = start(state, cdi, random.nextInt(1000));
       try (BufferedReader out = new BufferedReader(new InputStreamReader(churn.getInputStream(), StandardCharsets.UTF_8))) {
         assertThat(out.readLine()).as("churn started").isEqualTo("ready");
-        Thread.sleep(200 + random.nextInt(600));
+        // Kill after a random number of recorded Prepares (each printed as it happens), not after a
+        // fixed delay: the kill point stays random however loaded the machine is.
+        int prepares = 1 + random.nextInt(40);
+        for (int i = 0; i < prepares; i++) {
+          assertThat(out.readLine()).as("churn prepared a claim").isEqualTo("prepared");
+        }
         churn.destroyForcibly();
         assertThat(churn.waitFor(10, TimeUnit.SECONDS)).isTrue();
       }

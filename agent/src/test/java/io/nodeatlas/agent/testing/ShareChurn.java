@@ -60,8 +60,13 @@ public final class ShareChurn {
           ClaimRef claim = ref(random.nextInt(CLAIMS));
           if (random.nextInt(3) == 0) {
             preparer.unprepare(List.of(claim));
-          } else {
-            preparer.prepare(List.of(claim));
+          } else if (!preparer.prepare(List.of(claim)).get(claim.uid()).failed()) {
+            // One line per recorded Prepare: the test kills after a random number of them, an
+            // event it can wait for on a loaded machine, where a fixed delay might see none.
+            synchronized (System.out) {
+              System.out.println("prepared");
+              System.out.flush();
+            }
           }
         }
       });
