@@ -30,6 +30,9 @@ import io.nodeatlas.discovery.topology.Topology.DieInfo;
 import io.nodeatlas.discovery.topology.Topology.HugepagePool;
 import io.nodeatlas.discovery.topology.Topology.HugepageSize;
 import io.nodeatlas.discovery.topology.Topology.NumaNodeInfo;
+import io.nodeatlas.discovery.topology.PciTree;
+import io.nodeatlas.discovery.topology.PciTree.PciNode;
+import io.nodeatlas.discovery.topology.PciTree.PciPair;
 import io.nodeatlas.discovery.topology.Topology.PackageInfo;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -152,6 +155,15 @@ public final class NodeReportCodec {
       ObjectNode node = numa.addObject().put("id", n.id()).put("cpus", n.cpus().toString());
       putIfNotNull(node, "memoryTotalBytes", n.memoryTotalBytes());
       putIfNotNull(node, "memoryFreeBytes", n.memoryFreeBytes());
+      if (n.memoryOnly() && n.memoryTotalBytes() != null && n.memoryTotalBytes() > 0) {
+        node.put("memoryOnly", true);
+      }
+      putIfNotNull(node, "memoryTier", n.memoryTier());
+      if (!n.initiatorNodes().isEmpty()) {
+        ArrayNode initiators = node.putArray("initiatorNodes");
+        n.initiatorNodes().forEach(initiators::add);
+        node.put("initiatorCpus", n.initiatorCpus().toString());
+      }
       ObjectNode distances = node.putObject("distances");
       n.distances().forEach((id, d) -> distances.put(Integer.toString(id), d));
       ArrayNode pools = node.putArray("hugepages");
@@ -164,7 +176,59 @@ public final class NodeReportCodec {
       ArrayNode mounts = size.putArray("mounts");
       h.mounts().forEach(mounts::add);
     }
+    if (!t.pci().isEmpty()) {
+      out.set("pci", pciTree(t.pci()));
+    }
     return out;
+  }
+
+  private static ObjectNode pciTree(PciTree tree) {
+    ObjectNode out = NODES.objectNode();
+    ArrayNode bridges = out.putArray("hostBridges");
+    tree.hostBridges().forEach(n -> bridges.add(pciNode(n)));
+    ArrayNode pairs = out.putArray("pairs");
+    tree.pairs().forEach(p -> pairs.addObject().put("a", p.deviceA()).put("b", p.deviceB()).put("link", p.link().name()));
+    return out;
+  }
+
+  private static ObjectNode pciNode(PciNode n) {
+    ObjectNode out = NODES.objectNode().put("address", n.address()).put("kind", n.kind().jsonName());
+    putIfNotNull(out, "vendorId", n.vendorId());
+    putIfNotNull(out, "deviceId", n.deviceId());
+    putIfNotNull(out, "classCode", n.classCode());
+    putIfNotNull(out, "numaNode", n.numaNode());
+    if (!n.devices().isEmpty()) {
+      ArrayNode devices = out.putArray("devices");
+      n.devices().forEach(devices::add);
+    }
+    if (!n.children().isEmpty()) {
+      ArrayNode children = out.putArray("children");
+      n.children().forEach(c -> children.add(pciNode(c)));
+    }
+    return out;
+  }
+
+  private static PciTree readPciTree(JsonNode t) {
+    List<PciNode> bridges = new ArrayList<>();
+    t.path("hostBridges").forEach(n -> bridges.add(readPciNode(n, 0)));
+    List<PciPair> pairs = new ArrayList<>();
+    t.path("pairs").forEach(p -> pairs.add(new PciPair(text(p, "a"), text(p, "b"), PciTree.Link.valueOf(text(p, "link")))));
+    return new PciTree(bridges, pairs);
+  }
+
+  /** PCI nesting is shallow on real machines (a few switches deep); a saved document is bounded anyway. */
+  private static final int MAX_PCI_DEPTH = 32;
+
+  private static PciNode readPciNode(JsonNode n, int depth) {
+    if (depth > MAX_PCI_DEPTH) {
+      throw new IllegalArgumentException("PCI tree nested deeper than " + MAX_PCI_DEPTH + " levels");
+    }
+    List<String> devices = new ArrayList<>();
+    n.path("devices").forEach(d -> devices.add(d.asText()));
+    List<PciNode> children = new ArrayList<>();
+    n.path("children").forEach(c -> children.add(readPciNode(c, depth + 1)));
+    return new PciNode(text(n, "address"), PciTree.Kind.fromJson(text(n, "kind")), optText(n, "vendorId"),
+        optText(n, "deviceId"), optText(n, "classCode"), optInt(n, "numaNode"), devices, children);
   }
 
   private static void pool(ObjectNode node, long pageSize, long total, long free, Long reserved, long surplus) {
@@ -417,8 +481,11 @@ public final class NodeReportCodec {
       List<HugepagePool> pools = new ArrayList<>();
       n.path("hugepages").forEach(p -> pools.add(new HugepagePool(p.path("pageSizeBytes").asLong(), p.path("total").asLong(),
           p.path("free").asLong(), optLong(p, "reserved"), p.path("surplus").asLong())));
+      List<Integer> initiators = new ArrayList<>();
+      n.path("initiatorNodes").forEach(i -> initiators.add(i.asInt()));
       numa.add(new NumaNodeInfo(n.path("id").asInt(), cpuSet(n, "cpus"), optLong(n, "memoryTotalBytes"),
-          optLong(n, "memoryFreeBytes"), new TreeMap<>(distances), pools));
+          optLong(n, "memoryFreeBytes"), new TreeMap<>(distances), pools, optInt(n, "memoryTier"), initiators,
+          cpuSet(n, "initiatorCpus")));
     }
     List<HugepageSize> sizes = new ArrayList<>();
     for (JsonNode h : t.path("hugepages")) {
@@ -427,7 +494,8 @@ public final class NodeReportCodec {
       sizes.add(new HugepageSize(h.path("pageSizeBytes").asLong(), h.path("total").asLong(), h.path("free").asLong(),
           optLong(h, "reserved"), h.path("surplus").asLong(), mounts));
     }
-    return new Topology(summary, packages, dies, clusters, cores, caches, numa, sizes);
+    PciTree pci = t.has("pci") ? readPciTree(t.get("pci")) : PciTree.EMPTY;
+    return new Topology(summary, packages, dies, clusters, cores, caches, numa, sizes, pci);
   }
 
   private static CpuSet cpuSet(JsonNode node, String field) {

@@ -20,13 +20,21 @@ public record Topology(
     List<CoreInfo> cores,
     List<CacheInfo> caches,
     List<NumaNodeInfo> numaNodes,
-    List<HugepageSize> hugepages) {
+    List<HugepageSize> hugepages,
+    PciTree pci) {
 
   public static final Topology EMPTY =
       new Topology(new CpuSummary(CpuSet.EMPTY, CpuSet.EMPTY, CpuSet.EMPTY), List.of(), List.of(), List.of(),
           List.of(), List.of(), List.of(), List.of());
 
+  /** A CPU/NUMA view without a PCI tree (the CPU source's part; discovery attaches the tree later). */
+  public Topology(CpuSummary cpus, List<PackageInfo> packages, List<DieInfo> dies, List<ClusterInfo> clusters,
+      List<CoreInfo> cores, List<CacheInfo> caches, List<NumaNodeInfo> numaNodes, List<HugepageSize> hugepages) {
+    this(cpus, packages, dies, clusters, cores, caches, numaNodes, hugepages, PciTree.EMPTY);
+  }
+
   public Topology {
+    pci = pci == null ? PciTree.EMPTY : pci;
     packages = sorted(packages, Comparator.comparingInt(PackageInfo::id));
     dies = sorted(dies, Comparator.comparingInt(DieInfo::packageId).thenComparingInt(DieInfo::id));
     clusters = sorted(clusters, Comparator.comparingInt(ClusterInfo::packageId).thenComparingInt(ClusterInfo::id));
@@ -36,6 +44,11 @@ public record Topology(
         .thenComparing(CacheInfo::cpus));
     numaNodes = sorted(numaNodes, Comparator.comparingInt(NumaNodeInfo::id));
     hugepages = sorted(hugepages, Comparator.comparingLong(HugepageSize::pageSizeBytes));
+  }
+
+  /** This topology with {@code tree} as its PCI tree. */
+  public Topology withPci(PciTree tree) {
+    return new Topology(cpus, packages, dies, clusters, cores, caches, numaNodes, hugepages, tree);
   }
 
   private static <T> List<T> sorted(List<T> list, Comparator<? super T> order) {
@@ -85,8 +98,16 @@ public record Topology(
   public record CacheInfo(int level, CacheType type, long sizeBytes, CpuSet cpus) {}
 
   /**
-   * A NUMA node. {@code cpus} is empty for memory-only nodes (HBM, CXL); {@code distances} maps node id
-   * to the SLIT distance; memory figures are null when the node has no readable meminfo.
+   * A NUMA node. {@code cpus} is empty for memory-only nodes (HBM, CXL, persistent memory);
+   * {@code distances} maps node id to the SLIT distance; memory figures are null when the node has no
+   * readable meminfo.
+   *
+   * <p>{@code memoryTier} is the id of the kernel memory tier that lists this node
+   * ({@code /sys/devices/virtual/memory_tiering/memory_tierN/nodelist}, Documentation/ABI/testing/sysfs-kernel-mm-memory-tiers),
+   * null where the kernel has no memory tiering. {@code initiatorNodes} are the nodes named by
+   * {@code nodeN/access0/initiators/} (Documentation/ABI/stable/sysfs-devices-node, the HMAT
+   * "best initiator" links) and {@code initiatorCpus} the online CPUs of those nodes: for a memory-only
+   * node, the CPUs it is local to. Both are empty where the kernel does not say.
    */
   public record NumaNodeInfo(
       int id,
@@ -94,10 +115,26 @@ public record Topology(
       Long memoryTotalBytes,
       Long memoryFreeBytes,
       SortedMap<Integer, Integer> distances,
-      List<HugepagePool> hugepages) {
+      List<HugepagePool> hugepages,
+      Integer memoryTier,
+      List<Integer> initiatorNodes,
+      CpuSet initiatorCpus) {
     public NumaNodeInfo {
       distances = Collections.unmodifiableSortedMap(new TreeMap<>(distances));
       hugepages = hugepages.stream().sorted(Comparator.comparingLong(HugepagePool::pageSizeBytes)).toList();
+      initiatorNodes = initiatorNodes == null ? List.of() : initiatorNodes.stream().sorted().distinct().toList();
+      initiatorCpus = initiatorCpus == null ? CpuSet.EMPTY : initiatorCpus;
+    }
+
+    /** A node without tier or initiator facts. */
+    public NumaNodeInfo(int id, CpuSet cpus, Long memoryTotalBytes, Long memoryFreeBytes,
+        SortedMap<Integer, Integer> distances, List<HugepagePool> hugepages) {
+      this(id, cpus, memoryTotalBytes, memoryFreeBytes, distances, hugepages, null, List.of(), CpuSet.EMPTY);
+    }
+
+    /** True for a node with memory but no CPUs of its own (HBM, CXL, persistent memory). */
+    public boolean memoryOnly() {
+      return cpus.isEmpty();
     }
   }
 
