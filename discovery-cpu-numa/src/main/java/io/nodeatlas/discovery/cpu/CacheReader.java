@@ -14,29 +14,37 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.IntFunction;
 
 /**
  * Reads every cache instance from {@code cpuN/cache/indexM/} of the online CPUs
  * (Documentation/ABI/testing/sysfs-devices-system-cpu, {@code cpuX/cache/indexY/}). Each instance is
- * read once: when CPU N is already in the {@code shared_cpu_list} of an {@code indexM} read for another
- * CPU, its own {@code indexM} describes the same cache and is skipped (drivers/base/cacheinfo.c fills
- * {@code shared_cpu_map} symmetrically for all sharers).
+ * read once: when CPU N is already among the sharers of an {@code indexM} read for another CPU, its own
+ * {@code indexM} describes the same cache and is skipped (the kernel fills {@code shared_cpu_map}
+ * symmetrically for all sharers).
+ *
+ * <p>The sharers come from {@code shared_cpu_map}, the list twin only where there is no map (map over
+ * list, as hwloc). An all-zero map, which old kernels print for some levels, names no sharer; the
+ * cache is then private to the CPU's core (its thread siblings), not to the one CPU, as hwloc reads it.
  */
 final class CacheReader {
 
-  /** The sharing CPUs as a list, or as a mask on kernels without the list file. */
-  private static final List<String> SHARING_FILES = List.of("shared_cpu_list", "shared_cpu_map");
+  /** The sharing CPUs as a mask, or as a list where the map is missing. */
+  private static final List<String> SHARING_FILES = List.of("shared_cpu_map", "shared_cpu_list");
 
   /** Each sharing file's raw value, tagged with its form; {@link CacheParser} parses it with the rest. */
   private static final List<FactParser<Sharing>> SHARING_FORMS =
-      List.of(v -> new Sharing(v, false), v -> new Sharing(v, true));
+      List.of(v -> new Sharing(v, true), v -> new Sharing(v, false));
 
   /** The raw value of {@code shared_cpu_list} ({@code mask} false) or {@code shared_cpu_map}. */
   private record Sharing(String value, boolean mask) {}
 
   private CacheReader() {}
 
-  static List<CacheInfo> read(FactReader in, CpuSet online) {
+  /**
+   * @param coreOf the online threads of a CPU's core (the CPU alone where the kernel names no core)
+   */
+  static List<CacheInfo> read(FactReader in, CpuSet online, IntFunction<CpuSet> coreOf) {
     Path cpuDir = in.fs().sys("devices/system/cpu");
     Map<String, BitSet> coveredByIndex = new HashMap<>();
     Set<CacheInfo> caches = new LinkedHashSet<>();
@@ -59,7 +67,7 @@ final class CacheReader {
         if (covered.get(cpu)) {
           continue;
         }
-        CacheInfo cache = readIndex(in, index, cpu, online);
+        CacheInfo cache = readIndex(in, index, cpu, online, coreOf);
         if (cache != null) {
           covered.or(cache.cpus().toBitSet());
           caches.add(cache);
@@ -69,7 +77,7 @@ final class CacheReader {
     return new ArrayList<>(caches);
   }
 
-  private static CacheInfo readIndex(FactReader in, Path index, int cpu, CpuSet online) {
+  private static CacheInfo readIndex(FactReader in, Path index, int cpu, CpuSet online, IntFunction<CpuSet> coreOf) {
     String level = in.value(index.resolve("level")).orElse(null);
     String type = in.value(index.resolve("type")).orElse(null);
     if (level == null || type == null) {
@@ -87,8 +95,10 @@ final class CacheReader {
       in.warn(index, e.getMessage() + "; cache left out");
       return null;
     }
+    // An all-zero map names nobody: the cache is the core's (hwloc does the same on such kernels).
+    CpuSet sharers = parsed.cpus().isEmpty() ? coreOf.apply(cpu) : parsed.cpus();
     // Offline sharers have no cache directory of their own and are not part of the usable topology.
-    CpuSet cpus = parsed.cpus().intersect(online).union(CpuSet.of(cpu));
+    CpuSet cpus = sharers.intersect(online).union(CpuSet.of(cpu));
     return new CacheInfo(parsed.level(), parsed.type(), parsed.sizeBytes(), cpus);
   }
 }

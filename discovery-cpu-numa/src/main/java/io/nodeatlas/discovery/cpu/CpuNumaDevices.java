@@ -49,6 +49,8 @@ public final class CpuNumaDevices {
   public static final String CORE_TYPE = Names.ours("coreType");
   public static final String PAGE_SIZE = Names.ours("pageSize");
   public static final String PAGE_SIZE_BYTES = Names.ours("pageSizeBytes");
+  public static final String MEMORY_ONLY = Names.ours("memoryOnly");
+  public static final String MEMORY_TIER = Names.ours("memoryTier");
   public static final String CPU_CAPACITY = Names.ours("cpu");
   public static final String RESERVED_CPUS = Names.ours("reservedCPUs");
   public static final String CORE_ID = Names.ours("coreID");
@@ -79,10 +81,12 @@ public final class CpuNumaDevices {
           "The device type: the online CPUs of one NUMA node (one package on hosts without NUMA), shared;"
               + " in cores mode (--cpu-devices=cores) one physical core, exclusive."),
       AttributeDoc.attribute(CPU_TYPE, Names.NUMA_NODE, "int", "", "0",
-          "The NUMA node the CPUs belong to (sysfs node/nodeN/cpulist); absent when the kernel shows no NUMA nodes."),
+          "The NUMA node the CPUs belong to (sysfs node/nodeN/cpulist); absent when the kernel has no NUMA (the"
+              + " topology then shows one node 0, as hwloc and numactl do)."),
       AttributeDoc.attribute(CPU_TYPE, SOCKET, "int", "", "1",
           "The physical package (socket) id of the CPUs (topology/physical_package_id); absent when they span"
-              + " packages or the kernel prints -1."),
+              + " packages, the kernel prints -1, or the kernel prints the same id for packages that the"
+              + " package_cpus masks separate."),
       AttributeDoc.attribute(CPU_TYPE, CPU_COUNT, "int", "CPUs", "64",
           "How many online CPUs (hardware threads) the device holds, reserved ones included."),
       AttributeDoc.attribute(CPU_TYPE, RESERVED_CPUS, "int", "CPUs", "2",
@@ -135,6 +139,13 @@ public final class CpuNumaDevices {
           "The page size as a Kubernetes quantity, spelled like the kubelet's hugepages-2Mi resource."),
       AttributeDoc.attribute(HUGEPAGES_TYPE, PAGE_SIZE_BYTES, "int", "bytes", "2097152",
           "The page size in bytes, for numeric comparisons."),
+      AttributeDoc.attribute(HUGEPAGES_TYPE, MEMORY_ONLY, "bool", "", "false",
+          "Whether the pool's NUMA node has memory but no CPUs of its own (HBM, CXL or persistent memory:"
+              + " node/nodeN/cpulist empty); false for a host-wide pool."),
+      AttributeDoc.attribute(HUGEPAGES_TYPE, MEMORY_TIER, "int", "", "4",
+          "The kernel memory tier of the pool's NUMA node (memory_tiering/memory_tierN/nodelist; a smaller N is"
+              + " faster memory, DRAM is memory_tier4 on current kernels); absent without memory tiering (kernels"
+              + " before 6.1) and for a host-wide pool on a host with several nodes."),
       AttributeDoc.capacity(HUGEPAGES_TYPE, MEMORY_CAPACITY, "bytes", "8589934592",
           "The pool's size (nr_hugepages times the page size); shared: a claim takes one page unless it asks"
               + " for more, in whole pages up to the pool."));
@@ -213,7 +224,7 @@ public final class CpuNumaDevices {
         sockets.add(p.id());
       }
     }
-    if (sockets.size() == 1 && sockets.iterator().next() >= 0) {
+    if (sockets.size() == 1 && namesOnePackage(t, sockets.iterator().next())) {
       d.attribute(SOCKET, sockets.iterator().next());
     }
     int threadsPerCore = 0;
@@ -272,7 +283,7 @@ public final class CpuNumaDevices {
           break;
         }
       }
-      if (c.packageId() >= 0) {
+      if (namesOnePackage(t, c.packageId())) {
         d.attribute(SOCKET, c.packageId());
       }
       if (c.id() >= 0) {
@@ -297,6 +308,16 @@ public final class CpuNumaDevices {
       d.build().ifPresent(out::add);
     }
     return out;
+  }
+
+  /**
+   * Whether {@code id} is a kernel package id that names exactly one package. Where the sibling masks
+   * split CPUs the kernel gave one {@code physical_package_id} into several packages, the topology keeps
+   * the id on each, but as a device attribute it would make CPUs of different packages look like one
+   * socket to a claim's {@code matchAttribute}; it is left out instead.
+   */
+  private static boolean namesOnePackage(Topology t, int id) {
+    return id >= 0 && t.packages().stream().filter(p -> p.id() == id).count() == 1;
   }
 
   /**
@@ -357,13 +378,13 @@ public final class CpuNumaDevices {
       for (NumaNodeInfo n : t.numaNodes()) {
         for (HugepagePool p : n.hugepages()) {
           String name = "hugepages-" + HugepageSizes.labelFragment(p.pageSizeBytes()) + "-numa" + n.id();
-          hugepageDevice(name, p.pageSizeBytes(), p.total(), n.id(), warn).ifPresent(out::add);
+          hugepageDevice(name, p.pageSizeBytes(), p.total(), n, warn).ifPresent(out::add);
         }
       }
       return out;
     }
     // No per-node pools: one device per size. Its node is known only when the host has exactly one.
-    Integer onlyNode = t.numaNodes().size() == 1 ? t.numaNodes().get(0).id() : null;
+    NumaNodeInfo onlyNode = t.numaNodes().size() == 1 ? t.numaNodes().get(0) : null;
     for (HugepageSize s : t.hugepages()) {
       String name = "hugepages-" + HugepageSizes.labelFragment(s.pageSizeBytes());
       hugepageDevice(name, s.pageSizeBytes(), s.total(), onlyNode, warn).ifPresent(out::add);
@@ -375,7 +396,7 @@ public final class CpuNumaDevices {
    * A pool with no pages is not a device: nothing could be allocated from it (nr_hugepages is 0 until an
    * administrator reserves pages; Documentation/admin-guide/mm/hugetlbpage.rst). It stays in the topology.
    */
-  private static Optional<Device> hugepageDevice(String name, long pageSize, long pages, Integer numaNode,
+  private static Optional<Device> hugepageDevice(String name, long pageSize, long pages, NumaNodeInfo node,
       Consumer<String> warn) {
     if (pages <= 0) {
       return Optional.empty();
@@ -383,10 +404,15 @@ public final class CpuNumaDevices {
     String quantity = HugepageSizes.quantity(pageSize);
     DeviceDraft d = DeviceDraft.of(name, SOURCE, warn)
         .attribute(TYPE, HUGEPAGES_TYPE);
-    if (numaNode != null) {
-      d.attribute(Names.NUMA_NODE, numaNode);
+    if (node != null) {
+      d.attribute(Names.NUMA_NODE, node.id());
     }
     d.attribute(PAGE_SIZE, quantity).attribute(PAGE_SIZE_BYTES, pageSize);
+    // Pages on HBM or CXL memory are not like pages on the CPUs' DRAM: say which kind of node holds them.
+    d.attribute(MEMORY_ONLY, node != null && node.memoryOnly());
+    if (node != null && node.memoryTier() != null) {
+      d.attribute(MEMORY_TIER, node.memoryTier().intValue());
+    }
     long bytes;
     try {
       bytes = Math.multiplyExact(pages, pageSize);

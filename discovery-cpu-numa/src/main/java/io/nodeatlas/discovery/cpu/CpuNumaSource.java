@@ -15,9 +15,13 @@ import io.nodeatlas.discovery.topology.CpuSet;
 import io.nodeatlas.discovery.topology.Topology;
 import io.nodeatlas.discovery.topology.Topology.CacheInfo;
 import io.nodeatlas.discovery.topology.Topology.HugepageSize;
+import io.nodeatlas.discovery.topology.Topology.CoreInfo;
 import io.nodeatlas.discovery.topology.Topology.NumaNodeInfo;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * The {@code cpu-numa} source: CPUs, caches, NUMA nodes and hugepages from sysfs and procfs, published
@@ -108,7 +112,8 @@ public final class CpuNumaSource implements DiscoverySource {
     }
     DiscoveryResult.Builder result = new DiscoveryResult.Builder(name());
     FactReader in = new FactReader(host.fs(), result::warn);
-    Topology topology = topology(in);
+    Read read = read(in);
+    Topology topology = read.topology();
     CpuSet known = topology.cpus().possible().union(topology.cpus().online()).union(topology.cpus().offline());
     CpuSet unknown = reserved.minus(known);
     if (!unknown.isEmpty()) {
@@ -116,17 +121,35 @@ public final class CpuNumaSource implements DiscoverySource {
           + " (its CPUs are " + known + ")");
     }
     result.topology(topology);
-    CpuNumaDevices.devices(topology, CpuIdentityReader.read(in), reserved, cores, result::warn).forEach(result::device);
+    // The node 0 that stands for a kernel without NUMA is a view, not a kernel node: devices keep to what
+    // the kernel says (no numaNode, one cpu device per package), like the other sources' devices there.
+    Topology forDevices = read.kernelNuma() ? topology : new Topology(topology.cpus(), topology.packages(),
+        topology.dies(), topology.clusters(), topology.cores(), topology.caches(), List.of(), topology.hugepages());
+    CpuNumaDevices.devices(forDevices, CpuIdentityReader.read(in), reserved, cores, result::warn).forEach(result::device);
     return result.build();
   }
 
+  /** The topology as read, and whether its NUMA nodes are the kernel's (false: node 0 of a kernel without NUMA). */
+  record Read(Topology topology, boolean kernelNuma) {}
+
   /** Reads the whole topology; warnings go to {@code in}. */
   static Topology topology(FactReader in) {
+    return read(in).topology();
+  }
+
+  static Read read(FactReader in) {
     CpuTopologyReader.CpuTopology cpu = CpuTopologyReader.read(in);
-    List<CacheInfo> caches = CacheReader.read(in, cpu.summary().online());
-    List<NumaNodeInfo> nodes = NumaNodeReader.read(in, cpu.summary().online());
+    CpuSet online = cpu.summary().online();
+    Map<Integer, CpuSet> coreOf = new HashMap<>();
+    for (CoreInfo core : cpu.cores()) {
+      core.cpus().stream().forEach(c -> coreOf.put(c, core.cpus()));
+    }
+    List<CacheInfo> caches = CacheReader.read(in, online, c -> coreOf.getOrDefault(c, CpuSet.of(c)));
+    Optional<List<NumaNodeInfo>> kernelNodes = NumaNodeReader.read(in, online);
     Meminfo meminfo = MeminfoReader.read(in, in.fs().proc("meminfo"), "");
     List<HugepageSize> hugepages = HugepagesReader.read(in, meminfo);
-    return new Topology(cpu.summary(), cpu.packages(), cpu.dies(), cpu.clusters(), cpu.cores(), caches, nodes, hugepages);
+    List<NumaNodeInfo> nodes = kernelNodes.orElseGet(() -> List.of(NumaNodeReader.withoutNuma(online, meminfo, hugepages)));
+    return new Read(new Topology(cpu.summary(), cpu.packages(), cpu.dies(), cpu.clusters(), cpu.cores(), caches,
+        nodes, hugepages), kernelNodes.isPresent());
   }
 }

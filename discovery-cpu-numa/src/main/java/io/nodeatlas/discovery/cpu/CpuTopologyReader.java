@@ -23,7 +23,14 @@ import java.util.Optional;
  * online CPU its package, die, cluster and core. Only online CPUs have a {@code topology/} directory.
  *
  * <p>Reads one CPU per core: the first online thread of a core supplies the ids and the sibling list
- * for all its threads, which keeps a 128-thread node at a few hundred small reads.
+ * for all its threads, and the first CPU of a package its package mask, which keeps a 128-thread node
+ * at a few hundred small reads.
+ *
+ * <p>The sibling masks group, the ids name (as hwloc does): a core is the CPUs of one
+ * {@code thread_siblings}/{@code core_cpus} mask (split by {@code core_id} only for AMD compute units,
+ * below), a package the CPUs of one {@code core_siblings}/{@code package_cpus} mask; CPUs the masks
+ * separate stay separate even where the kernel prints the same {@code core_id} or
+ * {@code physical_package_id} for them. Ids group only on kernels without the mask files.
  */
 final class CpuTopologyReader {
 
@@ -42,7 +49,7 @@ final class CpuTopologyReader {
   private static final CpuSetFiles THREAD_SIBLINGS = CpuSetFiles.of(
       List.of("thread_siblings_list", "core_cpus_list"), List.of("thread_siblings", "core_cpus"));
 
-  /** A package's CPUs, for kernels that print no package id ({@code package_cpus} replaces {@code core_siblings}). */
+  /** A package's CPUs ({@code package_cpus} replaces {@code core_siblings}); they group CPUs into packages. */
   private static final CpuSetFiles PACKAGE_SIBLINGS = CpuSetFiles.of(
       List.of("package_cpus_list", "core_siblings_list"), List.of("package_cpus", "core_siblings"));
 
@@ -111,16 +118,28 @@ final class CpuTopologyReader {
       // Without core_id and sibling lists (some fake and very old trees) the kernel names no core.
       boolean coreKnown = coreId >= 0 || siblings.isPresent();
 
-      int packageId = in.readText(topo.resolve("physical_package_id"), SysfsFacts.ID).orElse(-1);
-      PackageKey pkg;
-      if (packageId >= 0) {
-        pkg = new PackageKey(packageId, null);
-      } else if (knownSiblingPackage(packageCpus.keySet(), cpu) != null) {
-        pkg = knownSiblingPackage(packageCpus.keySet(), cpu);
-      } else {
-        // s390 and POWER print -1: the package is then the set of CPUs sharing core_siblings, as hwloc does.
-        CpuSet packageSiblings = SysfsFacts.first(in, topo, PACKAGE_SIBLINGS).orElse(CpuSet.EMPTY).intersect(online);
-        pkg = new PackageKey(-1, packageSiblings);
+      PackageKey pkg = maskPackage(packageCpus.keySet(), cpu);
+      if (pkg == null) {
+        // The first CPU of a package we have not seen: its package_cpus mask names the package's CPUs.
+        Optional<CpuSet> packageSiblings = SysfsFacts.first(in, topo, PACKAGE_SIBLINGS);
+        int packageId = in.readText(topo.resolve("physical_package_id"), SysfsFacts.ID).orElse(-1);
+        if (packageSiblings.isPresent()) {
+          // Masks over ids (Documentation/ABI/stable/sysfs-devices-system-cpu: package_cpus is "the CPUs
+          // sharing the same physical_package_id"): where a kernel prints one id for CPUs whose masks say
+          // they are separate packages, the masks group and the id only names each group, as hwloc does.
+          // CPUs already in an earlier package stay there, so packages never overlap.
+          BitSet members = packageSiblings.get().intersect(online).toBitSet();
+          for (PackageKey known : packageCpus.keySet()) {
+            if (known.siblings() != null) {
+              members.andNot(known.siblings().toBitSet());
+            }
+          }
+          members.set(cpu);
+          pkg = new PackageKey(packageId, CpuSet.fromBits(members));
+        } else {
+          // Kernels without the mask files: the id alone groups (and -1, unknown, is one package).
+          pkg = new PackageKey(packageId, null);
+        }
       }
       // die_id (5.x) and cluster_id (5.16+) exist for every CPU or for none: probe once, not per core.
       if (hasDieId == null) {
@@ -185,15 +204,22 @@ final class CpuTopologyReader {
     return null;
   }
 
-  private static PackageKey knownSiblingPackage(java.util.Set<PackageKey> known, int cpu) {
+  /** The package, grouped by its mask, that already holds {@code cpu}; null when none does. */
+  private static PackageKey maskPackage(java.util.Set<PackageKey> known, int cpu) {
     for (PackageKey k : known) {
-      if (k.id() < 0 && k.siblings() != null && k.siblings().contains(cpu)) {
+      if (k.siblings() != null && k.siblings().contains(cpu)) {
         return k;
       }
     }
     return null;
   }
 
-  /** A package: its kernel id, or (id -1) the set of CPUs that share it when the kernel has no id. */
+  /**
+   * A package: the online CPUs its {@code package_cpus} mask names ({@code siblings}) and the kernel's
+   * id of its first CPU ({@code -1} where the kernel prints none: s390, POWER); on kernels without the
+   * mask files ({@code siblings} null) the id alone. Two packages may carry the same id when the masks
+   * separate CPUs the kernel gave one id; both are published under that id, ordered by their lowest
+   * CPU, and devices are then named by position ({@link CpuNumaDevices#cpuDevices}).
+   */
   private record PackageKey(int id, CpuSet siblings) {}
 }

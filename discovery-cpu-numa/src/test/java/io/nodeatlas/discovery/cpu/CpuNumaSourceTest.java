@@ -162,7 +162,8 @@ class CpuNumaSourceTest {
         Names.ours("type"), AttributeValue.string("hugepages"),
         Names.NUMA_NODE, AttributeValue.of(1),
         Names.ours("pageSize"), AttributeValue.string("1Gi"),
-        Names.ours("pageSizeBytes"), AttributeValue.of(GI1)));
+        Names.ours("pageSizeBytes"), AttributeValue.of(GI1),
+        Names.ours("memoryOnly"), AttributeValue.of(false)));
     assertThat(gi1.capacity()).containsExactlyEntriesOf(Map.of(Names.ours("memory"), Quantity.of(16 * GI1)));
     // Shared by bytes in whole pages: one page by default, up to the pool's 16 GiB.
     assertThat(gi1.allowMultipleAllocations()).isTrue();
@@ -317,9 +318,11 @@ class CpuNumaSourceTest {
     List<Device> devices = new ArrayList<>(discoverSynthetic().devices());
     devices.addAll(discover().devices());
     devices.addAll(CpuDevicesTest.devicesOfEveryKind(root.resolve("kinds")));
+    OddMachines.hbmAndCxl(root.resolve("hbm"));
+    devices.addAll(Discover.run(HostContext.of(HostFs.of(root.resolve("hbm")))).devices());
     assertThat(AttributeCatalogue.undocumented(source.catalogue(), devices)).isEmpty();
-    // The synthetic node, the hybrid laptop, an x86 and an arm64 node in both modes together publish
-    // every documented name: none is stale.
+    // The synthetic node, the hybrid laptop, an x86 and an arm64 node in both modes and a node with HBM
+    // and CXL memory together publish every documented name: none is stale.
     TreeSet<String> published = new TreeSet<>();
     for (Device d : devices) {
       d.attributes().keySet().forEach(k -> published.add(d.type().orElseThrow() + " " + k));

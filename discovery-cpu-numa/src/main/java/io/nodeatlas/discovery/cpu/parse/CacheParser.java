@@ -24,8 +24,8 @@ public final class CacheParser {
 
   /**
    * @param size null when the kernel prints no size (then 0 bytes)
-   * @param sharedCpuList null when absent
-   * @param sharedCpuMap null when absent; used only without {@code sharedCpuList}
+   * @param sharedCpuList null when absent; used only without {@code sharedCpuMap}
+   * @param sharedCpuMap null when absent
    * @param self the CPU the directory belongs to, which shares the cache when neither file exists
    */
   public static CacheInfo parse(String level, String type, String size, String sharedCpuList, String sharedCpuMap, int self) {
@@ -33,10 +33,10 @@ public final class CacheParser {
     CacheType t = parseType(type);
     long bytes = size == null ? 0 : SizeParser.parseBytes(size);
     CpuSet shared;
-    if (sharedCpuList != null) {
-      shared = CpuListParser.parse(sharedCpuList);
-    } else if (sharedCpuMap != null) {
+    if (sharedCpuMap != null) {
       shared = CpuMaskParser.parse(sharedCpuMap);
+    } else if (sharedCpuList != null) {
+      shared = CpuListParser.parse(sharedCpuList);
     } else {
       shared = CpuSet.of(self);
     }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nodeatlas.discovery.cpu.CpuNumaSource;
 import io.nodeatlas.discovery.cpu.Discover;
-import io.nodeatlas.discovery.cpu.parse.MeminfoParser;
 import io.nodeatlas.discovery.parse.CpuListParser;
 import io.nodeatlas.discovery.parse.CpuMaskParser;
 import io.nodeatlas.discovery.host.HostContext;
@@ -54,14 +53,13 @@ import org.w3c.dom.Element;
  *   <li><b>Objects kept for memory.</b> Under a cgroup, hwloc keeps an object with no allowed CPU when
  *       it holds an allowed NUMA node (a package or L3 whose CPUs contain the node's CPUs); such
  *       objects are compared with an empty CPU set.</li>
- *   <li><b>No NUMA directory.</b> hwloc always has at least one NUMA node: without
- *       {@code sys/devices/system/node} it makes node 0 from all CPUs, {@code /proc/meminfo} MemTotal
- *       and the global hugepage pools. We report no node (the kernel has none), so that node is
- *       compared with our online CPUs, {@code /proc/meminfo} (through our MeminfoParser) and our global
- *       pools.</li>
  *   <li><b>CPU-less NUMA nodes.</b> The kernel gives HBM, CXL, NVDIMM and KNL MCDRAM nodes no CPUs,
- *       and so do we; hwloc attaches them to the CPUs of their HMAT initiators, KNL hwdata or nearest
- *       node by distance. For a node without CPUs only its id and memory are compared.</li>
+ *       and so do we; we publish the CPUs of their best initiators ({@code access0/initiators}) as
+ *       {@code initiatorCpus}, and hwloc attaches such a node to exactly those CPUs, so they are
+ *       compared. Where the initiators name no node with CPUs (an older kernel without HMAT, or a
+ *       generic initiator), hwloc falls back to its own heuristics (its KNL hwdata, or the nearest
+ *       nodes by distance) which the kernel does not state and we do not copy; for such a node only its
+ *       id and memory are compared.</li>
  *   <li><b>Memory-side caches.</b> hwloc reports KNL MCDRAM-as-cache as an L3 with subtype
  *       {@code MemorySideCache} (from its own dumped hwdata, not from {@code cpu/cache}); it is not a
  *       CPU cache and is not compared.</li>
@@ -352,23 +350,19 @@ class HwlocConformanceTest {
       if (!hwloc.allowedNodes().contains(n.id())) {
         continue;
       }
-      ourNodes.add("N#" + n.id() + " cpus=" + (n.cpus().isEmpty() ? "-" : n.cpus().intersect(allowed)) + " mem=" + n.memoryTotalBytes());
+      // Rule 5: a CPU-less node is compared with its initiators' CPUs where those have any.
+      String cpus = !n.cpus().isEmpty() ? n.cpus().intersect(allowed).toString()
+          : !n.initiatorCpus().isEmpty() ? n.initiatorCpus().intersect(allowed).toString() : "-";
+      ourNodes.add("N#" + n.id() + " cpus=" + cpus + " mem=" + n.memoryTotalBytes());
       n.hugepages().forEach(p -> ourPages.add("N#" + n.id() + " " + p.pageSizeBytes() + "=" + p.total()));
-    }
-    boolean noNumaDirectory = !Files.isDirectory(root.resolve("sys/devices/system/node"));
-    if (noNumaDirectory) {
-      // Rule 5.
-      Path meminfo = root.resolve("proc/meminfo");
-      Long total = Files.isRegularFile(meminfo) ? MeminfoParser.parse(Files.readString(meminfo)).memTotalBytes() : null;
-      ourNodes.add("N#0 cpus=" + ours.cpus().online().intersect(allowed) + " mem=" + total);
-      ours.hugepages().forEach(p -> ourPages.add("N#0 " + p.pageSizeBytes() + "=" + p.total()));
     }
     TreeSet<String> hwlocNodes = new TreeSet<>();
     TreeSet<String> hwlocPages = new TreeSet<>();
     for (LstopoXml.Obj n : hwloc.ofType("NUMANode")) {
       String mem = n.element().getAttribute("local_memory");
-      boolean cpuLess = !noNumaDirectory && ours.numaNodes().stream().anyMatch(o -> o.id() == n.osIndex() && o.cpus().isEmpty());
-      hwlocNodes.add("N#" + n.osIndex() + " cpus=" + (cpuLess ? "-" : n.cpuset()) + " mem=" + (mem.isEmpty() ? "null" : mem));
+      boolean unattached = ours.numaNodes().stream()
+          .anyMatch(o -> o.id() == n.osIndex() && o.cpus().isEmpty() && o.initiatorCpus().isEmpty());
+      hwlocNodes.add("N#" + n.osIndex() + " cpus=" + (unattached ? "-" : n.cpuset()) + " mem=" + (mem.isEmpty() ? "null" : mem));
       List<Element> types = LstopoXml.children(n.element(), "page_type");
       for (int i = 1; i < types.size(); i++) {
         hwlocPages.add("N#" + n.osIndex() + " " + types.get(i).getAttribute("size") + "=" + types.get(i).getAttribute("count"));
@@ -420,7 +414,7 @@ class HwlocConformanceTest {
     return l.size() > 6 ? l.subList(0, 6) + " (+" + (l.size() - 6) + " more)" : l.toString();
   }
 
-  private static boolean isInstalled() {
+  static boolean isInstalled() {
     try {
       Process p = new ProcessBuilder(LSTOPO, "--version").redirectErrorStream(true).start();
       p.getInputStream().readAllBytes();
