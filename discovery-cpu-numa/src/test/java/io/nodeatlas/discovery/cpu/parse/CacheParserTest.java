@@ -28,6 +28,19 @@ class CacheParserTest {
   }
 
   @Test
+  void theMapWinsWhereTheListDisagrees() {
+    // Both files print one cpumask; a capture where they differ is read as hwloc reads it, by the map.
+    CacheInfo c = CacheParser.parse("2\n", "Unified\n", "1024K\n", "0-3\n", "3\n", 0);
+    assertThat(c.cpus()).isEqualTo(CpuSet.range(0, 1));
+  }
+
+  @Test
+  void anAllZeroMapNamesNoSharer() {
+    // Old kernels print 0 for some levels; the reader makes such a cache its CPU's core's.
+    assertThat(CacheParser.parse("1", "Data", "32K", "\n", "00000000,00000000\n", 5).cpus()).isEqualTo(CpuSet.EMPTY);
+  }
+
+  @Test
   void typesAsTheKernelPrintsThem() {
     // cpu0/cache/index*/type of snapshot 8ia64-2n2s2c: Data, Instruction, ..., Unified.
     assertThat(CacheParser.parseType("Data\n")).isEqualTo(CacheType.DATA);
