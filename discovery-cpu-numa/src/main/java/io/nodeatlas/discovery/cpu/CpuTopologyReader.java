@@ -122,6 +122,11 @@ final class CpuTopologyReader {
       if (pkg == null) {
         // The first CPU of a package we have not seen: its package_cpus mask names the package's CPUs.
         Optional<CpuSet> packageSiblings = SysfsFacts.first(in, topo, PACKAGE_SIBLINGS);
+        if (packageSiblings.isPresent() && !packageSiblings.get().contains(cpu)) {
+          // The kernel's mask always holds the CPU it belongs to; one that does not is garbage.
+          in.warn(topo, "package_cpus does not name cpu" + cpu + " itself; its package is grouped by physical_package_id");
+          packageSiblings = Optional.empty();
+        }
         int packageId = in.readText(topo.resolve("physical_package_id"), SysfsFacts.ID).orElse(-1);
         if (packageSiblings.isPresent()) {
           // Masks over ids (Documentation/ABI/stable/sysfs-devices-system-cpu: package_cpus is "the CPUs

@@ -124,6 +124,24 @@ class OddMachinesTest {
   }
 
   @Test
+  void aPackageMaskWithoutItsOwnCpuIsGarbageAndTheIdGroups() {
+    OddMachines.write("sibling-masks", root);
+    FixtureTree t = FixtureTree.at(root);
+    for (int c = 4; c < 8; c++) {
+      t.value("sys/devices/system/cpu/cpu" + c + "/topology/physical_package_id", 1);
+    }
+    t.value("sys/devices/system/cpu/cpu4/topology/package_cpus_list", "0-3");
+    DiscoveryResult r = Discover.run(HostContext.of(HostFs.of(root)));
+    assertThat(r.warnings()).extracting(DiscoveryWarning::message).containsExactly(
+        "/sys/devices/system/cpu/cpu4/topology: package_cpus does not name cpu4 itself; its package is grouped by"
+            + " physical_package_id");
+    // cpu4's own package by its id; cpu6 (the next core) reads its intact mask and joins no one else.
+    assertThat(r.topology().orElseThrow().packages()).extracting(PackageInfo::id, PackageInfo::cpus).containsExactly(
+        org.assertj.core.groups.Tuple.tuple(0, cpus("0-3")), org.assertj.core.groups.Tuple.tuple(1, cpus("4-5")),
+        org.assertj.core.groups.Tuple.tuple(1, cpus("6-7")));
+  }
+
+  @Test
   void anEmptySharingMaskIsTheCoresAndTheMapWinsOverTheList() {
     DiscoveryResult r = discover("cache-masks");
     assertThat(r.warnings()).isEmpty();

@@ -38,6 +38,13 @@ import org.w3c.dom.Element;
  * backend, {@code HWLOC_FSROOT} at the snapshot), with {@code --of xml} so that we read its answer as
  * data instead of scraping console text.
  *
+ * <p>Where hwloc and the kernel's ABI agree, we read as hwloc does, with no rule here: packages and
+ * cores are grouped by their sibling masks (ids only name them), a cache's sharers come from
+ * {@code shared_cpu_map} (an all-zero map meaning the CPU's core), one bad meminfo line costs only that
+ * line, and a kernel without {@code devices/system/node} shows one node 0 with all online CPUs,
+ * {@code /proc/meminfo} and the global hugepage pools. {@code OddMachinesLstopoTest} checks each of
+ * these on a tree of our own.
+ *
  * <p>The two tools answer different questions in a few places; each difference is a RULE below,
  * applied to every snapshot alike, never a list of snapshot exceptions:
  * <ol>
