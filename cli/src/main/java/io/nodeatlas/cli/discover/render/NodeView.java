@@ -23,7 +23,6 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -209,6 +208,17 @@ final class NodeView {
     return count[0];
   }
 
+  /** How many PCI nodes of the whole tree the pictures leave out (none with {@code --whole-pci}). */
+  int hiddenInTree() {
+    int[] count = {0};
+    topology.pci().forEach(n -> {
+      if (!wholePci && !leadsToDevice(n)) {
+        count[0]++;
+      }
+    });
+    return count[0];
+  }
+
   /** The NUMA node of a host bridge: its own, else the first one a function below it reports; null if none. */
   static Integer numaOf(PciNode hostBridge) {
     Integer[] found = {hostBridge.numaNode()};
@@ -379,7 +389,4 @@ final class NodeView {
     return String.join(", ", parts);
   }
 
-  static <T> Function<T, String> cleaned(Function<T, String> f, int max) {
-    return t -> Text.clean(f.apply(t), max);
-  }
 }

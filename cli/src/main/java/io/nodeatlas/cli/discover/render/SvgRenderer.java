@@ -271,10 +271,10 @@ final class SvgRenderer {
               + h.mounts().stream().map(m -> Text.clean(m, 48)).collect(Collectors.joining(", "))));
     }
     PciTree pci = view.pci();
-    int hidden = view.hidden(pci.hostBridges());
+    int hidden = view.hiddenInTree();
     page.line(pci.isEmpty() ? "no PCI tree in this report"
         : "PCI: " + Text.count(pci.hostBridges().size(), "host bridge")
-            + (hidden > 0 ? " · " + hidden + " functions without published devices not drawn (--whole-pci draws them)" : ""));
+            + (hidden > 0 ? " · " + Text.count(hidden, "PCI node") + " leading to no published device not drawn (--whole-pci draws them)" : ""));
 
     Map<String, Box> columns = columns(view);
     if (!columns.isEmpty()) {

@@ -180,10 +180,10 @@ final class TreeRenderer {
   private Line pci(NodeView view) {
     PciTree tree = view.pci();
     List<PciNode> bridges = view.shown(tree.hostBridges());
-    int hidden = view.hidden(tree.hostBridges());
+    int hidden = view.hiddenInTree();
     String summary = tree.isEmpty() ? "(no PCI tree in this report)"
         : Text.count(tree.hostBridges().size(), "host bridge")
-            + (hidden > 0 ? "; " + hidden + " functions below which nothing is published are hidden (--whole-pci)" : "");
+            + (hidden > 0 ? "; " + Text.count(hidden, "PCI node") + " leading to no published device hidden (--whole-pci)" : "");
     Line root = new Line("PCI", Style.HEAD, "", Style.PLAIN, summary, Style.DIM);
     for (PciNode hb : bridges) {
       Integer numa = NodeView.numaOf(hb);
@@ -209,8 +209,8 @@ final class TreeRenderer {
     }
     int hidden = view.hidden(node.children());
     if (hidden > 0) {
-      parent.add(new Line("…", Style.DIM, Text.count(hidden, "function") + " hidden", Style.DIM,
-          "nothing published below (--whole-pci)", Style.DIM));
+      parent.add(new Line("…", Style.DIM, hidden + " hidden", Style.DIM,
+          "leading to no published device (--whole-pci)", Style.DIM));
     }
   }
 

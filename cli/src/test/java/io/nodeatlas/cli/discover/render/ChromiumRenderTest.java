@@ -83,6 +83,21 @@ class ChromiumRenderTest {
     assertDrawsCleanly(RenderFixtures.hostile(), false);
   }
 
+  @Test
+  void theHarnessSeesOverlapsAndTextOutsideItsBox() throws Exception {
+    // A picture broken on purpose: two texts on one spot, and one far wider than its box.
+    String broken = "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"100\" "
+        + "font-family=\"" + SvgRenderer.FONT_FAMILY + "\" font-size=\"12\">"
+        + "<g class=\"box\"><rect x=\"0\" y=\"0\" width=\"400\" height=\"100\"/>"
+        + "<text x=\"10\" y=\"20\">first</text><text x=\"14\" y=\"24\">second</text>"
+        + "<g class=\"box\"><rect x=\"10\" y=\"50\" width=\"40\" height=\"20\"/><text x=\"12\" y=\"64\">far too wide</text></g>"
+        + "</g></svg>\n";
+    List<String> lines = measure(broken).lines().toList();
+    assertThat(lines.get(0)).isEqualTo("texts=3");
+    assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("overlap: \"first\"").contains("\"second\""))
+        .anySatisfy(l -> assertThat(l).startsWith("outside its box: \"far too wide\""));
+  }
+
   private void assertDrawsCleanly(NodeReport report, boolean wholePci) throws Exception {
     String svg = new SvgRenderer(wholePci).render(report);
     int texts = SvgCheck.texts(SvgCheck.parse(svg)).size();

@@ -152,12 +152,19 @@ final class RenderFixtures {
         nicFunctions.add(node(bdf(b + 5, 0, 2), Kind.ENDPOINT, "15b3", "101e", "020700", s, List.of("vf-mlx5-0-0")));
         nicFunctions.add(node(bdf(b + 5, 0, 3), Kind.ENDPOINT, "15b3", "101e", "020700", s, List.of("vf-mlx5-0-1")));
       }
-      PciNode upstream = node(bdf(b + 1, 0, 0), Kind.SWITCH_UPSTREAM, "1000", "c030", "060400", s, List.of(),
+      List<PciNode> ports = new ArrayList<>();
+      if (g == 1) {
+        // An empty slot: a downstream port with nothing behind it.
+        ports.add(node(bdf(b + 2, 3, 0), Kind.SWITCH_DOWNSTREAM, "1000", "c030", "060400", s, List.of()));
+      }
+      ports.add(new PciNode(bdf(b + 2, 2, 0), Kind.SWITCH_DOWNSTREAM, "1000", "c030", "060400", s, List.of(), nicFunctions));
+      PciNode upstream = new PciNode(bdf(b + 1, 0, 0), Kind.SWITCH_UPSTREAM, "1000", "c030", "060400", s, List.of(),
+          java.util.stream.Stream.concat(java.util.stream.Stream.of(
           node(bdf(b + 2, 0, 0), Kind.SWITCH_DOWNSTREAM, "1000", "c030", "060400", s, List.of(),
               node(bdf(b + 3, 0, 0), Kind.ENDPOINT, "10de", "2330", "030200", s, List.of("gpu-" + (2 * g)))),
           node(bdf(b + 2, 1, 0), Kind.SWITCH_DOWNSTREAM, "1000", "c030", "060400", s, List.of(),
-              node(bdf(b + 4, 0, 0), Kind.ENDPOINT, "10de", "2330", "030200", s, List.of("gpu-" + (2 * g + 1)))),
-          new PciNode(bdf(b + 2, 2, 0), Kind.SWITCH_DOWNSTREAM, "1000", "c030", "060400", s, List.of(), nicFunctions));
+              node(bdf(b + 4, 0, 0), Kind.ENDPOINT, "10de", "2330", "030200", s, List.of("gpu-" + (2 * g + 1))))),
+              ports.stream()).toList());
       bridges.add(node(hostBridge(b), Kind.HOST_BRIDGE, null, null, null, s, List.of(),
           node(bdf(b, 1, 0), Kind.ROOT_PORT, "8086", "352a", "060400", s, List.of(), upstream)));
       pairs.add(new PciPair("gpu-" + (2 * g), "rdma-mlx5-" + g, Link.PIX));

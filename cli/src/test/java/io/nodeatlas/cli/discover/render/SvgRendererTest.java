@@ -150,6 +150,18 @@ class SvgRendererTest {
   }
 
   @Test
+  void theLayoutCheckSeesOverlapsAndEscapes() throws Exception {
+    Document broken = SvgCheck.parse("<svg xmlns=\"http://www.w3.org/2000/svg\"><g class=\"box\">"
+        + "<rect x=\"0\" y=\"0\" width=\"400\" height=\"100\"/><text x=\"10\" y=\"20\">first</text>"
+        + "<text x=\"14\" y=\"24\">second</text><g class=\"box\"><rect x=\"350\" y=\"50\" width=\"90\" height=\"20\"/>"
+        + "<text x=\"352\" y=\"64\">far too wide</text></g></g></svg>");
+    assertThat(SvgCheck.layoutProblems(broken))
+        .anySatisfy(p -> assertThat(p).startsWith("\"first\" overlaps \"second\""))
+        .anySatisfy(p -> assertThat(p).startsWith("text \"far too wide\"").contains("outside its box"))
+        .anySatisfy(p -> assertThat(p).startsWith("box ").contains("outside its box"));
+  }
+
+  @Test
   void anEmptyReportIsAnEmptyButValidPicture() throws Exception {
     Document doc = SvgCheck.parse(svg(RenderFixtures.empty()));
     assertThat(SvgCheck.layoutProblems(doc)).isEmpty();

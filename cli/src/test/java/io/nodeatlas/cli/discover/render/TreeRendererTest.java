@@ -94,7 +94,13 @@ class TreeRendererTest {
   void thePciTreeShowsSwitchesAndTheDevicesBehindThem() {
     List<String> l = lines(tree(RenderFixtures.twoSocketNode()));
     int pci = indexOfLine(l, "PCI ");
-    assertThat(l.get(pci)).contains("5 host bridges").contains("4 functions").contains("--whole-pci");
+    assertThat(l.get(pci)).contains("5 host bridges").contains("5 PCI nodes leading to no published device hidden")
+        .contains("--whole-pci");
+    // The empty slot of the second switch is hidden and counted where it would be.
+    int secondSwitch = indexOfLine(l, "0000:38:00.0  ");
+    assertThat(l.get(indexOfLine(l, " 1 hidden"))).contains("…").contains("leading to no published device (--whole-pci)");
+    assertThat(indexOfLine(l, " 1 hidden")).isBetween(secondSwitch, indexOfLine(l, "pci0000:97"));
+    assertThat(l).noneSatisfy(x -> assertThat(x).contains("0000:39:03.0"));
     int hb = indexOfLine(l, "pci0000:15");
     int sw = indexOfLine(l, "0000:16:00.0  ");
     int nextSwitch = indexOfLine(l, "0000:38:00.0  ");
@@ -118,6 +124,7 @@ class TreeRendererTest {
     assertThat(l.get(indexOfLine(l, "pci0000:00"))).contains("host bridge");
     assertThat(l.get(indexOfLine(l, "0000:01:00.0"))).contains("144d:a80a class 010802");
     assertThat(l.get(indexOfLine(l, "PCI "))).doesNotContain("hidden");
+    assertThat(l.get(indexOfLine(l, "0000:39:03.0"))).contains("switch port");
   }
 
   @Test
