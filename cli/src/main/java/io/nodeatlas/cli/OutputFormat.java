@@ -4,5 +4,9 @@ package io.nodeatlas.cli;
 public enum OutputFormat {
   JSON,
   YAML,
-  TABLE
+  TABLE,
+  /** A terminal tree of the machine, its PCI tree and devices ({@code discover -o tree}). */
+  TREE,
+  /** A self-contained SVG drawing of the same ({@code discover -o svg}). */
+  SVG
 }
