@@ -30,7 +30,7 @@ public final class ApiErrors {
       m.append(m.length() > 0 ? ": " : "").append(said);
     }
     if (e.getCause() != null) {
-      m.append(m.length() > 0 ? " " : "").append("(").append(root(e.getCause())).append(")");
+      m.append(m.length() > 0 ? " (" + root(e.getCause()) + ")" : "no answer: " + root(e.getCause()));
     }
     if (m.length() == 0) {
       m.append(e.getMessage());
