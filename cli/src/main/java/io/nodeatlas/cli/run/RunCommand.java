@@ -103,6 +103,9 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       CDI_ROOT, STATE_DIR, HOOK_PATH, HTTP_PORT, HEALTHCHECK_PORT, HTTP_ADDRESS, RESYNC_INTERVAL, DRAIN_TIMEOUT, LOG_FORMAT,
       VERBOSITY, REPLAY_REPORT, RECOVER, LOCK_WAIT);
 
+  /** The command as the user gave it, before the config file was merged in: what SIGHUP merges the file into again. */
+  private RunCommand asGiven = this;
+
   @Override
   public Flag.Table flags() {
     return flags;
@@ -128,8 +131,17 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       return this;
     }
     List<String> args = new ArrayList<>(spec.commandLine().getParseResult().originalArgs());
+    // Under the root command the original arguments start with the root's own and this command's name
+    // ("run"); only those after it are this command's.
+    if (spec.parent() != null) {
+      int at = args.indexOf(spec.name());
+      if (at >= 0) {
+        args = new ArrayList<>(args.subList(at + 1, args.size()));
+      }
+    }
     args.addAll(extra);
     RunCommand merged = new RunCommand();
+    merged.asGiven = asGiven;
     CommandLine cl = NodeAtlasCommand.configure(new CommandLine(merged), discovery.installed());
     try {
       cl.parseArgs(args.toArray(String[]::new));
@@ -179,7 +191,7 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
           .discovery(discover).environment(System.getenv())
           .host(discovery.hostContext().fs()).recover(value(RECOVER)).lockWait(value(LOCK_WAIT))
           // SIGHUP: the config file again (flags and env still win), and the discovery it describes.
-          .reload(() -> withConfigFile(System.getenv()).discoveryOf())
+          .reload(() -> asGiven.withConfigFile(System.getenv()).discoveryOf())
           .build()
           .run();
     } catch (AgentLauncher.PortTakenException e) {
