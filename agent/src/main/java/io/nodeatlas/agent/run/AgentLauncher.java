@@ -88,7 +88,7 @@ public final class AgentLauncher {
       String node = b.nodeName == null || b.nodeName.isBlank() ? "standalone" : b.nodeName;
       AgentSettings settings = new AgentSettings(b.driverName, node, b.kubeletRoot, b.cdiRoot, b.stateDir,
           b.httpBindAddress, b.httpPort, b.healthcheckPort, b.resyncInterval, b.drainTimeout, b.hookPath, b.host,
-          b.environment.getOrDefault("POD_UID", ""), b.recover, b.lockWait);
+          b.podUid, b.recover, b.lockWait);
       String version = String.valueOf(AgentLauncher.class.getPackage().getImplementationVersion());
       try (Notifier notifier = SdNotifier.fromEnvironment(b.environment)) {
         Agent agent = new Agent(settings, b.discovery, client, notifier,
@@ -191,6 +191,7 @@ public final class AgentLauncher {
     private PrintStream log = System.err;
     private io.nodeatlas.discovery.host.HostFs host;
     private boolean recover;
+    private String podUid = "";
     private Duration lockWait = AgentSettings.DEFAULT_LOCK_WAIT;
     private Supplier<DeviceDiscovery> reload;
 
@@ -199,6 +200,12 @@ public final class AgentLauncher {
     /** The host's file systems; the boot ID is read under its procfs root. Default: host root {@code /}. */
     public Builder host(io.nodeatlas.discovery.host.HostFs v) {
       host = v;
+      return this;
+    }
+
+    /** The pod's UID (downward API); empty outside a pod. It names the sockets (rolling updates, kubelet 1.33+). */
+    public Builder podUid(String v) {
+      podUid = v == null ? "" : v;
       return this;
     }
 
@@ -347,6 +354,11 @@ public final class AgentLauncher {
       }
       if (resyncInterval.isNegative() || resyncInterval.isZero()) {
         throw new SettingException("resyncInterval", "must be positive");
+      }
+      try {
+        new io.nodeatlas.agent.kubelet.KubeletPaths(kubeletRoot, driverName, podUid);
+      } catch (IllegalArgumentException e) {
+        throw new SettingException("podUid", e.getMessage());
       }
       if (lockWait == null || lockWait.isNegative()) {
         throw new SettingException("lockWait", "must not be negative");

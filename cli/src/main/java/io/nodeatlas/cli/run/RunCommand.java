@@ -94,6 +94,10 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       "When the checkpoint is missing while claim specs of ours exist in the CDI dir (a lost state directory), "
           + "reconcile them from the API server: claims still allocated here are recorded again, other specs removed; "
           + "without it Prepare is refused in that case");
+  static final Flag<String> POD_UID = Flag.of("--pod-uid", "UID", String.class, "POD_UID", "",
+      "This pod's UID, from the downward API (metadata.uid): the sockets are then <driver>-<UID>-reg.sock and "
+          + "plugins/<driver>/<UID>.sock, so the old and the new pod of a rolling update serve side by side "
+          + "(kubelet 1.33+); empty: fixed socket names");
   static final Flag<Duration> LOCK_WAIT = Flag.of("--lock-wait", "DURATION", Duration.class, "NODEATLAS_LOCK_WAIT", "5m",
       "How long a starting instance waits for the one holding the state directory to hand over (a rolling update)")
       .convertedBy(new DurationConverter());
@@ -101,7 +105,7 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
   /** The daemon's own flags; the settings of the agent are named as their config keys ({@link #flagOf}). */
   private final Flag.Table flags = new Flag.Table(CONFIG, DRIVER_NAME, NODE_NAME, KUBECONFIG, STANDALONE, KUBELET_ROOT,
       CDI_ROOT, STATE_DIR, HOOK_PATH, HTTP_PORT, HEALTHCHECK_PORT, HTTP_ADDRESS, RESYNC_INTERVAL, DRAIN_TIMEOUT, LOG_FORMAT,
-      VERBOSITY, REPLAY_REPORT, RECOVER, LOCK_WAIT);
+      VERBOSITY, REPLAY_REPORT, RECOVER, POD_UID, LOCK_WAIT);
 
   /** The command as the user gave it, before the config file was merged in: what SIGHUP merges the file into again. */
   private RunCommand asGiven = this;
@@ -189,7 +193,8 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
           .resyncInterval(value(RESYNC_INTERVAL)).drainTimeout(value(DRAIN_TIMEOUT))
           .logFormat(value(LOG_FORMAT)).verbosity(value(VERBOSITY))
           .discovery(discover).environment(System.getenv())
-          .host(discovery.hostContext().fs()).recover(value(RECOVER)).lockWait(value(LOCK_WAIT))
+          .host(discovery.hostContext().fs()).recover(value(RECOVER)).podUid(value(POD_UID))
+          .lockWait(value(LOCK_WAIT))
           // SIGHUP: the config file again (flags and env still win), and the discovery it describes.
           .reload(() -> asGiven.withConfigFile(System.getenv()).discoveryOf())
           .build()
