@@ -68,7 +68,9 @@ class LostCheckpointTest {
     }
 
     try (Running c = new Running(settings.withRecover(true))) {
-      await(() -> Files.exists(settings.checkpointFile()) && RebootTest.checkpoint(settings).at("/claims").has(running));
+      // Recovery is done when the readiness check of the checkpoint passes.
+      await(() -> readyzUnchecked(c.agent).contains("[+]checkpoint ok"));
+      assertThat(RebootTest.checkpoint(settings).at("/claims").has(running)).isTrue();
       assertThat(RebootTest.checkpoint(settings).at("/claims").has(deleted)).isFalse();
       assertThat(settings.cdiRoot().resolve("nodeatlas.io-claim_" + deleted + ".json")).doesNotExist();
       assertThat(settings.cdiRoot().resolve("nodeatlas.io-claim_" + running + ".json")).exists();
@@ -78,6 +80,14 @@ class LostCheckpointTest {
       // The device is held again, so the second claim of gpu-0 is refused instead of sharing it.
       NodePrepareResourcesResponse stolen = c.kubelet.prepare(FakeKubelet.claim("default", "thief", thief));
       assertThat(stolen.getClaimsOrThrow(thief).getError()).contains("gpu-0", "already prepared");
+    }
+  }
+
+  private static String readyzUnchecked(Agent agent) {
+    try {
+      return readyz(agent);
+    } catch (Exception e) {
+      throw new AssertionError(e);
     }
   }
 
