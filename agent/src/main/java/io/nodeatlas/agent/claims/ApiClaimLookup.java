@@ -59,11 +59,7 @@ public final class ApiClaimLookup implements ClaimLookup {
   }
 
   private static String describe(KubernetesClientException e) {
-    String m = e.getMessage();
-    if (e.getCode() == 0 && e.getCause() != null) {
-      m = m + " (" + e.getCause() + ")";
-    }
-    return m;
+    return io.nodeatlas.agent.ops.ApiErrors.describe(e);
   }
 
   private static String nullToEmpty(String s) {

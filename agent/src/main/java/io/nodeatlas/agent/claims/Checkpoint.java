@@ -56,12 +56,20 @@ public final class Checkpoint {
   private final Map<String, String> holders = new HashMap<>();
   private long changeCount;
   private long durableCount;
+  /** Whether a file was there when opened (a missing file while claim specs exist is a lost checkpoint). */
+  private final boolean existed;
+  /** The boot recorded last, and the claims of an earlier boot the kubelet has not prepared again. */
+  private String bootId;
+  private final java.util.SortedSet<String> unconfirmed;
 
-  private Checkpoint(Path file, CheckpointCodec codec, CheckpointCodec.Content content) {
+  private Checkpoint(Path file, CheckpointCodec codec, CheckpointCodec.Content content, boolean existed) {
     this.file = file;
     this.codec = codec;
+    this.existed = existed;
     this.claims = new TreeMap<>(content.claims());
     this.unknownMembers = content.unknownMembers();
+    this.bootId = content.boot().id();
+    this.unconfirmed = new java.util.TreeSet<>(content.boot().unconfirmed());
     claims.values().forEach(e -> index(e.claim()));
   }
 
@@ -98,7 +106,7 @@ public final class Checkpoint {
     CheckpointCodec codec = new CheckpointCodec();
     Optional<byte[]> bytes = read(file);
     CheckpointCodec.Content content = bytes.isEmpty() ? CheckpointCodec.Content.empty() : codec.decode(file, bytes.get());
-    return new Checkpoint(file, codec, content);
+    return new Checkpoint(file, codec, content, bytes.isPresent());
   }
 
   private static void prepareStateDirectory(Path dir) throws IOException {
@@ -148,6 +156,65 @@ public final class Checkpoint {
     return file;
   }
 
+  /** Whether the file existed when the checkpoint was opened. */
+  public boolean existed() {
+    return existed;
+  }
+
+  /** The boot ID recorded last; empty when none was (a file older than format v2.2, or a new file). */
+  public String bootId() {
+    synchronized (stateLock) {
+      return bootId;
+    }
+  }
+
+  /** UIDs of claims recorded in an earlier boot that the kubelet has not prepared again since. */
+  public java.util.SortedSet<String> unconfirmed() {
+    synchronized (stateLock) {
+      return new java.util.TreeSet<>(unconfirmed);
+    }
+  }
+
+  /**
+   * Records the boot this process runs in; durable on return. When it is not the recorded one (a
+   * reboot, or a file that recorded none), every claim recorded so far becomes unconfirmed: its CDI
+   * spec may be gone with the tmpfs it was on, and the kubelet may never ask for it again. Returns the
+   * boot ID recorded before ({@code ""} when none was) when the boot changed; empty when it did not.
+   */
+  public Optional<String> startBoot(String currentBootId) throws IOException {
+    long change;
+    String before;
+    synchronized (stateLock) {
+      if (currentBootId.equals(bootId)) {
+        if (existed) {
+          return Optional.empty();
+        }
+        // A new checkpoint is written at once, so that its absence later means it was lost.
+        change = ++changeCount;
+        before = null;
+      } else {
+        before = bootId;
+        bootId = currentBootId;
+        unconfirmed.addAll(claims.keySet());
+        change = ++changeCount;
+      }
+    }
+    awaitDurable(change);
+    return Optional.ofNullable(before);
+  }
+
+  /** The kubelet asked for this claim again in this boot; durable on return. */
+  public void confirm(String uid) throws IOException {
+    long change;
+    synchronized (stateLock) {
+      if (!unconfirmed.remove(uid)) {
+        return;
+      }
+      change = ++changeCount;
+    }
+    awaitDurable(change);
+  }
+
   public Optional<PreparedClaim> get(String uid) {
     synchronized (stateLock) {
       return Optional.ofNullable(claims.get(uid)).map(CheckpointCodec.Entry::claim);
@@ -191,6 +258,7 @@ public final class Checkpoint {
         unindex(old.claim());
       }
       index(claim);
+      unconfirmed.remove(claim.claim().uid());
       change = ++changeCount;
     }
     awaitDurable(change);
@@ -205,6 +273,7 @@ public final class Checkpoint {
         return;
       }
       unindex(old.claim());
+      unconfirmed.remove(uid);
       change = ++changeCount;
     }
     awaitDurable(change);
@@ -217,12 +286,14 @@ public final class Checkpoint {
         return;
       }
       SortedMap<String, CheckpointCodec.Entry> snapshot;
+      CheckpointCodec.Boot boot;
       long snapshotCount;
       synchronized (stateLock) {
         snapshot = new TreeMap<>(claims);
+        boot = new CheckpointCodec.Boot(bootId, unconfirmed);
         snapshotCount = changeCount;
       }
-      AtomicFiles.write(file, codec.encode(snapshot, unknownMembers), AtomicFiles.OWNER_ONLY);
+      AtomicFiles.write(file, codec.encode(snapshot, unknownMembers, boot), AtomicFiles.OWNER_ONLY);
       durableCount = snapshotCount;
     } finally {
       writeLock.unlock();

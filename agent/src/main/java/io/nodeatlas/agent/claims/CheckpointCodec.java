@@ -32,9 +32,16 @@ import java.util.TreeMap;
  *   "checksum" : "sha256:&lt;hex&gt;",
  *   "claims" : { "&lt;claim UID&gt;" : { "claim" : {...}, "devices" : [...] }, ... },
  *   "kind" : "nodeatlas.io/checkpoint",
- *   "version" : "v2.1"
+ *   "boot" : { "id" : "&lt;boot ID&gt;", "unconfirmed" : [ "&lt;claim UID&gt;", ... ] },
+ *   "version" : "v2.2"
  * }
  * </pre>
+ *
+ * <p>{@code v2.2} added {@code boot}: the kernel's boot ID ({@code /proc/sys/kernel/random/boot_id},
+ * {@code Documentation/admin-guide/sysctl/kernel.rst}) of the boot the checkpoint was last written in,
+ * and the claims recorded in an earlier boot that the kubelet has not prepared again since. The CDI
+ * directory is usually tmpfs, so a new boot ID means the specs of recorded claims may be gone; a file
+ * without {@code boot} (v2.0, v2.1) reads as "boot unknown".
  *
  * <p>{@code v2.1} added, on a device entry that is a share of a device allowing multiple allocations
  * (KEP-5075), {@code shareId}, {@code consumedCapacity} (capacity name → decimal amount) and, for a CPU
@@ -64,8 +71,10 @@ public final class CheckpointCodec {
 
   static final String KIND = Names.ours("checkpoint");
   /** The version this code writes. */
-  public static final CheckpointVersion CURRENT = new CheckpointVersion(2, 1);
-  private static final Set<String> KNOWN_MEMBERS = Set.of("checksum", "claims", "kind", "version");
+  public static final CheckpointVersion CURRENT = new CheckpointVersion(2, 2);
+  private static final Set<String> KNOWN_MEMBERS = Set.of("boot", "checksum", "claims", "kind", "version");
+  /** The kernel writes the boot ID as a UUID in 36 characters; anything longer is not one. */
+  private static final int MAX_BOOT_ID_CHARS = 64;
   private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
 
   /** Tree and record mapping; unknown members of an entry are skipped (kept in its tree, not in the record). */
@@ -97,15 +106,34 @@ public final class CheckpointCodec {
    * A checkpoint's content: the version it was written in, the claims by UID, and the top-level members
    * of a newer minor version, which this version keeps but does not read.
    */
-  public record Content(CheckpointVersion version, SortedMap<String, Entry> claims, SortedMap<String, JsonNode> unknownMembers) {
+  public record Content(CheckpointVersion version, SortedMap<String, Entry> claims, SortedMap<String, JsonNode> unknownMembers,
+      Boot boot) {
     public Content {
       claims = Collections.unmodifiableSortedMap(new TreeMap<>(claims));
       unknownMembers = Collections.unmodifiableSortedMap(new TreeMap<>(unknownMembers));
+      boot = boot == null ? Boot.UNKNOWN : boot;
+    }
+
+    public Content(CheckpointVersion version, SortedMap<String, Entry> claims, SortedMap<String, JsonNode> unknownMembers) {
+      this(version, claims, unknownMembers, Boot.UNKNOWN);
     }
 
     /** An empty checkpoint of the current version. */
     public static Content empty() {
       return new Content(CURRENT, new TreeMap<>(), new TreeMap<>());
+    }
+  }
+
+  /**
+   * The boot a checkpoint was written in ({@code id}, empty when unknown: a file older than v2.2, or a
+   * host without a boot ID) and the UIDs of claims recorded in an earlier boot and not prepared again since.
+   */
+  public record Boot(String id, java.util.SortedSet<String> unconfirmed) {
+    public static final Boot UNKNOWN = new Boot("", new java.util.TreeSet<>());
+
+    public Boot {
+      id = id == null ? "" : id;
+      unconfirmed = Collections.unmodifiableSortedSet(new java.util.TreeSet<>(unconfirmed));
     }
   }
 
@@ -116,7 +144,19 @@ public final class CheckpointCodec {
 
   /** The file for {@code claims} (by UID) and the kept {@code unknownMembers}, in the current version. */
   public byte[] encode(SortedMap<String, Entry> claims, Map<String, JsonNode> unknownMembers) {
+    return encode(claims, unknownMembers, Boot.UNKNOWN);
+  }
+
+  /** The file for {@code claims}, the kept {@code unknownMembers} and {@code boot}, in the current version. */
+  public byte[] encode(SortedMap<String, Entry> claims, Map<String, JsonNode> unknownMembers, Boot boot) {
     SortedMap<String, JsonNode> members = new TreeMap<>(unknownMembers);
+    if (!boot.id().isEmpty() || !boot.unconfirmed().isEmpty()) {
+      ObjectNode b = NODES.objectNode();
+      b.put("id", boot.id());
+      ArrayNode unconfirmed = b.putArray("unconfirmed");
+      boot.unconfirmed().forEach(unconfirmed::add);
+      members.put("boot", b);
+    }
     ObjectNode byUid = NODES.objectNode();
     claims.forEach((uid, e) -> byUid.set(uid, e.json()));
     members.put("claims", byUid);
@@ -193,7 +233,30 @@ public final class CheckpointCodec {
         unknown.put(m.getKey(), canonical(m.getValue()));
       }
     });
-    return new Content(v, byUid, unknown);
+    return new Content(v, byUid, unknown, boot(file, document.get("boot"), byUid));
+  }
+
+  private static Boot boot(java.nio.file.Path file, JsonNode node, SortedMap<String, Entry> claims)
+      throws CorruptCheckpointException {
+    if (node == null) {
+      return Boot.UNKNOWN;
+    }
+    JsonNode id = node.get("id");
+    JsonNode unconfirmed = node.get("unconfirmed");
+    if (!node.isObject() || id == null || !id.isTextual() || id.textValue().length() > MAX_BOOT_ID_CHARS
+        || unconfirmed == null || !unconfirmed.isArray()) {
+      throw new CorruptCheckpointException(file, "boot is not {\"id\": <boot ID>, \"unconfirmed\": [<claim UID>...]}", null);
+    }
+    java.util.SortedSet<String> uids = new java.util.TreeSet<>();
+    for (JsonNode u : unconfirmed) {
+      // A UID of a claim the file no longer records is dropped: it can only have come from an older writer.
+      if (u.isTextual() && claims.containsKey(u.textValue())) {
+        uids.add(u.textValue());
+      } else if (!u.isTextual()) {
+        throw new CorruptCheckpointException(file, "boot.unconfirmed holds " + describe(u) + ", not a claim UID", null);
+      }
+    }
+    return new Boot(id.textValue(), uids);
   }
 
   private Entry entry(java.nio.file.Path file, String uid, JsonNode node) throws CorruptCheckpointException {

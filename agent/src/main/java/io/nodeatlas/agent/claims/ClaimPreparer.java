@@ -51,6 +51,8 @@ public final class ClaimPreparer {
   /** Shares placed for claims being prepared right now (not yet in the checkpoint), by claim UID. */
   private final Map<String, List<HeldShare>> inFlightShares = new HashMap<>();
   private final SharePlanner planner = new SharePlanner();
+  /** Why Prepare is refused for now (a lost checkpoint awaiting --recover, a hand-over); null while serving. */
+  private volatile String refusal;
   private final ShareEdits shareEdits;
 
   /** Told about each claim's outcome (metrics). */
@@ -91,6 +93,14 @@ public final class ClaimPreparer {
     }
   }
 
+  /**
+   * Makes every Prepare fail with {@code reason} (null: serve again). Unprepare still works: it only
+   * forgets and removes.
+   */
+  public void refusePrepare(String reason) {
+    refusal = reason;
+  }
+
   /** One entry per distinct claim UID of the request, in request order. */
   public Map<String, ClaimResult> prepare(List<ClaimRef> claims) {
     Map<String, ClaimResult> out = new LinkedHashMap<>();
@@ -98,6 +108,18 @@ public final class ClaimPreparer {
       out.computeIfAbsent(claim.uid(), uid -> timedPrepare(claim));
     }
     return out;
+  }
+
+  /**
+   * Prepares one claim whatever {@link #refusePrepare} says: the {@code --recover} reconciliation of a
+   * lost checkpoint, which runs while the kubelet's calls are still refused.
+   */
+  public ClaimResult recover(ClaimRef claim) {
+    try {
+      return withClaimLock(claim.uid(), () -> prepareOne(claim));
+    } catch (RuntimeException e) {
+      return ClaimResult.failed("internal error: " + e);
+    }
   }
 
   /** One entry per distinct claim UID; an empty error means done (also for claims never prepared). */
@@ -112,8 +134,9 @@ public final class ClaimPreparer {
   private ClaimResult timedPrepare(ClaimRef claim) {
     long start = System.nanoTime();
     ClaimResult r;
+    String refused = refusal;
     try {
-      r = withClaimLock(claim.uid(), () -> prepareOne(claim));
+      r = refused != null ? ClaimResult.failed(refused) : withClaimLock(claim.uid(), () -> prepareOne(claim));
     } catch (RuntimeException e) {
       // A fault of one claim is that claim's answer: an exception out of the call would make the
       // kubelet drop the answers of the call's other claims, prepared or not.
@@ -147,6 +170,9 @@ public final class ClaimPreparer {
     Optional<PreparedClaim> known = checkpoint.get(claim.uid());
     if (known.isPresent()) {
       String stale = recheckShares(known.get());
+      if (stale == null) {
+        stale = restoreSpec(known.get());
+      }
       return stale == null ? ClaimResult.ok(known.get().devices()) : ClaimResult.failed(stale);
     }
     long t0 = System.nanoTime();
@@ -317,6 +343,49 @@ public final class ClaimPreparer {
       }
     }
     return null;
+  }
+
+  /**
+   * Re-creates a recorded claim's CDI spec when it is missing, with the same ids, before the claim is
+   * answered: {@code /var/run/cdi} is tmpfs on most hosts, and after a reboot the kubelet prepares its
+   * claims again (KEP-4381) while the checkpoint still names ids whose spec is gone. The claim is then
+   * confirmed for this boot. Null when done, else why the claim fails.
+   */
+  private String restoreSpec(PreparedClaim known) {
+    try {
+      Optional<Map<String, List<String>>> written = specs.ensure(known.claim(), () -> recordedDevices(known));
+      if (written.isPresent()) {
+        List<String> ids = written.get().values().stream().flatMap(List::stream).toList();
+        for (PreparedDevice d : known.devices()) {
+          if (!ids.containsAll(d.cdiDeviceIds())) {
+            return "the re-created CDI spec lacks the recorded ids " + d.cdiDeviceIds() + " of device " + d.device();
+          }
+        }
+        LOG.info("re-created the missing CDI spec of a recorded claim claim={} ids={}", known.claim(), ids.size());
+      }
+      checkpoint.confirm(known.claim().uid());
+      return null;
+    } catch (IOException | RuntimeException e) {
+      return "cannot re-create the missing CDI spec of the recorded claim: " + e.getMessage();
+    }
+  }
+
+  /** The devices of a recorded claim's spec, as {@link #prepareOne} wrote them: shares first, then the others. */
+  private List<Device> recordedDevices(PreparedClaim known) {
+    List<ShareEdits.Placed> placed = new ArrayList<>();
+    List<Device> others = new ArrayList<>();
+    for (PreparedDevice d : known.devices()) {
+      SharedDevice device = inventory.shared(d.device()).orElseThrow(() -> new IllegalStateException("device "
+          + d.device() + " is not (or not yet) discovered on this node"));
+      if (d.isShare()) {
+        placed.add(new ShareEdits.Placed(device, ShareRecords.held(known.claim().uid(), d)));
+      } else {
+        others.add(device.device());
+      }
+    }
+    List<Device> all = new ArrayList<>(shareEdits.devices(placed));
+    all.addAll(others);
+    return shareEdits.unifyCpus(all);
   }
 
   /**

@@ -40,6 +40,36 @@ public final class ClaimSpecStore implements ClaimSpecs {
   }
 
   /**
+   * Re-creates the claim's spec when its file is missing (never through a link: a link at its place is
+   * "not our file" and gets replaced by the atomic rename). The ids are the same as when it was first
+   * written: each CDI device is named from the claim UID and the device name.
+   */
+  @Override
+  public java.util.Optional<Map<String, List<String>>> ensure(ClaimRef claim, java.util.function.Supplier<List<Device>> devices)
+      throws IOException {
+    if (java.nio.file.Files.isRegularFile(cdiRoot.resolve(claimSpecs.fileName(claim.uid())), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(write(claim, devices.get()));
+  }
+
+  /** UIDs of the claims that have a spec of ours in the CDI dir (by file name and content). */
+  public List<String> claimSpecUids() throws IOException {
+    if (!java.nio.file.Files.isDirectory(cdiRoot, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      return List.of();
+    }
+    String prefix = claimSpecs.fileName("x");
+    prefix = prefix.substring(0, prefix.length() - "x.json".length());
+    List<String> out = new java.util.ArrayList<>();
+    for (String name : writer.staleFiles(cdiRoot, java.util.Set.of(), claimSpecs.ownership())) {
+      if (name.startsWith(prefix) && name.endsWith(".json")) {
+        out.add(name.substring(prefix.length(), name.length() - ".json".length()));
+      }
+    }
+    return out;
+  }
+
+  /**
    * Removes the temporary files that a killed agent left while writing claim specs or the static specs
    * (never other writers' files). For start-up, before any Prepare or reconcile of this process runs.
    */

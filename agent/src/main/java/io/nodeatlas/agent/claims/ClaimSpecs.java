@@ -17,6 +17,16 @@ public interface ClaimSpecs {
    */
   Map<String, List<String>> write(ClaimRef claim, List<Device> devices) throws IOException;
 
+  /**
+   * Writes the claim's spec only when it is missing (the CDI dir is tmpfs on most hosts, so a reboot
+   * empties it while the checkpoint survives) and returns the ids it wrote; empty when the spec was
+   * there. {@code devices} is only asked for when the spec must be written.
+   */
+  default java.util.Optional<Map<String, List<String>>> ensure(ClaimRef claim, java.util.function.Supplier<List<Device>> devices)
+      throws IOException {
+    return java.util.Optional.of(write(claim, devices.get()));
+  }
+
   /** Removes the claim's spec; no error when there is none. */
   void remove(String claimUid) throws IOException;
 }

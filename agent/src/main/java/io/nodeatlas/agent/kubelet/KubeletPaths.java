@@ -8,18 +8,35 @@ import java.nio.file.Path;
  * {@code <root>/plugins_registry/<driver>-reg.sock}, watched by the kubelet's plugin watcher, and the
  * DRA socket {@code <root>/plugins/<driver>/dra.sock}, announced in GetInfo. The root is the
  * kubelet's {@code --root-dir}, not always {@code /var/lib/kubelet}.
+ *
+ * <p>With a pod UID (a DaemonSet passes {@code metadata.uid} through the downward API) the sockets are
+ * {@code plugins_registry/<driver>-<podUID>-reg.sock} and {@code plugins/<driver>/<podUID>.sock}: two
+ * instances of the driver, old and new pod of a rolling update, then register side by side and the
+ * kubelet (1.33+, the DRA kubelet plugin's rolling-update support) turns to the newer one, so the
+ * plugin is never missing during an update.
  */
-public record KubeletPaths(Path kubeletRoot, String driverName) {
+public record KubeletPaths(Path kubeletRoot, String driverName, String podUid) {
 
   /** sockaddr_un.sun_path is 108 bytes including the terminating NUL. */
   public static final int MAX_SOCKET_PATH_BYTES = 107;
 
   public KubeletPaths {
     kubeletRoot = kubeletRoot.toAbsolutePath().normalize();
+    podUid = podUid == null ? "" : podUid;
+    // The UID becomes a file name: a Kubernetes UID is RFC 4122 text, anything else is refused.
+    if (!podUid.isEmpty() && !podUid.matches("[A-Za-z0-9][A-Za-z0-9-]{0,62}")) {
+      throw new IllegalArgumentException("pod UID \"" + podUid + "\" is not a UID (letters, digits and '-', at most 63)");
+    }
+  }
+
+  /** The fixed socket names of a single instance. */
+  public KubeletPaths(Path kubeletRoot, String driverName) {
+    this(kubeletRoot, driverName, "");
   }
 
   public Path registrationSocket() {
-    return kubeletRoot.resolve("plugins_registry").resolve(driverName + "-reg.sock");
+    return kubeletRoot.resolve("plugins_registry")
+        .resolve(podUid.isEmpty() ? driverName + "-reg.sock" : driverName + "-" + podUid + "-reg.sock");
   }
 
   public Path pluginDir() {
@@ -27,7 +44,7 @@ public record KubeletPaths(Path kubeletRoot, String driverName) {
   }
 
   public Path draSocket() {
-    return pluginDir().resolve("dra.sock");
+    return pluginDir().resolve(podUid.isEmpty() ? "dra.sock" : podUid + ".sock");
   }
 
   /** Fails early with the path in the message; the kernel would only say "invalid argument". */

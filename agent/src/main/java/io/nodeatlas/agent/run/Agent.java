@@ -1,6 +1,11 @@
 package io.nodeatlas.agent.run;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.nodeatlas.agent.ops.ApiErrors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import io.fabric8.kubernetes.client.Watch;
 import io.nodeatlas.agent.claims.ApiClaimLookup;
 import io.nodeatlas.agent.claims.Checkpoint;
@@ -55,8 +60,15 @@ public final class Agent implements AutoCloseable {
   static final Duration MIN_BACKOFF = Duration.ofSeconds(1);
   static final Duration MAX_BACKOFF = Duration.ofMinutes(2);
 
+  /** A watch that has not opened by then is abandoned (at most the resync interval). */
+  static final Duration WATCH_OPEN_TIMEOUT = Duration.ofSeconds(30);
+  /** How long the loop waits for one publish (each request has the client's own timeout as well). */
+  static final Duration API_CALL_BOUND = Duration.ofSeconds(60);
+  /** Watch attempts that hang past their deadline; more are not started until one ends (no thread pile-up). */
+  static final int MAX_ABANDONED_WATCHES = 4;
+
   private final AgentSettings settings;
-  private final DeviceDiscovery discovery;
+  private volatile DeviceDiscovery discovery;
   private final KubernetesClient client;
   private final Notifier notifier;
   private final Optional<Duration> watchdog;
@@ -77,8 +89,34 @@ public final class Agent implements AutoCloseable {
   private ResourceSlicePublisher publisher;
   private Watch sliceWatch;
   private HealthEndpoints http;
+  private ClaimPreparer preparer;
+  private StateLock stateLock;
 
-  private volatile Instant lastTick = Instant.EPOCH;
+  /** API calls leave the loop's thread: a hung server delays them, never the loop (issue: hung watch). */
+  private ExecutorService apiCalls;
+  private ExecutorService watchCalls;
+  private Future<?> claimTask;
+  private Instant claimTaskStarted;
+  private Future<Watch> watchOpening;
+  private Instant watchOpenDeadline;
+  private Instant watchRenewAt = Instant.MIN;
+  private volatile boolean watchClosed;
+  private final java.util.concurrent.atomic.AtomicInteger abandonedWatches = new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicLong watchesOpened = new java.util.concurrent.atomic.AtomicLong();
+  private Future<?> publishing;
+  private Instant publishStarted;
+
+  /** Claim specs of ours exist but the checkpoint is gone: Prepare is refused until recovered (null: not lost). */
+  private volatile String lostCheckpoint;
+  private volatile boolean recoverPending;
+  private Instant nextClaimSweep = Instant.MIN;
+  private volatile boolean handedOver;
+  private volatile boolean handoverRequested;
+  private Thread handoverWatch;
+  private String lastSummary = "";
+
+  /** Starts at construction, so /healthz measures the loop from the agent's start, never from the epoch. */
+  private volatile Instant lastTick;
   private volatile boolean discovered;
   private volatile String lastPublishError = "not published yet";
   private volatile String lastCdiError = "";
@@ -108,6 +146,7 @@ public final class Agent implements AutoCloseable {
     this.metrics = metrics;
     this.clock = clock;
     this.inventory = new DeviceInventory(settings.nodeName());
+    this.lastTick = clock.instant();
   }
 
   public boolean standalone() {
@@ -116,16 +155,31 @@ public final class Agent implements AutoCloseable {
 
   /** Opens the checkpoint, binds the sockets and the HTTP port; discovery and publishing start in {@link #run()}. */
   public void start() throws IOException, CorruptCheckpointException {
+    try {
+      // Only one instance writes the state and the specs; a rolling update's new pod waits here for the old.
+      stateLock = StateLock.acquire(settings.lockFile(), settings.lockWait(), clock, this::stopRequested);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while waiting for the lock " + settings.lockFile(), e);
+    }
     specStore = new ClaimSpecStore(settings.cdiRoot());
     specStore.removeStaleTemporaryFiles().forEach(p -> LOG.info("removed temporary file of a killed writer file={}", p));
     if (!standalone()) {
+      apiCalls = Executors.newSingleThreadExecutor(daemon("api-calls"));
+      watchCalls = Executors.newCachedThreadPool(daemon("slice-watch"));
       checkpoint = Checkpoint.open(settings.checkpointFile());
       LOG.info("checkpoint loaded file={} claims={}", checkpoint.file(), checkpoint.all().size());
       publisher = new ResourceSlicePublisher(client, settings.driverName(), settings.nodeName());
-      ClaimPreparer preparer = new ClaimPreparer(settings.driverName(), inventory, new ApiClaimLookup(client),
+      preparer = new ClaimPreparer(settings.driverName(), inventory, new ApiClaimLookup(client),
           specStore, checkpoint, metrics, settings.hookPath());
-      kubelet = KubeletPluginServer.start(new KubeletPaths(settings.kubeletRoot(), settings.driverName()), preparer);
+      checkLostCheckpoint();
+      if (lostCheckpoint == null) {
+        recordBoot();
+      }
+      kubelet = KubeletPluginServer.start(new KubeletPaths(settings.kubeletRoot(), settings.driverName(), settings.podUid()),
+          preparer);
       kubelet.setServing(false);
+      startHandoverWatch();
       if (settings.healthcheckPort() >= 0) {
         try {
           grpcHealthPort = kubelet.startHealthPort(settings.httpBindAddress(), settings.healthcheckPort());
@@ -146,6 +200,8 @@ public final class Agent implements AutoCloseable {
         ready.put("cdi", new HealthEndpoints.Check("cdi", () -> lastCdiError.isEmpty() ? null : lastCdiError));
       } else {
         ready.put("registered", new HealthEndpoints.Check("registered", this::registrationFailure));
+        ready.put("checkpoint", new HealthEndpoints.Check("checkpoint", () -> lostCheckpoint));
+        ready.put("serving", new HealthEndpoints.Check("serving", () -> handedOver ? HANDED_OVER : null));
         ready.put("published", new HealthEndpoints.Check("published", () -> lastPublishError.isEmpty() ? null : lastPublishError));
       }
       try {
@@ -181,13 +237,6 @@ public final class Agent implements AutoCloseable {
 
   /** Runs the main loop until {@link #requestStop()}. */
   public void run() {
-    if (!standalone()) {
-      try {
-        sliceWatch = publisher.watch(this::requestPublish);
-      } catch (RuntimeException e) {
-        LOG.warn("cannot watch ResourceSlices err=\"{}\"; relying on the periodic resync", e.getMessage());
-      }
-    }
     while (true) {
       Instant now = clock.instant();
       lastTick = now;
@@ -206,16 +255,133 @@ public final class Agent implements AutoCloseable {
       } finally {
         lock.unlock();
       }
+      if (handoverRequested && !handedOver) {
+        handOver();
+      }
+      if (handedOver) {
+        // The new instance serves and publishes now; this one only answers its probes until it is stopped.
+        updateReadiness();
+        waitForWork();
+        continue;
+      }
       if (doDiscover) {
         discover();
         nextDiscovery = now.plus(settings.resyncInterval());
         doPublish = true;
       }
+      if (!standalone()) {
+        keepWatch(clock.instant());
+      }
       if (doPublish && !standalone()) {
         publish();
       }
+      if (!standalone()) {
+        maintainClaims(clock.instant());
+      }
       updateReadiness();
       waitForWork();
+    }
+  }
+
+  private boolean stopRequested() {
+    lock.lock();
+    try {
+      return stopRequested;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /**
+   * Keeps one ResourceSlice watch open, without ever waiting for the API server on the loop's thread:
+   * a watch is opened on its own thread; one that has not opened after {@link #WATCH_OPEN_TIMEOUT}
+   * (or the resync interval, when shorter) is abandoned and another is opened, and every open watch
+   * is replaced after one resync interval, so a watch that stalled silently (a connection that stays
+   * up and carries nothing) costs at most one interval, and the periodic resync covers that interval.
+   */
+  private void keepWatch(Instant now) {
+    if (watchOpening != null) {
+      if (watchOpening.isDone()) {
+        try {
+          Watch w = watchOpening.get();
+          closeQuietly(sliceWatch);
+          sliceWatch = w;
+          watchRenewAt = now.plus(settings.resyncInterval());
+          watchesOpened.incrementAndGet();
+          LOG.debug("ResourceSlice watch open");
+        } catch (java.util.concurrent.ExecutionException e) {
+          LOG.warn("cannot watch ResourceSlices err=\"{}\"; relying on the periodic resync, trying again in {} s",
+              ApiErrors.describe(e.getCause()), settings.resyncInterval().toSeconds());
+          watchRenewAt = now.plus(settings.resyncInterval());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.CancellationException e) {
+          watchRenewAt = now;
+        }
+        watchOpening = null;
+      } else if (now.isAfter(watchOpenDeadline)) {
+        LOG.warn("the ResourceSlice watch did not open within {} s: abandoned, opening another (the API server "
+            + "accepted the request and did not answer)", watchOpenTimeout().toSeconds());
+        watchOpening.cancel(true);
+        watchOpening = null;
+        watchRenewAt = now;
+      }
+      return;
+    }
+    if (sliceWatch != null && !watchClosed && now.isBefore(watchRenewAt)) {
+      return;
+    }
+    if (abandonedWatches.get() >= MAX_ABANDONED_WATCHES) {
+      return; // earlier attempts still hang in the client; wait for one to end before starting more
+    }
+    Watch old = sliceWatch;
+    sliceWatch = null;
+    watchClosed = false;
+    if (old != null) {
+      watchCalls.execute(() -> closeQuietly(old));
+    }
+    abandonedWatches.incrementAndGet();
+    watchOpenDeadline = now.plus(watchOpenTimeout());
+    watchOpening = watchCalls.submit(() -> {
+      try {
+        Watch w = publisher.watch(this::requestPublish, () -> {
+          watchClosed = true;
+          requestPublish();
+        });
+        if (Thread.currentThread().isInterrupted()) {
+          closeQuietly(w); // abandoned meanwhile: nobody will close it
+        }
+        return w;
+      } finally {
+        abandonedWatches.decrementAndGet();
+      }
+    });
+  }
+
+  private Duration watchOpenTimeout() {
+    return settings.resyncInterval().compareTo(WATCH_OPEN_TIMEOUT) < 0 ? settings.resyncInterval() : WATCH_OPEN_TIMEOUT;
+  }
+
+  /** ResourceSlice watches opened so far (tests: a stalled one was replaced). */
+  long watchesOpened() {
+    return watchesOpened.get();
+  }
+
+  private static void closeQuietly(Watch w) {
+    if (w != null) {
+      try {
+        w.close();
+      } catch (RuntimeException e) {
+        LOG.debug("closing a ResourceSlice watch failed err=\"{}\"", e.toString());
+      }
     }
   }
 
@@ -237,6 +403,7 @@ public final class Agent implements AutoCloseable {
     for (DiscoveryWarning w : report.warnings()) {
       LOG.debug("discovery warning source={} msg=\"{}\"", w.source(), w.message());
     }
+    summarize(report);
     discovered = true;
     if (standalone()) {
       try {
@@ -252,26 +419,308 @@ public final class Agent implements AutoCloseable {
     }
   }
 
-  private void publish() {
-    try {
-      PublishResult r = publisher.sync(inventory.all());
-      r.warnings().forEach(w -> LOG.warn("{}", w));
-      if (sharedDevicesSupported && publisher.sharing() == ResourceSlicePublisher.Sharing.DROPPED) {
-        // The publisher logged the cause and the fix; discover again for exclusive devices and publish those.
-        sharedDevicesSupported = false;
-        metrics.sharedDevicesSupported(false);
-        requestDiscovery();
+  /**
+   * Publishes on the API thread and waits for it at most {@link #API_CALL_BOUND}; a publish still
+   * running then (a server that accepts and never answers) fails this round and is not started again
+   * until it ends.
+   */
+  /**
+   * One line at the default level after the first discovery and whenever it changes: each source's
+   * state (with the reason a source is unavailable or failed), the devices per type, the warnings.
+   */
+  private void summarize(NodeReport report) {
+    StringBuilder sources = new StringBuilder();
+    report.sources().forEach((name, status) -> {
+      sources.append(sources.length() == 0 ? "" : ", ").append(name).append(": ").append(status.state().jsonName());
+      if (!status.isOk() && !status.reason().isEmpty()) {
+        sources.append(" (").append(status.reason()).append(")");
       }
-      metrics.published(r.unchanged() ? "unchanged" : "changed", r.devices());
-      lastPublishError = "";
-      backoff = MIN_BACKOFF;
-      nextPublishRetry = Instant.MAX;
-    } catch (PublishException | RuntimeException e) {
-      metrics.published("error", 0);
-      lastPublishError = e.getMessage();
-      nextPublishRetry = clock.instant().plus(backoff);
-      LOG.warn("publish failed, retrying in {} s err=\"{}\"", backoff.toMillis() / 1000.0, e.getMessage());
-      backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+    });
+    Map<String, Long> byType = new TreeMap<>(report.devices().stream()
+        .collect(Collectors.groupingBy(d -> d.type().orElse("untyped"), Collectors.counting())));
+    String summary = "sources=[" + sources + "] devices=" + report.devices().size() + " byType=" + byType
+        + " warnings=" + report.warnings().size();
+    if (!summary.equals(lastSummary)) {
+      lastSummary = summary;
+      LOG.info("discovered {}", summary);
+    }
+  }
+
+  private void publish() {
+    Instant now = clock.instant();
+    if (publishing != null && !publishing.isDone()) {
+      fail("the previous publish has been waiting for the API server for "
+          + Duration.between(publishStarted, now).toSeconds() + " s");
+      return;
+    }
+    List<Device> devices = inventory.all();
+    publishStarted = now;
+    Future<PublishResult> result = apiCalls.submit(() -> publisher.sync(devices));
+    publishing = result;
+    PublishResult r;
+    try {
+      r = result.get(API_CALL_BOUND.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      fail("the API server did not finish a publish within " + API_CALL_BOUND.toSeconds() + " s");
+      return;
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable cause = e.getCause();
+      fail(cause instanceof PublishException ? cause.getMessage() : ApiErrors.describe(cause));
+      return;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    r.warnings().forEach(w -> LOG.warn("{}", w));
+    if (sharedDevicesSupported && publisher.sharing() == ResourceSlicePublisher.Sharing.DROPPED) {
+      // The publisher logged the cause and the fix; discover again for exclusive devices and publish those.
+      sharedDevicesSupported = false;
+      metrics.sharedDevicesSupported(false);
+      requestDiscovery();
+    }
+    metrics.published(r.unchanged() ? "unchanged" : "changed", r.devices());
+    lastPublishError = "";
+    backoff = MIN_BACKOFF;
+    nextPublishRetry = Instant.MAX;
+  }
+
+  private void fail(String why) {
+    metrics.published("error", 0);
+    lastPublishError = why;
+    nextPublishRetry = clock.instant().plus(backoff);
+    LOG.warn("publish failed, retrying in {} s err=\"{}\"", backoff.toMillis() / 1000.0, why);
+    backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+  }
+
+  static final String HANDED_OVER = "handed over to a newer instance (rolling update); this one only waits to be stopped";
+
+  /**
+   * A checkpoint that is missing while claim specs of ours lie in the CDI dir was lost (deleted, or a
+   * state directory that did not survive): answering Prepare from it would hand an exclusive device that
+   * a running container holds to a second claim. Prepare is refused until the agent runs with
+   * {@code --recover}, which reconciles the specs from the API server.
+   */
+  private void checkLostCheckpoint() throws IOException {
+    if (checkpoint.existed()) {
+      return;
+    }
+    List<String> orphans = specStore.claimSpecUids();
+    if (orphans.isEmpty()) {
+      return;
+    }
+    if (settings.recover()) {
+      lostCheckpoint = "recovering " + orphans.size() + " claim specs of a lost checkpoint from the API server";
+      recoverPending = true;
+      LOG.warn("the checkpoint {} is missing while {} claim specs of ours exist in {}; --recover: reconciling them "
+          + "from the API server before serving Prepare", checkpoint.file(), orphans.size(), settings.cdiRoot());
+    } else {
+      lostCheckpoint = "the checkpoint " + checkpoint.file() + " is missing while " + orphans.size() + " claim specs of "
+          + "ours exist in " + settings.cdiRoot() + ": the prepared claims were lost; Prepare is refused until the agent "
+          + "is restarted with --recover (env NODEATLAS_RECOVER=true), which reconciles them from the API server";
+      LOG.error("{}", lostCheckpoint);
+    }
+    preparer.refusePrepare(lostCheckpoint);
+  }
+
+  /** Records the boot ID in the checkpoint and reports a reboot (the claims' specs may be gone with the tmpfs). */
+  private void recordBoot() throws IOException {
+    Optional<String> boot = BootId.read(settings.host(), w -> LOG.warn("boot ID: {}", w));
+    if (boot.isEmpty()) {
+      LOG.warn("cannot read the boot ID under {}: reboots are not detected (specs are still re-created when missing)",
+          settings.host().procfsRoot());
+    }
+    Optional<String> before = checkpoint.startBoot(boot.orElse(""));
+    int claims = checkpoint.unconfirmed().size();
+    if (before.isPresent() && !before.get().isEmpty()) {
+      LOG.warn("the node rebooted since the checkpoint was written (boot ID {} -> {}): {} recorded claims get their CDI "
+          + "specs re-created when the kubelet prepares them again; those it never asks for are dropped when it "
+          + "unprepares them or the API server says they are gone", before.get(), boot.orElse(""), claims);
+    } else if (before.isPresent() && claims > 0) {
+      LOG.info("the checkpoint recorded no boot ID (an older format): {} claims are checked against the API server",
+          claims);
+    }
+  }
+
+  /**
+   * Claim work that needs the API server, on the API thread: the {@code --recover} reconciliation, then
+   * (every resync) dropping claims of an earlier boot that the API server says are gone. One task at a
+   * time; a task running past {@link #API_CALL_BOUND} is reported and the loop goes on.
+   */
+  private void maintainClaims(Instant now) {
+    if (claimTask != null) {
+      if (!claimTask.isDone()) {
+        if (Duration.between(claimTaskStarted, now).compareTo(API_CALL_BOUND) > 0) {
+          LOG.warn("claim maintenance has waited for the API server for {} s",
+              Duration.between(claimTaskStarted, now).toSeconds());
+          claimTaskStarted = now;
+        }
+        return;
+      }
+      claimTask = null;
+    }
+    if (!discovered) {
+      return;
+    }
+    if (recoverPending) {
+      claimTaskStarted = now;
+      claimTask = apiCalls.submit(this::recover);
+      return;
+    }
+    if (lostCheckpoint == null && !now.isBefore(nextClaimSweep) && !checkpoint.unconfirmed().isEmpty()) {
+      nextClaimSweep = now.plus(settings.resyncInterval());
+      claimTaskStarted = now;
+      claimTask = apiCalls.submit(this::dropGoneClaims);
+    }
+  }
+
+  /**
+   * Claims recorded in an earlier boot and not prepared again: each is read from the API server, and
+   * one that no longer exists (404) or exists under another UID is unprepared (its checkpoint entry and
+   * spec removed); one that still exists is kept, the kubelet may still ask for it.
+   */
+  private void dropGoneClaims() {
+    for (String uid : checkpoint.unconfirmed()) {
+      Optional<io.nodeatlas.agent.claims.PreparedClaim> c = checkpoint.get(uid);
+      if (c.isEmpty()) {
+        continue;
+      }
+      io.nodeatlas.agent.claims.ClaimRef ref = c.get().claim();
+      io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim claim;
+      try {
+        claim = client.resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim.class)
+            .inNamespace(ref.namespace()).withName(ref.name()).get();
+      } catch (KubernetesClientException e) {
+        LOG.warn("cannot check whether claim {} still exists err=\"{}\"; trying again next resync", ref,
+            ApiErrors.describe(e));
+        return;
+      }
+      String why = claim == null ? "the API server says it no longer exists"
+          : uid.equals(claim.getMetadata().getUid()) ? null : "the API server has another claim of that name (UID "
+              + claim.getMetadata().getUid() + ")";
+      if (why != null) {
+        String err = preparer.unprepare(List.of(ref)).getOrDefault(uid, "");
+        if (err.isEmpty()) {
+          LOG.info("dropped claim {} of an earlier boot that the kubelet did not prepare again: {}", ref, why);
+        }
+      }
+    }
+  }
+
+  /**
+   * {@code --recover} after a lost checkpoint: each claim spec of ours is matched by UID against the
+   * claims in the API server. A claim that still exists, is allocated and has results of our driver in
+   * this node's pool is prepared again (same spec ids, recorded anew); the spec of any other is removed.
+   * Prepare is served once every spec is accounted for; on an API error it is tried again next round.
+   */
+  private void recover() {
+    List<String> uids;
+    Map<String, io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim> byUid = new java.util.HashMap<>();
+    try {
+      uids = specStore.claimSpecUids();
+      String cont = null;
+      do {
+        io.fabric8.kubernetes.api.model.KubernetesResourceList<io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim> page = client
+            .resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim.class).inAnyNamespace()
+            .list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(500L).withContinue(cont).build());
+        for (var c : page.getItems()) {
+          if (c.getMetadata() != null && uids.contains(c.getMetadata().getUid())) {
+            byUid.put(c.getMetadata().getUid(), c);
+          }
+        }
+        cont = page.getMetadata() == null ? null : page.getMetadata().getContinue();
+      } while (cont != null && !cont.isEmpty());
+    } catch (IOException | KubernetesClientException e) {
+      LOG.warn("recovery: cannot list ResourceClaims err=\"{}\"; trying again", ApiErrors.describe(e));
+      return;
+    }
+    int kept = 0;
+    int removed = 0;
+    for (String uid : uids) {
+      var claim = byUid.get(uid);
+      String why = claim == null ? "no claim with this UID exists" : ours(claim);
+      if (why == null) {
+        var ref = new io.nodeatlas.agent.claims.ClaimRef(claim.getMetadata().getNamespace(), claim.getMetadata().getName(), uid);
+        io.nodeatlas.agent.claims.ClaimResult r = preparer.recover(ref);
+        if (!r.failed()) {
+          kept++;
+          LOG.info("recovery: claim {} re-checkpointed with its spec", ref);
+          continue;
+        }
+        why = "preparing it again failed: " + r.error();
+      }
+      try {
+        specStore.remove(uid);
+        removed++;
+        LOG.warn("recovery: removed the claim spec of UID {}: {}", uid, why);
+      } catch (IOException e) {
+        LOG.error("recovery: cannot remove the claim spec of UID {} err=\"{}\"", uid, e.getMessage());
+        return;
+      }
+    }
+    try {
+      recordBoot();
+    } catch (IOException e) {
+      LOG.error("recovery: cannot write the checkpoint err=\"{}\"", e.getMessage());
+      return;
+    }
+    LOG.warn("recovery done: {} claims re-checkpointed, {} specs of claims that are gone or not ours removed; serving "
+        + "Prepare", kept, removed);
+    recoverPending = false;
+    lostCheckpoint = null;
+    preparer.refusePrepare(null);
+  }
+
+  /** Null when the claim is allocated with results of our driver in this node's pool; else why not. */
+  private String ours(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim claim) {
+    var alloc = claim.getStatus() == null ? null : claim.getStatus().getAllocation();
+    if (alloc == null || alloc.getDevices() == null || alloc.getDevices().getResults() == null) {
+      return "the claim is not allocated";
+    }
+    boolean here = alloc.getDevices().getResults().stream()
+        .anyMatch(r -> settings.driverName().equals(r.getDriver()) && inventory.pool().equals(r.getPool()));
+    return here ? null : "the claim has no device of driver " + settings.driverName() + " on this node";
+  }
+
+  /** Polls for a newer instance asking for the state directory (a rolling update) and wakes the loop. */
+  private void startHandoverWatch() {
+    handoverWatch = new Thread(() -> {
+      while (!Thread.currentThread().isInterrupted()) {
+        if (stateLock.handoverRequested()) {
+          handoverRequested = true;
+          signal(() -> { });
+          return;
+        }
+        try {
+          Thread.sleep(250);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }, "handover-watch");
+    handoverWatch.setDaemon(true);
+    handoverWatch.start();
+  }
+
+  /**
+   * A newer instance waits for the state directory (rolling update, DaemonSet {@code maxSurge: 1}):
+   * stop taking claims, let the calls in flight finish (the checkpoint is durable after each), remove
+   * our sockets so the kubelet turns to the new instance, and release the lock. The new instance then
+   * reads the checkpoint and answers every claim this one prepared.
+   */
+  private void handOver() {
+    LOG.info("a newer instance asks for the state directory; handing over");
+    handedOver = true;
+    preparer.refusePrepare(HANDED_OVER);
+    closeQuietly(sliceWatch);
+    sliceWatch = null;
+    if (kubelet != null) {
+      kubelet.shutdown(settings.drainTimeout().toMillis());
+    }
+    try {
+      stateLock.close();
+      LOG.info("handed over: lock released lock={}", settings.lockFile());
+    } catch (IOException e) {
+      LOG.error("cannot release the lock {} err=\"{}\"", settings.lockFile(), e.getMessage());
     }
   }
 
@@ -307,6 +756,12 @@ public final class Agent implements AutoCloseable {
     if (standalone()) {
       return lastCdiError.isEmpty() ? null : lastCdiError;
     }
+    if (handedOver) {
+      return HANDED_OVER;
+    }
+    if (lostCheckpoint != null) {
+      return lostCheckpoint;
+    }
     if (registrationFailure() != null) {
       return registrationFailure();
     }
@@ -329,6 +784,11 @@ public final class Agent implements AutoCloseable {
     }
     return "the API server drops allowMultipleAllocations and requestPolicy (DRAConsumableCapacity feature gate off "
         + "or a server older than 1.36): devices are published exclusive, CPUs one device per physical core";
+  }
+
+  /** Whether the first discovery ran (the inventory Prepare checks against is filled). */
+  public boolean hasDiscovered() {
+    return discovered;
   }
 
   /** Whether the agent still publishes shared devices (false after the API server dropped their fields). */
@@ -365,6 +825,12 @@ public final class Agent implements AutoCloseable {
     }
   }
 
+  /** Discovers from {@code next} from now on (SIGHUP after the config file was read again), starting now. */
+  public void replaceDiscovery(DeviceDiscovery next) {
+    discovery = next;
+    requestDiscovery();
+  }
+
   /** Re-discovers (and republishes) now, e.g. on SIGHUP. */
   public void requestDiscovery() {
     signal(() -> discoveryRequested = true);
@@ -394,14 +860,29 @@ public final class Agent implements AutoCloseable {
   @Override
   public void close() {
     notifier.notify("STOPPING=1\nSTATUS=shutting down");
-    if (sliceWatch != null) {
-      sliceWatch.close();
+    if (handoverWatch != null) {
+      handoverWatch.interrupt();
     }
-    if (kubelet != null) {
+    closeQuietly(sliceWatch);
+    if (kubelet != null && !handedOver) {
       kubelet.shutdown(settings.drainTimeout().toMillis());
     }
     if (http != null) {
       http.close();
+    }
+    // Threads stuck in a call to a hung API server are daemons: they do not hold the exit.
+    if (apiCalls != null) {
+      apiCalls.shutdownNow();
+    }
+    if (watchCalls != null) {
+      watchCalls.shutdownNow();
+    }
+    if (stateLock != null) {
+      try {
+        stateLock.close();
+      } catch (IOException e) {
+        LOG.warn("cannot release the lock {} err=\"{}\"", settings.lockFile(), e.getMessage());
+      }
     }
     LOG.info("stopped");
   }

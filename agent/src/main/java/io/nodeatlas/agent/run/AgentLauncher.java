@@ -87,14 +87,19 @@ public final class AgentLauncher {
       }
       String node = b.nodeName == null || b.nodeName.isBlank() ? "standalone" : b.nodeName;
       AgentSettings settings = new AgentSettings(b.driverName, node, b.kubeletRoot, b.cdiRoot, b.stateDir,
-          b.httpBindAddress, b.httpPort, b.healthcheckPort, b.resyncInterval, b.drainTimeout, b.hookPath);
+          b.httpBindAddress, b.httpPort, b.healthcheckPort, b.resyncInterval, b.drainTimeout, b.hookPath, b.host,
+          b.podUid, b.recover, b.lockWait);
       String version = String.valueOf(AgentLauncher.class.getPackage().getImplementationVersion());
       try (Notifier notifier = SdNotifier.fromEnvironment(b.environment)) {
         Agent agent = new Agent(settings, b.discovery, client, notifier,
             SdNotifier.watchdogInterval(b.environment, ProcessHandle.current().pid()), new AgentMetrics(version),
             Clock.systemUTC());
-        LOG.info("starting nodeatlas run mode={} driver={} node={} kubeletRoot={} cdiRoot={} stateDir={}",
-            agent.standalone() ? "standalone" : "cluster", b.driverName, node, b.kubeletRoot, b.cdiRoot, b.stateDir);
+        LOG.info("starting nodeatlas run mode={} driver={} node={} kubeletRoot={} cdiRoot={} stateDir={} podUID={}",
+            agent.standalone() ? "standalone" : "cluster", b.driverName, node, b.kubeletRoot, b.cdiRoot, b.stateDir,
+            settings.podUid().isEmpty() ? "(none: fixed socket names)" : settings.podUid());
+        // Before start: a SIGTERM while waiting for the state directory's lock ends the wait.
+        Signals.onTerminate(agent::requestStop);
+        Signals.onHangup(() -> reload(agent));
         try {
           agent.start();
         } catch (SettingException e) {
@@ -109,8 +114,6 @@ public final class AgentLauncher {
           agent.close();
           return 1;
         }
-        Signals.onTerminate(agent::requestStop);
-        Signals.onHangup(agent::requestDiscovery);
         agent.run();
         LOG.info("shutting down");
         agent.close();
@@ -121,6 +124,25 @@ public final class AgentLauncher {
       }
     }
     return 0;
+  }
+
+  /**
+   * SIGHUP: reads the config file again (through the {@link Builder#reload} the command gave) and
+   * re-discovers with what it says; a file that no longer reads keeps the running settings.
+   */
+  private void reload(Agent agent) {
+    if (b.reload == null) {
+      agent.requestDiscovery();
+      return;
+    }
+    try {
+      DeviceDiscovery next = b.reload.get();
+      LOG.info("configuration re-read; discovering again");
+      agent.replaceDiscovery(next);
+    } catch (RuntimeException e) {
+      LOG.error("cannot re-read the configuration, keeping the running one err=\"{}\"", e.getMessage());
+      agent.requestDiscovery();
+    }
   }
 
   private KubernetesClient kubernetesClient() throws IOException {
@@ -167,8 +189,43 @@ public final class AgentLauncher {
     private DeviceDiscovery discovery;
     private Map<String, String> environment;
     private PrintStream log = System.err;
+    private io.nodeatlas.discovery.host.HostFs host;
+    private boolean recover;
+    private String podUid = "";
+    private Duration lockWait = AgentSettings.DEFAULT_LOCK_WAIT;
+    private Supplier<DeviceDiscovery> reload;
 
     private Builder() {}
+
+    /** The host's file systems; the boot ID is read under its procfs root. Default: host root {@code /}. */
+    public Builder host(io.nodeatlas.discovery.host.HostFs v) {
+      host = v;
+      return this;
+    }
+
+    /** The pod's UID (downward API); empty outside a pod. It names the sockets (rolling updates, kubelet 1.33+). */
+    public Builder podUid(String v) {
+      podUid = v == null ? "" : v;
+      return this;
+    }
+
+    /** Reconcile the claim specs from the API server when the checkpoint is missing. */
+    public Builder recover(boolean v) {
+      recover = v;
+      return this;
+    }
+
+    /** How long to wait for another instance to hand over the state directory. */
+    public Builder lockWait(Duration v) {
+      lockWait = v;
+      return this;
+    }
+
+    /** Reads the configuration again and returns the discovery it describes (SIGHUP); it throws when unusable. */
+    public Builder reload(Supplier<DeviceDiscovery> v) {
+      reload = v;
+      return this;
+    }
 
     /** The DRA driver name: a DNS subdomain of at most 63 characters. */
     public Builder driverName(String v) {
@@ -297,6 +354,14 @@ public final class AgentLauncher {
       }
       if (resyncInterval.isNegative() || resyncInterval.isZero()) {
         throw new SettingException("resyncInterval", "must be positive");
+      }
+      try {
+        new io.nodeatlas.agent.kubelet.KubeletPaths(kubeletRoot, driverName, podUid);
+      } catch (IllegalArgumentException e) {
+        throw new SettingException("podUid", e.getMessage());
+      }
+      if (lockWait == null || lockWait.isNegative()) {
+        throw new SettingException("lockWait", "must not be negative");
       }
       if (drainTimeout.isNegative()) {
         throw new SettingException("drainTimeout", "must not be negative");

@@ -1,5 +1,6 @@
 package io.nodeatlas.agent.run;
 
+import io.nodeatlas.discovery.host.HostFs;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -9,6 +10,11 @@ import java.time.Duration;
  *
  * @param httpPort 0 = no HTTP endpoints; -1 = an ephemeral port (tests)
  * @param healthcheckPort TCP port of {@code grpc.health.v1} for Kubernetes gRPC probes; -1 = off, 0 = ephemeral
+ * @param host the host's file systems; the boot ID is read from its procfs root
+ * @param podUid the pod's UID (downward API {@code metadata.uid}); when set, the sockets carry it so that two
+ *     instances can run during a rolling update (kubelet 1.33+); empty outside a pod
+ * @param recover whether to reconcile the claim specs from the API when the checkpoint is missing
+ * @param lockWait how long a new instance waits for the previous one to release the state directory's lock
  * @param hookPath where the cpuset/hugetlb OCI hook lies on the host; the CDI specs of CPU and hugepage
  *     shares name it, and runtimes run hooks on the host
  */
@@ -23,12 +29,30 @@ public record AgentSettings(
     int healthcheckPort,
     Duration resyncInterval,
     Duration drainTimeout,
-    String hookPath) {
+    String hookPath,
+    HostFs host,
+    String podUid,
+    boolean recover,
+    Duration lockWait) {
+
+  /** How long a new instance waits for the one holding the state directory's lock, unless told otherwise. */
+  public static final Duration DEFAULT_LOCK_WAIT = Duration.ofMinutes(5);
 
   public AgentSettings {
     if (hookPath == null || !hookPath.startsWith("/")) {
       throw new IllegalArgumentException("the hook path must be an absolute path on the host, not " + hookPath);
     }
+    podUid = podUid == null ? "" : podUid;
+    host = host == null ? HostFs.of(Path.of("/")) : host;
+    lockWait = lockWait == null ? DEFAULT_LOCK_WAIT : lockWait;
+  }
+
+  /** Settings without a pod UID, host root {@code /}, no {@code --recover}, and the default lock wait. */
+  public AgentSettings(String driverName, String nodeName, Path kubeletRoot, Path cdiRoot, Path stateDir,
+      String httpBindAddress, int httpPort, int healthcheckPort, Duration resyncInterval, Duration drainTimeout,
+      String hookPath) {
+    this(driverName, nodeName, kubeletRoot, cdiRoot, stateDir, httpBindAddress, httpPort, healthcheckPort, resyncInterval,
+        drainTimeout, hookPath, null, "", false, null);
   }
 
   /** Settings with the hook where {@code systemd/install.sh} puts it. */
@@ -40,5 +64,22 @@ public record AgentSettings(
 
   public Path checkpointFile() {
     return stateDir.resolve("checkpoint.json");
+  }
+
+  /** The lock only one instance at a time holds while it serves (a rolling update runs two for a while). */
+  public Path lockFile() {
+    return stateDir.resolve("agent.lock");
+  }
+
+  /** The same settings with another host file system (the procfs root the boot ID is read from). */
+  public AgentSettings withHost(HostFs newHost) {
+    return new AgentSettings(driverName, nodeName, kubeletRoot, cdiRoot, stateDir, httpBindAddress, httpPort,
+        healthcheckPort, resyncInterval, drainTimeout, hookPath, newHost, podUid, recover, lockWait);
+  }
+
+  /** The same settings, reconciling the claim specs from the API when the checkpoint is missing ({@code --recover}). */
+  public AgentSettings withRecover(boolean newRecover) {
+    return new AgentSettings(driverName, nodeName, kubeletRoot, cdiRoot, stateDir, httpBindAddress, httpPort,
+        healthcheckPort, resyncInterval, drainTimeout, hookPath, host, podUid, newRecover, lockWait);
   }
 }

@@ -68,7 +68,7 @@ public final class ResourceSlicePublisher {
    * is to read the slice back and compare. Once dropped, shared devices are published as the server
    * keeps them, exclusive, so the pool is not rewritten on every sync.
    */
-  private Sharing sharing = Sharing.UNKNOWN;
+  private volatile Sharing sharing = Sharing.UNKNOWN;
 
   public ResourceSlicePublisher(KubernetesClient client, String driver, String nodeName) {
     this(client, driver, nodeName, SliceValidator.MAX_DEVICES);
@@ -86,8 +86,8 @@ public final class ResourceSlicePublisher {
     return pool.poolName();
   }
 
-  /** What the API server was seen to do with the fields of shared devices. */
-  public synchronized Sharing sharing() {
+  /** What the API server was seen to do with the fields of shared devices (never waits for a sync in progress). */
+  public Sharing sharing() {
     return sharing;
   }
 
@@ -223,6 +223,11 @@ public final class ResourceSlicePublisher {
    * then syncs (and so re-creates what the kubelet wiped).
    */
   public Watch watch(Runnable onChange) {
+    return watch(onChange, () -> { });
+  }
+
+  /** {@link #watch(Runnable)}, calling {@code onClosed} when the watch ends for good (fabric8 gave up reconnecting). */
+  public Watch watch(Runnable onChange, Runnable onClosed) {
     return client.resources(ResourceSlice.class).withLabel(LABEL_NODE, nodeLabelValue()).withLabel(LABEL_DRIVER, driver)
         .watch(new Watcher<>() {
           @Override
@@ -235,7 +240,9 @@ public final class ResourceSlicePublisher {
 
           @Override
           public void onClose(WatcherException cause) {
-            LOG.warn("ResourceSlice watch closed err=\"{}\"; the periodic resync still runs", cause.getMessage());
+            LOG.warn("ResourceSlice watch closed err=\"{}\"; the periodic resync still runs, and the watch is replaced",
+                io.nodeatlas.agent.ops.ApiErrors.describe(cause));
+            onClosed.run();
           }
         });
   }
@@ -293,10 +300,6 @@ public final class ResourceSlicePublisher {
   }
 
   static String describe(KubernetesClientException e) {
-    String m = e.getCode() > 0 ? "HTTP " + e.getCode() + ": " + e.getMessage() : e.getMessage();
-    if (e.getCause() != null && e.getCode() == 0) {
-      m += " (" + e.getCause() + ")";
-    }
-    return m;
+    return io.nodeatlas.agent.ops.ApiErrors.describe(e);
   }
 }

@@ -49,7 +49,7 @@ class CheckpointTest {
     Checkpoint.open(file).put(shareClaim("s1"));
 
     JsonNode written = JSON.readTree(Files.readAllBytes(file));
-    assertThat(written.get("version").asText()).isEqualTo("v2.1");
+    assertThat(written.get("version").asText()).isEqualTo("v2.2");
     assertThat(written.at("/claims/s1/devices/0/cpus").asText()).isEqualTo("1-2,17");
     assertThat(written.at("/claims/s1/devices/0/consumedCapacity/nodeatlas.io~1cpu").asText()).isEqualTo("3");
     // An exclusive device's entry has no share members: the same bytes a v2.0 writer wrote.
@@ -197,6 +197,60 @@ class CheckpointTest {
     } catch (CorruptCheckpointException expected) {
       // reported, as it should be
     }
+  }
+
+  @Test
+  void theBootIdIsRecordedAndANewOneMakesEveryRecordedClaimUnconfirmedUntilPreparedOrRemoved() throws Exception {
+    Path file = dir.resolve("checkpoint.json");
+    Checkpoint first = Checkpoint.open(file);
+    assertThat(first.startBoot("boot-1")).contains("");
+    first.put(claim("a"));
+    first.put(claim("b"));
+    assertThat(first.unconfirmed()).isEmpty();
+    assertThat(JSON.readTree(Files.readAllBytes(file)).at("/boot/id").asText()).isEqualTo("boot-1");
+
+    // The same boot (an agent restart): nothing changes.
+    Checkpoint again = Checkpoint.open(file);
+    assertThat(again.startBoot("boot-1")).isEmpty();
+    assertThat(again.unconfirmed()).isEmpty();
+
+    // A reboot: both claims are of an earlier boot until the kubelet asks again or they go.
+    Checkpoint rebooted = Checkpoint.open(file);
+    assertThat(rebooted.startBoot("boot-2")).contains("boot-1");
+    assertThat(rebooted.unconfirmed()).containsExactly("a", "b");
+    rebooted.confirm("a");
+    rebooted.remove("b");
+    Checkpoint reread = Checkpoint.open(file);
+    assertThat(reread.bootId()).isEqualTo("boot-2");
+    assertThat(reread.unconfirmed()).isEmpty();
+    assertThat(reread.all()).containsExactly(claim("a"));
+  }
+
+  @Test
+  void aV21FileWithoutBootReadsAsBootUnknownAndAStartMarksItsClaimsUnconfirmed() throws Exception {
+    Path file = dir.resolve("checkpoint.json");
+    ObjectNode doc = (ObjectNode) JSON.readTree(Checkpoint.encode(List.of(claim("old"))));
+    doc.remove("checksum");
+    doc.remove("boot");
+    doc.put("version", "v2.1");
+    doc.put("checksum", CODEC.checksum(doc));
+    Files.write(file, JSON.writeValueAsBytes(doc));
+
+    Checkpoint c = Checkpoint.open(file);
+    assertThat(c.bootId()).isEmpty();
+    assertThat(c.startBoot("boot-9")).contains("");
+    assertThat(c.unconfirmed()).containsExactly("old");
+    assertThat(JSON.readTree(Files.readAllBytes(file)).get("version").asText()).isEqualTo("v2.2");
+  }
+
+  @Test
+  void aBootMemberThatMakesNoSenseIsACorruptCheckpoint() throws Exception {
+    ObjectNode doc = (ObjectNode) JSON.readTree(Checkpoint.encode(List.of(claim("a"))));
+    doc.remove("checksum");
+    doc.putObject("boot").put("id", 7);
+    doc.put("checksum", CODEC.checksum(doc));
+    assertThatThrownBy(() -> CODEC.decode(Path.of("x"), JSON.writeValueAsBytes(doc)))
+        .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("boot");
   }
 
   @Test

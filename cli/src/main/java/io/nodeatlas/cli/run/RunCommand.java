@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
  * standalone mode a keeper of static CDI specs). Every flag has an environment twin and a key in the
  * config file ({@link ConfigFile}). This class only merges them into {@link AgentLauncher}'s settings;
  * the daemon (signals, systemd, the API client) is the agent module's. SIGTERM/SIGINT drain and exit
- * 0; SIGHUP re-discovers.
+ * 0; SIGHUP re-reads the config file and re-discovers.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
     description = {"Run the node agent: a DRA kubelet plugin that publishes this node's devices as ResourceSlices.",
@@ -90,10 +90,25 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       "Serve the devices of a saved `nodeatlas discover -o json` report instead of discovering (re-read on every "
           + "resync; for tests, benchmarks and hosts whose hardware is described elsewhere)");
 
+  static final Flag<Boolean> RECOVER = Flag.of("--recover", "", boolean.class, "NODEATLAS_RECOVER", "false",
+      "When the checkpoint is missing while claim specs of ours exist in the CDI dir (a lost state directory), "
+          + "reconcile them from the API server: claims still allocated here are recorded again, other specs removed; "
+          + "without it Prepare is refused in that case");
+  static final Flag<String> POD_UID = Flag.of("--pod-uid", "UID", String.class, "POD_UID", "",
+      "This pod's UID, from the downward API (metadata.uid): the sockets are then <driver>-<UID>-reg.sock and "
+          + "plugins/<driver>/<UID>.sock, so the old and the new pod of a rolling update serve side by side "
+          + "(kubelet 1.33+); empty: fixed socket names");
+  static final Flag<Duration> LOCK_WAIT = Flag.of("--lock-wait", "DURATION", Duration.class, "NODEATLAS_LOCK_WAIT", "5m",
+      "How long a starting instance waits for the one holding the state directory to hand over (a rolling update)")
+      .convertedBy(new DurationConverter());
+
   /** The daemon's own flags; the settings of the agent are named as their config keys ({@link #flagOf}). */
   private final Flag.Table flags = new Flag.Table(CONFIG, DRIVER_NAME, NODE_NAME, KUBECONFIG, STANDALONE, KUBELET_ROOT,
       CDI_ROOT, STATE_DIR, HOOK_PATH, HTTP_PORT, HEALTHCHECK_PORT, HTTP_ADDRESS, RESYNC_INTERVAL, DRAIN_TIMEOUT, LOG_FORMAT,
-      VERBOSITY, REPLAY_REPORT);
+      VERBOSITY, REPLAY_REPORT, RECOVER, POD_UID, LOCK_WAIT);
+
+  /** The command as the user gave it, before the config file was merged in: what SIGHUP merges the file into again. */
+  private RunCommand asGiven = this;
 
   @Override
   public Flag.Table flags() {
@@ -120,8 +135,17 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       return this;
     }
     List<String> args = new ArrayList<>(spec.commandLine().getParseResult().originalArgs());
+    // Under the root command the original arguments start with the root's own and this command's name
+    // ("run"); only those after it are this command's.
+    if (spec.parent() != null) {
+      int at = args.indexOf(spec.name());
+      if (at >= 0) {
+        args = new ArrayList<>(args.subList(at + 1, args.size()));
+      }
+    }
     args.addAll(extra);
     RunCommand merged = new RunCommand();
+    merged.asGiven = asGiven;
     CommandLine cl = NodeAtlasCommand.configure(new CommandLine(merged), discovery.installed());
     try {
       cl.parseArgs(args.toArray(String[]::new));
@@ -134,7 +158,8 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
     return merged;
   }
 
-  private int execute() throws Exception {
+  /** Where the devices come from, as this command's flags (and config file) say. */
+  private DeviceDiscovery discoveryOf() {
     DeviceDiscovery discover;
     Path replayReport = value(REPLAY_REPORT);
     if (replayReport != null) {
@@ -154,6 +179,11 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       // After the API server dropped the fields of shared devices, the sources publish exclusive ones.
       discover = shared -> NodeDiscovery.run(sources, host.withSharedDevicesSupported(shared));
     }
+    return discover;
+  }
+
+  private int execute() throws Exception {
+    DeviceDiscovery discover = discoveryOf();
     try {
       return AgentLauncher.builder()
           .driverName(value(DRIVER_NAME)).nodeName(value(NODE_NAME)).kubeconfig(value(KUBECONFIG))
@@ -163,6 +193,10 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
           .resyncInterval(value(RESYNC_INTERVAL)).drainTimeout(value(DRAIN_TIMEOUT))
           .logFormat(value(LOG_FORMAT)).verbosity(value(VERBOSITY))
           .discovery(discover).environment(System.getenv())
+          .host(discovery.hostContext().fs()).recover(value(RECOVER)).podUid(value(POD_UID))
+          .lockWait(value(LOCK_WAIT))
+          // SIGHUP: the config file again (flags and env still win), and the discovery it describes.
+          .reload(() -> asGiven.withConfigFile(System.getenv()).discoveryOf())
           .build()
           .run();
     } catch (AgentLauncher.PortTakenException e) {

@@ -118,7 +118,18 @@ class PackagingTest {
       assertThat(m.getReadOnly()).isTrue();
     });
     assertThat(c.getVolumeMounts()).extracting(m -> m.getMountPath()).contains("/var/lib/kubelet/plugins_registry",
-        "/var/lib/kubelet/plugins", "/var/run/cdi");
+        "/var/lib/kubelet/plugins/nodeatlas.io", "/var/run/cdi")
+        .doesNotContain("/var/lib/kubelet/plugins", "/var/lib/kubelet");
+    // Host /proc (boot ID, default routes) and the driver root only read-only.
+    assertThat(c.getVolumeMounts()).filteredOn(m -> m.getMountPath().equals("/host-proc") || m.getMountPath().equals("/driver-root"))
+        .hasSize(2).allSatisfy(m -> assertThat(m.getReadOnly()).isTrue());
+    // Rolling updates: the new pod serves before the old one goes, with sockets named by the pod UID.
+    assertThat(ds.getSpec().getUpdateStrategy().getRollingUpdate().getMaxSurge().getIntVal()).isEqualTo(1);
+    assertThat(ds.getSpec().getUpdateStrategy().getRollingUpdate().getMaxUnavailable().getIntVal()).isZero();
+    assertThat(c.getEnv()).anySatisfy(e -> {
+      assertThat(e.getName()).isEqualTo("POD_UID");
+      assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.uid");
+    });
     assertThat(pod.getHostNetwork()).isNull();
     assertThat(pod.getHostPID()).isNull();
     // Every env var the DaemonSet sets is a twin of a real `run` flag.

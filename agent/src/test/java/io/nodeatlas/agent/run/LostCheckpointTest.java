@@ -1,0 +1,125 @@
+package io.nodeatlas.agent.run;
+
+import static io.nodeatlas.agent.run.AgentTest.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.nodeatlas.agent.kubelet.KubeletPaths;
+import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourcesResponse;
+import io.nodeatlas.agent.ops.AgentMetrics;
+import io.nodeatlas.agent.testing.ApiObjects;
+import io.nodeatlas.agent.testing.FakeKubelet;
+import io.nodeatlas.agent.testing.TestDevices;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 12 case 7: a checkpoint deleted while claim specs of ours exist started silently with no
+ * claims, so an exclusive device a running container holds could go to a second claim. Now Prepare is
+ * refused until {@code --recover}, which reconciles the specs from the API server.
+ */
+@EnableKubernetesMockClient(crud = true)
+class LostCheckpointTest {
+
+  KubernetesClient client;
+
+  @TempDir Path dir;
+
+  @Test
+  void aLostCheckpointRefusesPrepareUntilRecoverReconcilesTheSpecsFromTheApi() throws Exception {
+    ApiObjects.node(client, "node-a");
+    AgentSettings settings = new AgentSettings("nodeatlas.io", "node-a", dir.resolve("kubelet"), dir.resolve("cdi"),
+        dir.resolve("state"), "127.0.0.1", -1, -1, Duration.ofSeconds(2), Duration.ofSeconds(2));
+    String running = ApiObjects.allocatedClaim(client, "default", "running",
+        List.of(ApiObjects.result("gpus", "nodeatlas.io", "node-a", "gpu-0"))).getMetadata().getUid();
+    String deleted = ApiObjects.allocatedClaim(client, "default", "deleted",
+        List.of(ApiObjects.result("gpus", "nodeatlas.io", "node-a", "gpu-1"))).getMetadata().getUid();
+    List<String> ids;
+    try (Running a = new Running(settings)) {
+      NodePrepareResourcesResponse r = a.kubelet.prepare(FakeKubelet.claim("default", "running", running),
+          FakeKubelet.claim("default", "deleted", deleted));
+      assertThat(r.getClaimsOrThrow(running).getError()).isEmpty();
+      ids = r.getClaimsOrThrow(running).getDevices(0).getCdiDeviceIdsList();
+    }
+    Files.delete(settings.checkpointFile());
+    client.resources(ResourceClaim.class).inNamespace("default").withName("deleted").delete();
+    // The scheduler, not knowing, hands gpu-0 to another claim as well (it saw nothing wrong).
+    String thief = ApiObjects.allocatedClaim(client, "default", "thief",
+        List.of(ApiObjects.result("gpus", "nodeatlas.io", "node-a", "gpu-0"))).getMetadata().getUid();
+
+    try (Running b = new Running(settings)) {
+      NodePrepareResourcesResponse r = b.kubelet.prepare(FakeKubelet.claim("default", "thief", thief));
+      assertThat(r.getClaimsOrThrow(thief).getError()).contains("checkpoint", "is missing", "--recover");
+      assertThat(readyz(b.agent)).contains("503", "--recover");
+      // Still lost on the next start: nothing was written that would make the loss look like an empty checkpoint.
+      assertThat(settings.checkpointFile()).doesNotExist();
+    }
+
+    try (Running c = new Running(settings.withRecover(true))) {
+      // Recovery is done when the readiness check of the checkpoint passes.
+      await(() -> readyzUnchecked(c.agent).contains("[+]checkpoint ok"));
+      assertThat(RebootTest.checkpoint(settings).at("/claims").has(running)).isTrue();
+      assertThat(RebootTest.checkpoint(settings).at("/claims").has(deleted)).isFalse();
+      assertThat(settings.cdiRoot().resolve("nodeatlas.io-claim_" + deleted + ".json")).doesNotExist();
+      assertThat(settings.cdiRoot().resolve("nodeatlas.io-claim_" + running + ".json")).exists();
+      NodePrepareResourcesResponse again = c.kubelet.prepare(FakeKubelet.claim("default", "running", running));
+      assertThat(again.getClaimsOrThrow(running).getError()).isEmpty();
+      assertThat(again.getClaimsOrThrow(running).getDevices(0).getCdiDeviceIdsList()).isEqualTo(ids);
+      // The device is held again, so the second claim of gpu-0 is refused instead of sharing it.
+      NodePrepareResourcesResponse stolen = c.kubelet.prepare(FakeKubelet.claim("default", "thief", thief));
+      assertThat(stolen.getClaimsOrThrow(thief).getError()).contains("gpu-0", "already prepared");
+    }
+  }
+
+  private static String readyzUnchecked(Agent agent) {
+    try {
+      return readyz(agent);
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static String readyz(Agent agent) throws Exception {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + agent.httpPort().orElseThrow() + "/readyz?verbose")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    return r.statusCode() + " " + r.body();
+  }
+
+  final class Running implements AutoCloseable {
+    final Agent agent;
+    final Thread loop;
+    final FakeKubelet kubelet;
+
+    Running(AgentSettings settings) throws Exception {
+      agent = new Agent(settings, () -> TestDevices.report(TestDevices.gpus(2)), client, s -> { }, Optional.empty(),
+          new AgentMetrics("test"), Clock.systemUTC());
+      agent.start();
+      loop = new Thread(agent::run, "agent-loop");
+      loop.start();
+      KubeletPaths paths = new KubeletPaths(settings.kubeletRoot(), "nodeatlas.io");
+      kubelet = new FakeKubelet(paths.registrationSocket(), paths.draSocket());
+      await(agent::hasDiscovered);
+    }
+
+    @Override
+    public void close() throws Exception {
+      kubelet.close();
+      agent.requestStop();
+      loop.join(20_000);
+      agent.close();
+    }
+  }
+}

@@ -1,0 +1,154 @@
+package io.nodeatlas.cli.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.nodeatlas.agent.kubelet.KubeletPaths;
+import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourcesResponse;
+import io.nodeatlas.agent.testing.ApiObjects;
+import io.nodeatlas.agent.testing.FakeKubelet;
+import io.nodeatlas.agent.testing.TestDevices;
+import io.nodeatlas.cli.Main;
+import io.nodeatlas.discovery.report.NodeReportCodec;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 12 case 9: a DaemonSet rolling update ({@code maxSurge: 1}) as two real agent processes on one
+ * state directory. Each serves sockets named by its pod UID; the new one asks the old one to hand
+ * over, takes the state directory's lock when it is released, and answers the claims the old one
+ * prepared from the checkpoint it took over.
+ */
+class RollingUpdateProcessTest {
+
+  /** Generous: JVM starts on a loaded 2-core machine take seconds; only a hang reaches it. */
+  static final Duration WAIT = Duration.ofSeconds(90);
+
+  @TempDir Path dir;
+
+  private final List<Process> processes = new ArrayList<>();
+  private KubernetesMockServer api;
+
+  @AfterEach
+  void stop() {
+    processes.forEach(Process::destroyForcibly);
+    if (api != null) {
+      api.destroy();
+    }
+  }
+
+  @Test
+  void theNewInstanceTakesOverTheCheckpointAndSocketsWhileTheOldOneHandsOverAndExitsCleanly() throws Exception {
+    api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+    api.init();
+    KubernetesClient client = api.createClient();
+    ApiObjects.node(client, "node-a");
+    String uid = ApiObjects.allocatedClaim(client, "default", "train",
+        List.of(ApiObjects.result("gpus", "nodeatlas.io", "node-a", "gpu-1"))).getMetadata().getUid();
+    String second = ApiObjects.allocatedClaim(client, "default", "second",
+        List.of(ApiObjects.result("gpus", "nodeatlas.io", "node-a", "gpu-1"))).getMetadata().getUid();
+    Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: c, cluster: {server: "%s"}}]
+        users: [{name: u, user: {token: t}}]
+        contexts: [{name: x, context: {cluster: c, user: u}}]
+        current-context: x
+        """.formatted(client.getConfiguration().getMasterUrl()));
+    Path report = Files.writeString(dir.resolve("report.json"), new NodeReportCodec().toJson(TestDevices.report(TestDevices.gpus(2))));
+    Path kubeletRoot = dir.resolve("k");
+    KubeletPaths oldPaths = new KubeletPaths(kubeletRoot, "nodeatlas.io", "0ld-pod");
+    KubeletPaths newPaths = new KubeletPaths(kubeletRoot, "nodeatlas.io", "n3w-pod");
+
+    Process old = start("old", "0ld-pod", kubeconfig, report, kubeletRoot);
+    await("the old instance serves its pod-UID sockets", () -> Files.exists(oldPaths.draSocket())
+        && !client.resources(ResourceSlice.class).list().getItems().isEmpty(), "old");
+    assertThat(oldPaths.registrationSocket().getFileName().toString()).isEqualTo("nodeatlas.io-0ld-pod-reg.sock");
+    assertThat(oldPaths.draSocket()).isEqualTo(kubeletRoot.resolve("plugins/nodeatlas.io/0ld-pod.sock"));
+    List<String> ids;
+    try (FakeKubelet kubelet = new FakeKubelet(oldPaths.registrationSocket(), oldPaths.draSocket())) {
+      NodePrepareResourcesResponse r = kubelet.prepare(FakeKubelet.claim("default", "train", uid));
+      assertThat(r.getClaimsOrThrow(uid).getError()).as(log("old")).isEmpty();
+      ids = r.getClaimsOrThrow(uid).getDevices(0).getCdiDeviceIdsList();
+    }
+
+    // The new pod starts beside the old one (maxSurge: 1).
+    Process neu = start("new", "n3w-pod", kubeconfig, report, kubeletRoot);
+    await("the new instance took over and serves", () -> Files.exists(newPaths.draSocket())
+        && log("new").contains("took over the state directory"), "new");
+    assertThat(oldPaths.registrationSocket()).as("the old instance left the kubelet's registry").doesNotExist();
+    assertThat(log("old")).contains("handing over", "handed over: lock released");
+    assertThat(old.isAlive()).as("the old pod waits to be deleted, it does not exit (no restart loop)").isTrue();
+
+    try (FakeKubelet kubelet = new FakeKubelet(newPaths.registrationSocket(), newPaths.draSocket())) {
+      // The claim the old instance prepared is known to the new one: same ids, and its device stays taken.
+      NodePrepareResourcesResponse again = kubelet.prepare(FakeKubelet.claim("default", "train", uid));
+      assertThat(again.getClaimsOrThrow(uid).getError()).as(log("new")).isEmpty();
+      assertThat(again.getClaimsOrThrow(uid).getDevices(0).getCdiDeviceIdsList()).isEqualTo(ids);
+      NodePrepareResourcesResponse taken = kubelet.prepare(FakeKubelet.claim("default", "second", second));
+      assertThat(taken.getClaimsOrThrow(second).getError()).contains("gpu-1", "already prepared");
+    }
+
+    // The DaemonSet controller deletes the old pod: SIGTERM, exit 0, and the new one keeps serving.
+    old.destroy();
+    assertThat(old.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).as(log("old")).isTrue();
+    assertThat(old.exitValue()).as(log("old")).isZero();
+    assertThat(newPaths.draSocket()).exists();
+    assertThat(Files.readString(dir.resolve("state/checkpoint.json"))).contains(uid);
+
+    neu.destroy();
+    assertThat(neu.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).as(log("new")).isTrue();
+    assertThat(neu.exitValue()).as(log("new")).isZero();
+    assertThat(Files.getPosixFilePermissions(dir.resolve("state/agent.lock")))
+        .containsExactlyInAnyOrder(java.nio.file.attribute.PosixFilePermission.OWNER_READ,
+            java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+  }
+
+  private Process start(String name, String podUid, Path kubeconfig, Path report, Path kubeletRoot) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx96m",
+        "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run",
+        "--kubeconfig", kubeconfig.toString(), "--node-name", "node-a", "--replay-report", report.toString(),
+        "--kubelet-root", kubeletRoot.toString(), "--cdi-root", dir.resolve("cdi").toString(),
+        "--state-dir", dir.resolve("state").toString(), "--resync-interval", "5s", "--drain-timeout", "2s"));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(name + ".log").toFile());
+    pb.environment().put("POD_UID", podUid);
+    pb.environment().remove("KUBECONFIG");
+    pb.environment().remove("NOTIFY_SOCKET");
+    Process p = pb.start();
+    processes.add(p);
+    return p;
+  }
+
+  private void await(String what, BooleanSupplier condition, String logName) throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(what + ": not within " + WAIT.toSeconds() + " s\n" + log(logName));
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private String log(String name) {
+    try {
+      return Files.readString(dir.resolve(name + ".log"));
+    } catch (java.io.IOException e) {
+      return e.toString();
+    }
+  }
+}
