@@ -77,6 +77,10 @@ public final class Agent implements AutoCloseable {
   private ResourceSlicePublisher publisher;
   private Watch sliceWatch;
   private HealthEndpoints http;
+  private List<io.nodeatlas.discovery.health.HealthCheck> healthChecks = List.of();
+  private Duration healthInterval = Duration.ofSeconds(10);
+  private java.util.concurrent.ScheduledExecutorService healthScheduler;
+  private io.nodeatlas.agent.health.DeviceHealthMonitor health;
 
   private volatile Instant lastTick = Instant.EPOCH;
   private volatile boolean discovered;
@@ -110,6 +114,22 @@ public final class Agent implements AutoCloseable {
     this.inventory = new DeviceInventory(settings.nodeName());
   }
 
+  /**
+   * The sources' health checks, polled every {@code interval} once {@link #start()} ran (cluster mode):
+   * unhealthy devices are tainted in the slices and reported on the kubelet's health stream. Call
+   * before {@link #start()}; the agent closes them.
+   */
+  public Agent healthChecks(List<io.nodeatlas.discovery.health.HealthCheck> checks, Duration interval) {
+    this.healthChecks = List.copyOf(checks);
+    this.healthInterval = interval;
+    return this;
+  }
+
+  /** The device health monitor (cluster mode, after {@link #start()}). */
+  public Optional<io.nodeatlas.agent.health.DeviceHealthMonitor> health() {
+    return Optional.ofNullable(health);
+  }
+
   public boolean standalone() {
     return client == null;
   }
@@ -124,7 +144,17 @@ public final class Agent implements AutoCloseable {
       publisher = new ResourceSlicePublisher(client, settings.driverName(), settings.nodeName());
       ClaimPreparer preparer = new ClaimPreparer(settings.driverName(), inventory, new ApiClaimLookup(client),
           specStore, checkpoint, metrics, settings.hookPath());
-      kubelet = KubeletPluginServer.start(new KubeletPaths(settings.kubeletRoot(), settings.driverName()), preparer);
+      io.nodeatlas.agent.health.ResourceHealthService healthStream = new io.nodeatlas.agent.health.ResourceHealthService();
+      health = new io.nodeatlas.agent.health.DeviceHealthMonitor(healthChecks, inventory::all, clock, this::requestPublish,
+          healthStream, publisher.poolName());
+      kubelet = KubeletPluginServer.start(new KubeletPaths(settings.kubeletRoot(), settings.driverName()), preparer,
+          healthStream);
+      healthScheduler = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "device-health");
+        t.setDaemon(true);
+        return t;
+      });
+      health.start(healthScheduler, healthInterval);
       kubelet.setServing(false);
       if (settings.healthcheckPort() >= 0) {
         try {
@@ -254,7 +284,7 @@ public final class Agent implements AutoCloseable {
 
   private void publish() {
     try {
-      PublishResult r = publisher.sync(inventory.all());
+      PublishResult r = publisher.sync(inventory.all(), health == null ? Map.of() : health.taints());
       r.warnings().forEach(w -> LOG.warn("{}", w));
       if (sharedDevicesSupported && publisher.sharing() == ResourceSlicePublisher.Sharing.DROPPED) {
         // The publisher logged the cause and the fix; discover again for exclusive devices and publish those.
@@ -396,6 +426,14 @@ public final class Agent implements AutoCloseable {
     notifier.notify("STOPPING=1\nSTATUS=shutting down");
     if (sliceWatch != null) {
       sliceWatch.close();
+    }
+    if (healthScheduler != null) {
+      healthScheduler.shutdownNow();
+    }
+    if (health != null) {
+      health.close();
+    } else {
+      healthChecks.forEach(io.nodeatlas.discovery.health.HealthCheck::close);
     }
     if (kubelet != null) {
       kubelet.shutdown(settings.drainTimeout().toMillis());

@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -93,6 +94,7 @@ public final class AgentLauncher {
         Agent agent = new Agent(settings, b.discovery, client, notifier,
             SdNotifier.watchdogInterval(b.environment, ProcessHandle.current().pid()), new AgentMetrics(version),
             Clock.systemUTC());
+        agent.healthChecks(b.healthChecks.get(), b.healthInterval);
         LOG.info("starting nodeatlas run mode={} driver={} node={} kubeletRoot={} cdiRoot={} stateDir={}",
             agent.standalone() ? "standalone" : "cluster", b.driverName, node, b.kubeletRoot, b.cdiRoot, b.stateDir);
         try {
@@ -167,8 +169,20 @@ public final class AgentLauncher {
     private DeviceDiscovery discovery;
     private Map<String, String> environment;
     private PrintStream log = System.err;
+    private Supplier<List<io.nodeatlas.discovery.health.HealthCheck>> healthChecks = List::of;
+    private Duration healthInterval = Duration.ofSeconds(10);
 
     private Builder() {}
+
+    /**
+     * The sources' device health checks, made when the agent starts (cluster mode polls them every
+     * {@code interval}; see {@code DeviceHealthMonitor}).
+     */
+    public Builder healthChecks(Supplier<List<io.nodeatlas.discovery.health.HealthCheck>> v, Duration interval) {
+      healthChecks = v == null ? List::of : v;
+      healthInterval = interval;
+      return this;
+    }
 
     /** The DRA driver name: a DNS subdomain of at most 63 characters. */
     public Builder driverName(String v) {

@@ -136,6 +136,7 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
 
   private int execute() throws Exception {
     DeviceDiscovery discover;
+    java.util.function.Supplier<List<io.nodeatlas.discovery.health.HealthCheck>> healthChecks = List::of;
     Path replayReport = value(REPLAY_REPORT);
     if (replayReport != null) {
       // Checked once now (a bad file is bad usage), then re-read on every resync like a discovery.
@@ -153,6 +154,8 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       HostContext host = discovery.hostContext();
       // After the API server dropped the fields of shared devices, the sources publish exclusive ones.
       discover = shared -> NodeDiscovery.run(sources, host.withSharedDevicesSupported(shared));
+      // Each source watches the health of what it published (NVML XID events, link and port state).
+      healthChecks = () -> sources.stream().map(s -> s.healthCheck(host)).flatMap(java.util.Optional::stream).toList();
     }
     try {
       return AgentLauncher.builder()
@@ -162,7 +165,7 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
           .httpBindAddress(value(HTTP_ADDRESS)).httpPort(value(HTTP_PORT)).healthcheckPort(value(HEALTHCHECK_PORT))
           .resyncInterval(value(RESYNC_INTERVAL)).drainTimeout(value(DRAIN_TIMEOUT))
           .logFormat(value(LOG_FORMAT)).verbosity(value(VERBOSITY))
-          .discovery(discover).environment(System.getenv())
+          .discovery(discover).healthChecks(healthChecks, java.time.Duration.ofSeconds(10)).environment(System.getenv())
           .build()
           .run();
     } catch (AgentLauncher.PortTakenException e) {

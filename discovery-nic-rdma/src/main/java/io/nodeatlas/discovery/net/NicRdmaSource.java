@@ -93,6 +93,12 @@ public final class NicRdmaSource implements DiscoverySource {
     return result.build();
   }
 
+  /** Link, port and PCI presence of the published devices, read from sysfs on every poll. */
+  @Override
+  public java.util.Optional<io.nodeatlas.discovery.health.HealthCheck> healthCheck(HostContext host) {
+    return java.util.Optional.of(new io.nodeatlas.discovery.net.health.NicRdmaHealthCheck(host.fs()));
+  }
+
   private static List<InetAddress> nodeIps(HostContext host) throws DiscoveryException {
     try {
       return IpLiterals.parseList(host.options().get(NODE_IP).orElse(""));
