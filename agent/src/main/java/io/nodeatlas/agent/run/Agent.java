@@ -81,6 +81,7 @@ public final class Agent implements AutoCloseable {
   private Duration healthInterval = Duration.ofSeconds(10);
   private java.util.concurrent.ScheduledExecutorService healthScheduler;
   private io.nodeatlas.agent.health.DeviceHealthMonitor health;
+  private io.nodeatlas.agent.status.ClaimNetworkStatus claimStatus;
 
   private volatile Instant lastTick = Instant.EPOCH;
   private volatile boolean discovered;
@@ -144,6 +145,8 @@ public final class Agent implements AutoCloseable {
       publisher = new ResourceSlicePublisher(client, settings.driverName(), settings.nodeName());
       ClaimPreparer preparer = new ClaimPreparer(settings.driverName(), inventory, new ApiClaimLookup(client),
           specStore, checkpoint, metrics, settings.hookPath());
+      claimStatus = new io.nodeatlas.agent.status.ClaimNetworkStatus(client, settings.driverName(), inventory);
+      preparer.onPrepared(claimStatus::prepared);
       io.nodeatlas.agent.health.ResourceHealthService healthStream = new io.nodeatlas.agent.health.ResourceHealthService();
       health = new io.nodeatlas.agent.health.DeviceHealthMonitor(healthChecks, inventory::all, clock, this::requestPublish,
           healthStream, publisher.poolName());
@@ -429,6 +432,9 @@ public final class Agent implements AutoCloseable {
     }
     if (healthScheduler != null) {
       healthScheduler.shutdownNow();
+    }
+    if (claimStatus != null) {
+      claimStatus.close();
     }
     if (health != null) {
       health.close();
