@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -24,6 +25,7 @@ enum {
   NVML_ERROR_NOT_FOUND = 6,
   NVML_ERROR_INSUFFICIENT_SIZE = 7,
   NVML_ERROR_DRIVER_NOT_LOADED = 9,
+  NVML_ERROR_TIMEOUT = 10,
   NVML_ERROR_GPU_IS_LOST = 15,
   NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
   NVML_ERROR_UNKNOWN = 999
@@ -170,12 +172,20 @@ static nvmlReturn_t injected(nvmlDevice_t d, const char *fn) {
 }
 
 /* Common checks of every device call: initialised, known handle, GPU not lost, no injected error. */
+/* What the event file said about a GPU since init: 0 nothing (the config's device.<i>.lost decides), 1 lost, 2 back. */
+static int runtime_lost[MAX_GPUS];
+
+static int is_lost(unsigned gpu) {
+  if (runtime_lost[gpu] != 0) return runtime_lost[gpu] == 1;
+  return cfg_ull(0, "device.%u.lost", gpu, 0, 0) != 0;
+}
+
 static nvmlReturn_t enter(nvmlDevice_t d, const char *fn) {
   if (init_count == 0) return NVML_ERROR_UNINITIALIZED;
   if (!valid_handle(d)) return NVML_ERROR_INVALID_ARGUMENT;
   nvmlReturn_t rc = injected(d, fn);
   if (rc != NVML_SUCCESS) return rc;
-  if (cfg_ull(0, "device.%u.lost", d->gpu, 0, 0) != 0) return NVML_ERROR_GPU_IS_LOST;
+  if (is_lost(d->gpu)) return NVML_ERROR_GPU_IS_LOST;
   return NVML_SUCCESS;
 }
 
@@ -209,6 +219,8 @@ static nvmlReturn_t device_uint(nvmlDevice_t d, const char *fn, const char *name
 
 /* ------------------------------------------------------------------ init and system */
 
+static void reset_events(void);
+
 static nvmlReturn_t do_init(void) {
   if (init_count > 0) {
     init_count++;
@@ -221,7 +233,9 @@ static nvmlReturn_t do_init(void) {
     free_config();
     return (nvmlReturn_t)forced;
   }
+  reset_events();
   for (unsigned g = 0; g < MAX_GPUS; g++) {
+    runtime_lost[g] = 0;
     gpu_handles[g] = (struct fake_handle){0, g, 0};
     for (unsigned m = 0; m < MAX_MIGS; m++) mig_handles[g][m] = (struct fake_handle){1, g, m};
   }
@@ -548,4 +562,147 @@ EXPORT nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t d, nvmlDeviceAttribu
   a->computeInstanceSliceCount = (unsigned)cfg_ull(0, "device.%u.mig.%u.ci_slices", g, m, 1);
   a->memorySizeMB = cfg_ull(0, "device.%u.mig.%u.memory.total", g, m, 1) >> 20;
   return NVML_SUCCESS;
+}
+
+/* ---- Events (nvmlEventSetCreate, nvmlDeviceRegisterEvents, nvmlEventSetWait_v2, nvmlEventSetFree) ----
+ *
+ * FAKE_NVML_EVENTS names a file the test appends lines to; nvmlEventSetWait_v2 consumes complete lines
+ * in order, once (the offset is reset by the init that reads the configuration):
+ *   "<gpu> xid <N>"  an nvmlEventTypeXidCriticalError event on GPU <gpu> with eventData N, delivered
+ *                    when the GPU is registered for that type in the waited set (else dropped);
+ *   "<gpu> lost"     GPU <gpu> answers NVML_ERROR_GPU_IS_LOST from now on (as device.<gpu>.lost=1), and
+ *                    the wait returns NVML_ERROR_GPU_IS_LOST once, as the real library does;
+ *   "<gpu> back"     GPU <gpu> answers normally again (a GPU that was reset).
+ * A malformed line is skipped with a message on stderr. Without events the wait polls the file until
+ * its timeout and returns NVML_ERROR_TIMEOUT. */
+
+#define NVML_EVENT_TYPE_XID_CRITICAL 0x0000000000000008ULL
+#define MAX_EVENT_SETS 8
+
+typedef struct {
+  nvmlDevice_t device;
+  unsigned long long eventType;
+  unsigned long long eventData;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+} nvmlEventData_t;
+
+_Static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t layout");
+
+struct fake_event_set {
+  int used;
+  unsigned long long registered[MAX_GPUS];
+};
+
+typedef struct fake_event_set *nvmlEventSet_t;
+
+static struct fake_event_set event_sets[MAX_EVENT_SETS];
+static long events_offset;
+
+static void reset_events(void) {
+  events_offset = 0;
+  for (int i = 0; i < MAX_EVENT_SETS; i++) event_sets[i].used = 0;
+}
+
+static int valid_set(nvmlEventSet_t set) {
+  for (int i = 0; i < MAX_EVENT_SETS; i++) {
+    if (set == &event_sets[i]) return set->used;
+  }
+  return 0;
+}
+
+/* The next complete line of the event file, or 0 when there is none yet. */
+static int next_event_line(char *line, size_t size) {
+  const char *path = getenv("FAKE_NVML_EVENTS");
+  if (path == NULL || *path == '\0') return 0;
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return 0;
+  int got = 0;
+  if (fseek(f, events_offset, SEEK_SET) == 0 && fgets(line, (int)size, f) != NULL) {
+    size_t n = strlen(line);
+    if (n > 0 && line[n - 1] == '\n') {
+      events_offset = ftell(f);
+      got = 1;
+    }
+  }
+  fclose(f);
+  return got;
+}
+
+EXPORT nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set) {
+  nvmlReturn_t rc = enter_system("nvmlEventSetCreate");
+  if (rc != NVML_SUCCESS) return rc;
+  if (set == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  for (int i = 0; i < MAX_EVENT_SETS; i++) {
+    if (!event_sets[i].used) {
+      memset(&event_sets[i], 0, sizeof event_sets[i]);
+      event_sets[i].used = 1;
+      *set = &event_sets[i];
+      return NVML_SUCCESS;
+    }
+  }
+  return NVML_ERROR_UNKNOWN;
+}
+
+EXPORT nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
+  nvmlReturn_t rc = enter_system("nvmlEventSetFree");
+  if (rc != NVML_SUCCESS) return rc;
+  if (!valid_set(set)) return NVML_ERROR_INVALID_ARGUMENT;
+  set->used = 0;
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t d, unsigned long long *types) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceGetSupportedEventTypes");
+  if (rc != NVML_SUCCESS) return rc;
+  if (types == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  *types = d->is_mig ? 0 : NVML_EVENT_TYPE_XID_CRITICAL;
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t d, unsigned long long types, nvmlEventSet_t set) {
+  nvmlReturn_t rc = enter(d, "nvmlDeviceRegisterEvents");
+  if (rc != NVML_SUCCESS) return rc;
+  if (!valid_set(set)) return NVML_ERROR_INVALID_ARGUMENT;
+  if (d->is_mig || (types & ~NVML_EVENT_TYPE_XID_CRITICAL) != 0) return NVML_ERROR_NOT_SUPPORTED;
+  set->registered[d->gpu] |= types;
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms) {
+  nvmlReturn_t rc = enter_system("nvmlEventSetWait_v2");
+  if (rc != NVML_SUCCESS) return rc;
+  if (!valid_set(set) || data == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  struct timespec start, now, pause = {0, 5 * 1000 * 1000};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  char line[256];
+  for (;;) {
+    while (next_event_line(line, sizeof line)) {
+      unsigned gpu;
+      unsigned long long xid;
+      char word[16];
+      if (sscanf(line, "%u xid %llu", &gpu, &xid) == 2 && gpu < gpu_count()) {
+        if (set->registered[gpu] & NVML_EVENT_TYPE_XID_CRITICAL) {
+          memset(data, 0, sizeof *data);
+          data->device = &gpu_handles[gpu];
+          data->eventType = NVML_EVENT_TYPE_XID_CRITICAL;
+          data->eventData = xid;
+          data->gpuInstanceId = 0xFFFFFFFFu;
+          data->computeInstanceId = 0xFFFFFFFFu;
+          return NVML_SUCCESS;
+        }
+      } else if (sscanf(line, "%u %15s", &gpu, word) == 2 && gpu < gpu_count() && strcmp(word, "lost") == 0) {
+        runtime_lost[gpu] = 1;
+        return NVML_ERROR_GPU_IS_LOST;
+      } else if (sscanf(line, "%u %15s", &gpu, word) == 2 && gpu < gpu_count() && strcmp(word, "back") == 0) {
+        runtime_lost[gpu] = 2;
+      } else {
+        fprintf(stderr, "fake-nvml: FAKE_NVML_EVENTS: skipping malformed line: %s", line);
+      }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long elapsed_ms = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+    if (elapsed_ms >= (long)timeoutms) return NVML_ERROR_TIMEOUT;
+    nanosleep(&pause, NULL);
+  }
 }

@@ -54,6 +54,8 @@ public final class ClaimPreparer {
   /** Why Prepare is refused for now (a lost checkpoint awaiting --recover, a hand-over); null while serving. */
   private volatile String refusal;
   private final ShareEdits shareEdits;
+  /** Told about each prepared claim's devices (the claim's network status, KEP-4817); never fails Prepare. */
+  private volatile java.util.function.BiConsumer<ClaimRef, List<PreparedDevice>> onPrepared = (c, d) -> {};
 
   /** Told about each claim's outcome (metrics). */
   public interface Listener {
@@ -99,6 +101,12 @@ public final class ClaimPreparer {
    */
   public void refusePrepare(String reason) {
     refusal = reason;
+  }
+
+  /** Calls {@code hook} after each successful Prepare of a claim (with its devices); its faults are logged only. */
+  public ClaimPreparer onPrepared(java.util.function.BiConsumer<ClaimRef, List<PreparedDevice>> hook) {
+    this.onPrepared = hook;
+    return this;
   }
 
   /** One entry per distinct claim UID of the request, in request order. */
@@ -147,6 +155,11 @@ public final class ClaimPreparer {
       LOG.warn("prepare failed claim={} err=\"{}\"", claim, r.error());
     } else {
       LOG.debug("prepared claim={} devices={}", claim, r.devices().size());
+      try {
+        onPrepared.accept(claim, r.devices());
+      } catch (RuntimeException e) {
+        LOG.warn("after prepare claim={} err=\"{}\"", claim, e.toString());
+      }
     }
     return r;
   }

@@ -60,15 +60,30 @@ public final class KubeletPluginServer implements AutoCloseable {
 
   /** Binds both sockets and starts serving. */
   public static KubeletPluginServer start(KubeletPaths paths, ClaimPreparer preparer) throws IOException {
+    return start(paths, preparer, null);
+  }
+
+  /**
+   * Binds both sockets and starts serving, with the device health stream when {@code health} is given:
+   * served on the DRA socket and advertised in {@code supported_versions} as
+   * {@code v1alpha1.DRAResourceHealth}, after the DRAPlugin versions (the kubelet takes the first DRAPlugin
+   * version it knows and looks for the health service by its own name, KEP-4680).
+   */
+  public static KubeletPluginServer start(KubeletPaths paths, ClaimPreparer preparer,
+      io.nodeatlas.agent.health.ResourceHealthService health) throws IOException {
     paths.requireSocketPathsFit();
     KubeletPluginServer s = new KubeletPluginServer(paths);
     try {
       DraV1Service v1 = new DraV1Service(preparer);
-      List<BindableService> dra = List.of(v1, new DraV1beta1Service(v1),
-          s.health.getHealthService());
+      List<BindableService> dra = new ArrayList<>(List.of(v1, new DraV1beta1Service(v1), s.health.getHealthService()));
+      List<String> versions = new ArrayList<>(SUPPORTED_VERSIONS);
+      if (health != null) {
+        dra.add(health);
+        versions.add(io.nodeatlas.agent.health.ResourceHealthService.SUPPORTED_VERSION);
+      }
       s.servers.add(UnixSocketServers.start(paths.draSocket(), s.group, s.executor, dra));
       s.servers.add(UnixSocketServers.start(paths.registrationSocket(), s.group, s.executor,
-          List.of(new RegistrationService(paths.driverName(), paths.draSocket().toString(), SUPPORTED_VERSIONS,
+          List.of(new RegistrationService(paths.driverName(), paths.draSocket().toString(), versions,
               s.registration))));
     } catch (IOException | RuntimeException e) {
       s.close();

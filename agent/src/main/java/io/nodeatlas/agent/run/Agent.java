@@ -91,6 +91,11 @@ public final class Agent implements AutoCloseable {
   private HealthEndpoints http;
   private ClaimPreparer preparer;
   private StateLock stateLock;
+  private List<io.nodeatlas.discovery.health.HealthCheck> healthChecks = List.of();
+  private Duration healthInterval = Duration.ofSeconds(10);
+  private java.util.concurrent.ScheduledExecutorService healthScheduler;
+  private io.nodeatlas.agent.health.DeviceHealthMonitor health;
+  private io.nodeatlas.agent.status.ClaimNetworkStatus claimStatus;
 
   /** API calls leave the loop's thread: a hung server delays them, never the loop (issue: hung watch). */
   private ExecutorService apiCalls;
@@ -149,6 +154,22 @@ public final class Agent implements AutoCloseable {
     this.lastTick = clock.instant();
   }
 
+  /**
+   * The sources' health checks, polled every {@code interval} once {@link #start()} ran (cluster mode):
+   * unhealthy devices are tainted in the slices and reported on the kubelet's health stream. Call
+   * before {@link #start()}; the agent closes them.
+   */
+  public Agent healthChecks(List<io.nodeatlas.discovery.health.HealthCheck> checks, Duration interval) {
+    this.healthChecks = List.copyOf(checks);
+    this.healthInterval = interval;
+    return this;
+  }
+
+  /** The device health monitor (cluster mode, after {@link #start()}). */
+  public Optional<io.nodeatlas.agent.health.DeviceHealthMonitor> health() {
+    return Optional.ofNullable(health);
+  }
+
   public boolean standalone() {
     return client == null;
   }
@@ -176,8 +197,19 @@ public final class Agent implements AutoCloseable {
       if (lostCheckpoint == null) {
         recordBoot();
       }
+      claimStatus = new io.nodeatlas.agent.status.ClaimNetworkStatus(client, settings.driverName(), inventory);
+      preparer.onPrepared(claimStatus::prepared);
+      io.nodeatlas.agent.health.ResourceHealthService healthStream = new io.nodeatlas.agent.health.ResourceHealthService();
+      health = new io.nodeatlas.agent.health.DeviceHealthMonitor(healthChecks, inventory::all, clock, this::requestPublish,
+          healthStream, publisher.poolName());
       kubelet = KubeletPluginServer.start(new KubeletPaths(settings.kubeletRoot(), settings.driverName(), settings.podUid()),
-          preparer);
+          preparer, healthStream);
+      healthScheduler = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "device-health");
+        t.setDaemon(true);
+        return t;
+      });
+      health.start(healthScheduler, healthInterval);
       kubelet.setServing(false);
       startHandoverWatch();
       if (settings.healthcheckPort() >= 0) {
@@ -420,11 +452,6 @@ public final class Agent implements AutoCloseable {
   }
 
   /**
-   * Publishes on the API thread and waits for it at most {@link #API_CALL_BOUND}; a publish still
-   * running then (a server that accepts and never answers) fails this round and is not started again
-   * until it ends.
-   */
-  /**
    * One line at the default level after the first discovery and whenever it changes: each source's
    * state (with the reason a source is unavailable or failed), the devices per type, the warnings.
    */
@@ -446,6 +473,11 @@ public final class Agent implements AutoCloseable {
     }
   }
 
+  /**
+   * Publishes on the API thread and waits for it at most {@link #API_CALL_BOUND}; a publish still
+   * running then (a server that accepts and never answers) fails this round and is not started again
+   * until it ends.
+   */
   private void publish() {
     Instant now = clock.instant();
     if (publishing != null && !publishing.isDone()) {
@@ -454,8 +486,9 @@ public final class Agent implements AutoCloseable {
       return;
     }
     List<Device> devices = inventory.all();
+    Map<String, List<io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint>> taints = health == null ? Map.of() : health.taints();
     publishStarted = now;
-    Future<PublishResult> result = apiCalls.submit(() -> publisher.sync(devices));
+    Future<PublishResult> result = apiCalls.submit(() -> publisher.sync(devices, taints));
     publishing = result;
     PublishResult r;
     try {
@@ -862,6 +895,17 @@ public final class Agent implements AutoCloseable {
     notifier.notify("STOPPING=1\nSTATUS=shutting down");
     if (handoverWatch != null) {
       handoverWatch.interrupt();
+    }
+    if (healthScheduler != null) {
+      healthScheduler.shutdownNow();
+    }
+    if (claimStatus != null) {
+      claimStatus.close();
+    }
+    if (health != null) {
+      health.close();
+    } else {
+      healthChecks.forEach(io.nodeatlas.discovery.health.HealthCheck::close);
     }
     closeQuietly(sliceWatch);
     if (kubelet != null && !handedOver) {

@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -94,6 +95,7 @@ public final class AgentLauncher {
         Agent agent = new Agent(settings, b.discovery, client, notifier,
             SdNotifier.watchdogInterval(b.environment, ProcessHandle.current().pid()), new AgentMetrics(version),
             Clock.systemUTC());
+        agent.healthChecks(b.healthChecks.get(), b.healthInterval);
         LOG.info("starting nodeatlas run mode={} driver={} node={} kubeletRoot={} cdiRoot={} stateDir={} podUID={}",
             agent.standalone() ? "standalone" : "cluster", b.driverName, node, b.kubeletRoot, b.cdiRoot, b.stateDir,
             settings.podUid().isEmpty() ? "(none: fixed socket names)" : settings.podUid());
@@ -194,8 +196,20 @@ public final class AgentLauncher {
     private String podUid = "";
     private Duration lockWait = AgentSettings.DEFAULT_LOCK_WAIT;
     private Supplier<DeviceDiscovery> reload;
+    private Supplier<List<io.nodeatlas.discovery.health.HealthCheck>> healthChecks = List::of;
+    private Duration healthInterval = Duration.ofSeconds(10);
 
     private Builder() {}
+
+    /**
+     * The sources' device health checks, made when the agent starts (cluster mode polls them every
+     * {@code interval}; see {@code DeviceHealthMonitor}).
+     */
+    public Builder healthChecks(Supplier<List<io.nodeatlas.discovery.health.HealthCheck>> v, Duration interval) {
+      healthChecks = v == null ? List::of : v;
+      healthInterval = interval;
+      return this;
+    }
 
     /** The host's file systems; the boot ID is read under its procfs root. Default: host root {@code /}. */
     public Builder host(io.nodeatlas.discovery.host.HostFs v) {

@@ -82,12 +82,26 @@ public final class NodeSlices {
    *     empty where no API server tells the Node's uid
    */
   public Built build(List<Device> devices, boolean withoutSharing, long generation, Optional<OwnerReference> owner) {
+    return build(devices, Map.of(), withoutSharing, generation, owner);
+  }
+
+  /**
+   * As {@link #build(List, boolean, long, Optional)}, with {@code taints} by device name (KEP-5055
+   * {@code Device.taints}: the health monitor's {@code nodeatlas.io/unhealthy}); while any device has one,
+   * slices hold at most 64 devices.
+   */
+  public Built build(List<Device> devices, Map<String, List<io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint>> taints,
+      boolean withoutSharing, long generation, Optional<OwnerReference> owner) {
     List<String> warnings = new ArrayList<>();
     List<io.fabric8.kubernetes.api.model.resource.v1.Device> wanted = new ArrayList<>();
     for (Device d : devices.stream().sorted(Comparator.comparing(Device::name)).toList()) {
       io.fabric8.kubernetes.api.model.resource.v1.Device sd = SliceDeviceMapper.toSliceDevice(d);
       if (withoutSharing) {
         sd = withoutSharing(sd);
+      }
+      List<io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint> deviceTaints = taints.get(d.name());
+      if (deviceTaints != null && !deviceTaints.isEmpty()) {
+        sd.setTaints(new ArrayList<>(deviceTaints));
       }
       List<String> problems = SliceValidator.deviceProblems(sd);
       if (problems.isEmpty()) {

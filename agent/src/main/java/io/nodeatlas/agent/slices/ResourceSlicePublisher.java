@@ -93,14 +93,24 @@ public final class ResourceSlicePublisher {
 
   /** Brings the API in line with {@code devices}; thread-confined (one caller at a time). */
   public synchronized PublishResult sync(List<Device> devices) throws PublishException {
+    return sync(devices, Map.of());
+  }
+
+  /**
+   * As {@link #sync(List)}, with the devices' taints by name (KEP-5055; the health monitor's). A taint the
+   * server already holds keeps its {@code timeAdded}, as the upstream controller does.
+   */
+  public synchronized PublishResult sync(List<Device> devices,
+      Map<String, List<io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint>> taints) throws PublishException {
     try {
-      return doSync(devices);
+      return doSync(devices, taints);
     } catch (KubernetesClientException e) {
       throw new PublishException("publishing ResourceSlices failed: " + describe(e), e);
     }
   }
 
-  private PublishResult doSync(List<Device> devices) throws PublishException {
+  private PublishResult doSync(List<Device> devices,
+      Map<String, List<io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint>> taints) throws PublishException {
     boolean dropped = sharing == Sharing.DROPPED;
     Map<String, ResourceSlice> existing = new TreeMap<>();
     for (ResourceSlice s : client.resources(ResourceSlice.class).withLabel(LABEL_NODE, nodeLabelValue())
@@ -112,7 +122,7 @@ public final class ResourceSlicePublisher {
     Optional<OwnerReference> owner = Optional.of(ownerReference());
 
     long currentGeneration = existing.values().stream().mapToLong(ResourceSlicePublisher::generation).max().orElse(-1);
-    NodeSlices.Built built = pool.build(devices, dropped, Math.max(currentGeneration, 0), owner);
+    NodeSlices.Built built = pool.build(devices, keepTimeAdded(existing, taints), dropped, Math.max(currentGeneration, 0), owner);
     List<String> warnings = built.warnings();
     List<ResourceSlice> desired = new ArrayList<>(built.slices());
     if (matches(existing, desired)) {
@@ -211,6 +221,29 @@ public final class ResourceSlicePublisher {
         + "device per physical core). Fix: enable the DRAConsumableCapacity feature gate on the API server, scheduler "
         + "and kubelet, or choose the per-core CPU devices explicitly with the CPU source's setting "
         + "(nodeatlas run --help lists it)");
+  }
+
+  /** {@code taints} with the {@code timeAdded} the server set on the same taint (key, value, effect) of the same device. */
+  private static Map<String, List<io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint>> keepTimeAdded(
+      Map<String, ResourceSlice> existing, Map<String, List<io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint>> taints) {
+    if (taints.isEmpty()) {
+      return taints;
+    }
+    Map<String, List<io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint>> held = new java.util.HashMap<>();
+    for (ResourceSlice s : existing.values()) {
+      if (s.getSpec() != null && s.getSpec().getDevices() != null) {
+        s.getSpec().getDevices().stream().filter(d -> d.getTaints() != null && !d.getTaints().isEmpty())
+            .forEach(d -> held.put(d.getName(), d.getTaints()));
+      }
+    }
+    Map<String, List<io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint>> out = new java.util.LinkedHashMap<>();
+    taints.forEach((name, list) -> out.put(name, list.stream().map(t -> held.getOrDefault(name, List.of()).stream()
+        .filter(h -> Objects.equals(h.getKey(), t.getKey()) && Objects.equals(h.getValue(), t.getValue())
+            && Objects.equals(h.getEffect(), t.getEffect()) && h.getTimeAdded() != null)
+        .findFirst()
+        .map(h -> new io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder(t).withTimeAdded(h.getTimeAdded()).build())
+        .orElse(t)).toList()));
+    return out;
   }
 
   /** {@code slice} without the fields of consumable capacity (KEP-5075). */

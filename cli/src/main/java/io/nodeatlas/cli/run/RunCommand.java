@@ -182,6 +182,16 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
     return discover;
   }
 
+  /** Each source watches the health of what it published (NVML XID events, link and port state); none for a replay. */
+  private java.util.function.Supplier<List<io.nodeatlas.discovery.health.HealthCheck>> healthChecksOf() {
+    if (value(REPLAY_REPORT) != null) {
+      return List::of;
+    }
+    List<DiscoverySource> sources = discovery.selectedSources();
+    HostContext host = discovery.hostContext();
+    return () -> sources.stream().map(s -> s.healthCheck(host)).flatMap(java.util.Optional::stream).toList();
+  }
+
   private int execute() throws Exception {
     DeviceDiscovery discover = discoveryOf();
     try {
@@ -192,7 +202,7 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
           .httpBindAddress(value(HTTP_ADDRESS)).httpPort(value(HTTP_PORT)).healthcheckPort(value(HEALTHCHECK_PORT))
           .resyncInterval(value(RESYNC_INTERVAL)).drainTimeout(value(DRAIN_TIMEOUT))
           .logFormat(value(LOG_FORMAT)).verbosity(value(VERBOSITY))
-          .discovery(discover).environment(System.getenv())
+          .discovery(discover).healthChecks(healthChecksOf(), java.time.Duration.ofSeconds(10)).environment(System.getenv())
           .host(discovery.hostContext().fs()).recover(value(RECOVER)).podUid(value(POD_UID))
           .lockWait(value(LOCK_WAIT))
           // SIGHUP: the config file again (flags and env still win), and the discovery it describes.

@@ -144,7 +144,7 @@ class PackagingTest {
 
     assertThat(role.getRules()).extracting(r -> r.getResources().get(0) + ":" + r.getVerbs())
         .containsExactlyInAnyOrder("resourceslices:[get, list, watch, create, update, patch, delete]",
-            "resourceclaims:[get, list, watch]", "nodes:[get]");
+            "resourceclaims:[get, list, watch]", "resourceclaims/status:[update, patch]", "nodes:[get]");
   }
 
   @Test

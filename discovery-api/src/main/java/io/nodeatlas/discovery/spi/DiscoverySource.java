@@ -44,4 +44,12 @@ public interface DiscoverySource {
   }
 
   DiscoveryResult discover(HostContext host) throws DiscoveryException;
+
+  /**
+   * A watch on the health of the devices this source publishes on {@code host}, for the agent to poll;
+   * empty when the source has none (the default) or cannot watch here. The agent closes it when it stops.
+   */
+  default java.util.Optional<io.nodeatlas.discovery.health.HealthCheck> healthCheck(HostContext host) {
+    return java.util.Optional.empty();
+  }
 }

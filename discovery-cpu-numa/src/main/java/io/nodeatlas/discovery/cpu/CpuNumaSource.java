@@ -98,6 +98,12 @@ public final class CpuNumaSource implements DiscoverySource {
    *     kubelet refuses such a reservedSystemCPUs too, and publishing CPUs the administrator meant to keep
    *     would be worse than publishing none
    */
+  /** Hugepage pools shrinking below what their devices published ({@link HugepagesHealthCheck}). */
+  @Override
+  public java.util.Optional<io.nodeatlas.discovery.health.HealthCheck> healthCheck(HostContext host) {
+    return java.util.Optional.of(new HugepagesHealthCheck(host.fs()));
+  }
+
   @Override
   public DiscoveryResult discover(HostContext host) throws DiscoveryException {
     CpuSet reserved;

@@ -95,6 +95,19 @@ public final class GpuDiscoverySource implements DiscoverySource {
     }
   }
 
+  /**
+   * XID and lost-GPU watch through the same NVML ({@link GpuHealthCheck}); empty when NVML cannot be
+   * loaded here. Each check waits at most 100 ms for a first event.
+   */
+  @Override
+  public java.util.Optional<io.nodeatlas.discovery.health.HealthCheck> healthCheck(HostContext host) {
+    try {
+      return java.util.Optional.of(new GpuHealthCheck(loader.load(host), 100));
+    } catch (NvmlException e) {
+      return java.util.Optional.empty();
+    }
+  }
+
   @Override
   public DiscoveryResult discover(HostContext host) throws DiscoveryException {
     NvmlLibrary library;

@@ -48,6 +48,16 @@ public final class FakeNvml {
     }
   }
 
+  /**
+   * Points the fake's event queue at {@code events} ({@code FAKE_NVML_EVENTS}): lines {@code <gpu> xid <N>},
+   * {@code <gpu> lost}, {@code <gpu> back} appended to it are consumed by {@code nvmlEventSetWait_v2}.
+   */
+  public static void useEvents(Path events) {
+    if (LIBC.setenv("FAKE_NVML_EVENTS", events.toAbsolutePath().toString(), 1) != 0) {
+      throw new IllegalStateException("setenv failed");
+    }
+  }
+
   /** The fake's count of nvmlInit calls not yet matched by nvmlShutdown. */
   public static int initCount() {
     return Native.load(library().toString(), Hooks.class).fakeNvmlInitCount();

@@ -50,6 +50,7 @@ public final class NicRdmaAttributes {
   public static final String PHYS_PORT_NAME = Names.ours("physPortName");
   public static final String PHYS_SWITCH_ID = Names.ours("physSwitchID");
   public static final String VIRTUAL = Names.ours("virtual");
+  public static final String UPLINK = Names.ours("uplink");
 
   /** The PCI function of a ConnectX-7 port, the example of the PCI attributes. */
   private static final PciFunctionFacts CX7_FUNCTION = PciFunctionFacts.example("0000:1a:00.0", "pci0000:15", "15b3",
@@ -64,6 +65,12 @@ public final class NicRdmaAttributes {
     List<String> rdmaAndVf = List.of(RDMA, VF);
     add(docs, all, TYPE, "string", "", "rdma",
         "Device type: rdma (an RDMA device of a PF or non-SR-IOV function), vf (an SR-IOV virtual function), nic (a network function without RDMA, or a virtual interface).");
+
+    add(docs, all, UPLINK, "bool", "", "false",
+        "Whether the host's own traffic runs over the device's interface: it carries a default route (IPv4 or IPv6) "
+        + "or the node's IP (--node-ip), or lies below such an interface (lower_* links: the NICs of a bond, bridge or "
+        + "VLAN). An uplink has no netDevices edit unless --allow-uplink-nics, and the NIC DeviceClass leaves it out; "
+        + "for rdma, whether its port's interface is one (the rdma device never moves it). Always present.");
 
     // The PCI function, as every PCI source publishes it (Documentation/ABI/testing/sysfs-bus-pci).
     for (String type : all) {

@@ -17,6 +17,7 @@ import io.nodeatlas.discovery.net.model.RdmaDevice;
 import io.nodeatlas.discovery.net.model.RdmaPort;
 import io.nodeatlas.discovery.net.model.SriovRole;
 import io.nodeatlas.discovery.net.model.Transport;
+import io.nodeatlas.discovery.net.uplink.Uplinks;
 import io.nodeatlas.discovery.pci.PciAddress;
 import io.nodeatlas.discovery.pci.PciFunctionFacts;
 import java.util.ArrayList;
@@ -42,7 +43,8 @@ import java.util.stream.Collectors;
  * (libibverbs stats {@code /dev/infiniband/<uverbsN>} by that name), {@code umadN} for InfiniBand
  * ports (fabric tools need it), and with {@code madDevices} umadN for every port plus {@code issmN};
  * NICs and VFs also get a CDI {@code netDevices} entry moving their interfaces into the pod under the
- * same name.
+ * same name, except the host's uplinks ({@link io.nodeatlas.discovery.net.uplink.UplinkReader}), which are
+ * published marked {@code uplink: true} and without that edit unless {@code allowUplinks}.
  */
 public final class NicRdmaPublisher {
 
@@ -54,15 +56,20 @@ public final class NicRdmaPublisher {
   private final NicRdmaInventory inventory;
   private final boolean madDevices;
   private final FactReader facts;
+  private final Uplinks uplinks;
+  private final boolean allowUplinks;
   private final Map<String, NetInterface> byName = new HashMap<>();
   private final Map<PciAddress, List<NetInterface>> nicsByAddress = new TreeMap<>();
   private final Map<PciAddress, List<RdmaDevice>> rdmaByAddress = new TreeMap<>();
   private final Map<String, SortedMap<Integer, NetdevMapper.Link>> netdevs = new HashMap<>();
 
-  private NicRdmaPublisher(NicRdmaInventory inventory, boolean madDevices, FactReader facts) {
+  private NicRdmaPublisher(NicRdmaInventory inventory, boolean madDevices, FactReader facts, Uplinks uplinks,
+      boolean allowUplinks) {
     this.inventory = inventory;
     this.madDevices = madDevices;
     this.facts = facts;
+    this.uplinks = uplinks;
+    this.allowUplinks = allowUplinks;
   }
 
   /**
@@ -71,12 +78,22 @@ public final class NicRdmaPublisher {
    * @param facts the reader the inventory was read with: warnings name host paths through it
    */
   public static List<Device> publish(NicRdmaInventory inventory, boolean madDevices, FactReader facts) {
-    return new NicRdmaPublisher(inventory, madDevices, facts).publish();
+    return publish(inventory, madDevices, facts, Uplinks.NONE, false);
+  }
+
+  /**
+   * As {@link #publish(NicRdmaInventory, boolean, FactReader)}, marking the host's uplinks: every device
+   * carries {@code uplink} (true when one of its interfaces is an uplink), and an uplink interface gets
+   * no {@code netDevices} edit unless {@code allowUplinks}: moving it into a pod would cut the node off.
+   */
+  public static List<Device> publish(NicRdmaInventory inventory, boolean madDevices, FactReader facts, Uplinks uplinks,
+      boolean allowUplinks) {
+    return new NicRdmaPublisher(inventory, madDevices, facts, uplinks, allowUplinks).publish();
   }
 
   /** Which netdev each port of each RDMA device carries, as the publisher sees it. */
   public static Map<String, SortedMap<Integer, NetdevMapper.Link>> netdevLinks(NicRdmaInventory inventory) {
-    NicRdmaPublisher p = new NicRdmaPublisher(inventory, false, null);
+    NicRdmaPublisher p = new NicRdmaPublisher(inventory, false, null, Uplinks.NONE, false);
     p.index();
     return Map.copyOf(p.netdevs);
   }
@@ -148,8 +165,9 @@ public final class NicRdmaPublisher {
 
   private Optional<Device> rdmaDevice(RdmaDevice rdma, PciFunction pci) {
     DeviceDraft d = draft(DeviceNames.rdma(rdma.name()), RDMA);
-    rdmaAttributes(d, rdma, true);
     Optional<NetInterface> netdev = portNetdev(rdma);
+    d.attribute(UPLINK, firstLink(rdma).map(l -> uplinks.isUplink(l.netdev())).orElse(false));
+    rdmaAttributes(d, rdma, true);
     if (netdev.isPresent()) {
       interfaceAttributes(d, netdev.get(), false);
     } else {
@@ -165,6 +183,7 @@ public final class NicRdmaPublisher {
   private Optional<Device> vfDevice(
       PciAddress address, PciFunction pci, SriovRole.VirtualFunction vf, List<NetInterface> nics, Optional<RdmaDevice> rdma) {
     DeviceDraft d = draft(DeviceNames.vf(address), VF);
+    d.attribute(UPLINK, anyUplink(nics));
     d.attribute(PF_BUS_ID, vf.pf().toString());
     d.attribute(VF_INDEX, vf.vfIndex());
     List<NetInterface> pfNics = nicsByAddress.getOrDefault(vf.pf(), List.of());
@@ -188,6 +207,7 @@ public final class NicRdmaPublisher {
 
   private Optional<Device> nicDevice(PciAddress address, PciFunction pci, List<NetInterface> nics) {
     DeviceDraft d = draft(DeviceNames.nic(address), NIC);
+    d.attribute(UPLINK, anyUplink(nics));
     d.attribute(VIRTUAL, false);
     NetInterface primary = nics.get(0);
     interfaceAttributes(d, primary, true);
@@ -203,6 +223,7 @@ public final class NicRdmaPublisher {
 
   private Optional<Device> virtualNicDevice(NetInterface nic) {
     DeviceDraft d = draft(DeviceNames.virtualNic(nic.name()), NIC);
+    d.attribute(UPLINK, anyUplink(List.of(nic)));
     d.attribute(VIRTUAL, true);
     interfaceAttributes(d, nic, true);
     d.attribute(LINK_LAYER, nic.linkLayer().map(LinkLayer::label));
@@ -295,8 +316,15 @@ public final class NicRdmaPublisher {
     return ContainerEdits.DeviceNode.charDevice(d.hostPath(), d.dev().major(), d.dev().minor()).withPermissions("rw");
   }
 
-  private static void netDevices(List<NetInterface> nics, ContainerEdits.Builder edits) {
+  private boolean anyUplink(List<NetInterface> nics) {
+    return nics.stream().anyMatch(n -> uplinks.isUplink(n.name()));
+  }
+
+  private void netDevices(List<NetInterface> nics, ContainerEdits.Builder edits) {
     for (NetInterface n : nics) {
+      if (uplinks.isUplink(n.name()) && !allowUplinks) {
+        continue; // the host's own traffic runs over it (nic-rdma.allowUplinks lifts this)
+      }
       if (n.movable()) {
         edits.netDevice(new ContainerEdits.NetDevice(n.name(), n.name()));
       }

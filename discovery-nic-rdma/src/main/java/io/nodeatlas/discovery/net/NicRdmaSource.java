@@ -9,11 +9,15 @@ import io.nodeatlas.discovery.spi.DiscoveryException;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.spi.DiscoverySource;
 import io.nodeatlas.discovery.spi.SourceSetting;
+import io.nodeatlas.discovery.net.uplink.IpLiterals;
+import io.nodeatlas.discovery.net.uplink.UplinkReader;
+import io.nodeatlas.discovery.net.uplink.Uplinks;
+import java.net.InetAddress;
 import java.util.List;
 
 /**
  * The {@code nic-rdma} source: RDMA devices, network functions and SR-IOV VFs from sysfs. It owns
- * two settings ({@link #INCLUDE_VIRTUAL}, {@link #MAD_DEVICES}) and the attributes of the {@code rdma},
+ * four settings ({@link #INCLUDE_VIRTUAL}, {@link #MAD_DEVICES}, {@link #ALLOW_UPLINKS}, {@link #NODE_IP}) and the attributes of the {@code rdma},
  * {@code vf} and {@code nic} device types ({@link NicRdmaAttributes#catalogue()}).
  */
 public final class NicRdmaSource implements DiscoverySource {
@@ -33,6 +37,20 @@ public final class NicRdmaSource implements DiscoverySource {
       "--rdma-mad-devices", "NODEATLAS_RDMA_MAD_DEVICES", false,
       "Give containers the RDMA MAD devices (umadN, issmN) of every port too.");
 
+  /**
+   * Give out the host's uplinks too ({@code nic-rdma.allowUplinks}): the interfaces that carry a default
+   * route or the node's IP, and the NICs below them.
+   */
+  public static final SourceSetting ALLOW_UPLINKS = SourceSetting.bool(NAME, "allowUplinks",
+      "--allow-uplink-nics", "NODEATLAS_ALLOW_UPLINK_NICS", false,
+      "Also give pods the host's uplink interfaces (default route, node IP): without it they are published with "
+          + "uplink=true and no netDevices edit.");
+
+  /** The node's own IP addresses ({@code nic-rdma.nodeIp}): their interfaces are uplinks too. */
+  public static final SourceSetting NODE_IP = SourceSetting.string(NAME, "nodeIp", "--node-ip", "NODEATLAS_NODE_IP", "",
+      "The node's IP addresses (its InternalIP; comma-separated for dual stack): the interfaces carrying them are uplinks.",
+      IpLiterals::check);
+
   @Override
   public String name() {
     return NAME;
@@ -45,7 +63,7 @@ public final class NicRdmaSource implements DiscoverySource {
 
   @Override
   public List<SourceSetting> settings() {
-    return List.of(INCLUDE_VIRTUAL, MAD_DEVICES);
+    return List.of(INCLUDE_VIRTUAL, MAD_DEVICES, ALLOW_UPLINKS, NODE_IP);
   }
 
   @Override
@@ -70,8 +88,23 @@ public final class NicRdmaSource implements DiscoverySource {
     DiscoveryResult.Builder result = new DiscoveryResult.Builder(NAME);
     FactReader facts = new FactReader(host.fs(), result::warn);
     NicRdmaInventory inventory = NicRdmaScanner.scan(facts, includeVirtual);
-    NicRdmaPublisher.publish(inventory, madDevices, facts).forEach(result::device);
+    Uplinks uplinks = new UplinkReader(facts).read(nodeIps(host));
+    NicRdmaPublisher.publish(inventory, madDevices, facts, uplinks, flag(host, ALLOW_UPLINKS)).forEach(result::device);
     return result.build();
+  }
+
+  /** Link, port and PCI presence of the published devices, read from sysfs on every poll. */
+  @Override
+  public java.util.Optional<io.nodeatlas.discovery.health.HealthCheck> healthCheck(HostContext host) {
+    return java.util.Optional.of(new io.nodeatlas.discovery.net.health.NicRdmaHealthCheck(host.fs()));
+  }
+
+  private static List<InetAddress> nodeIps(HostContext host) throws DiscoveryException {
+    try {
+      return IpLiterals.parseList(host.options().get(NODE_IP).orElse(""));
+    } catch (IllegalArgumentException e) {
+      throw new DiscoveryException("setting " + NODE_IP.key() + ": " + e.getMessage(), e);
+    }
   }
 
   private static boolean flag(HostContext host, SourceSetting setting) throws DiscoveryException {

@@ -294,15 +294,18 @@ class SyntheticNodeDiscoveryTest {
   }
 
   @Test
-  void theSourceDeclaresItsTwoSettingsAndReadsThemUnderTheirKeys() throws Exception {
+  void theSourceDeclaresItsFourSettingsAndReadsThemUnderTheirKeys() throws Exception {
     NicRdmaSource source = new NicRdmaSource();
     assertThat(source.settings()).extracting(s -> s.key() + " " + s.flag() + " " + s.env() + " " + s.type() + " " + s.defaultValue())
         .containsExactly(
             "nic-rdma.includeVirtual --include-virtual-nics NODEATLAS_INCLUDE_VIRTUAL_NICS BOOLEAN false",
-            "nic-rdma.madDevices --rdma-mad-devices NODEATLAS_RDMA_MAD_DEVICES BOOLEAN false");
+            "nic-rdma.madDevices --rdma-mad-devices NODEATLAS_RDMA_MAD_DEVICES BOOLEAN false",
+            "nic-rdma.allowUplinks --allow-uplink-nics NODEATLAS_ALLOW_UPLINK_NICS BOOLEAN false",
+            "nic-rdma.nodeIp --node-ip NODEATLAS_NODE_IP STRING ");
     assertThat(source.settings()).allSatisfy(s -> assertThat(s.source()).isEqualTo(source.name()));
     DiscoveryResult explicitFalse = source.discover(HostContext.of(fs).withOptions(
-        SourceOptions.NONE.with(NicRdmaSource.INCLUDE_VIRTUAL, "FALSE").with(NicRdmaSource.MAD_DEVICES, "false")));
+        SourceOptions.NONE.with(NicRdmaSource.INCLUDE_VIRTUAL, "FALSE").with(NicRdmaSource.MAD_DEVICES, "false")
+            .with(NicRdmaSource.ALLOW_UPLINKS, "false")));
     assertThat(explicitFalse).isEqualTo(result);
   }
 

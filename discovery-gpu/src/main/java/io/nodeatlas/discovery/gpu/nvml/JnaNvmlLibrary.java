@@ -34,6 +34,10 @@ public final class JnaNvmlLibrary implements NvmlLibrary {
   private static final int MEMORY_V2_SIZE = 40;
   private static final int MEMORY_V2_VERSION = MEMORY_V2_SIZE | (2 << 24);
   private static final int DEVICE_ATTRIBUTES_SIZE = 40;
+  /** {@code nvmlEventData_t}: device pointer, eventType, eventData (8 bytes each), gpuInstanceId, computeInstanceId. */
+  private static final int EVENT_DATA_SIZE = 32;
+  /** Longest single wait: a health poll must come back (the kubelet's and the agent's loops wait on it). */
+  public static final int MAX_EVENT_WAIT_MILLIS = 5_000;
 
   private final NvmlNative nvml;
   private final String description;
@@ -317,6 +321,46 @@ public final class JnaNvmlLibrary implements NvmlLibrary {
             m.getInt(0), m.getInt(4), m.getInt(8), m.getInt(12), m.getInt(16), m.getInt(20),
             m.getInt(24), m.getInt(28), m.getLong(32));
       }
+    }
+
+    @Override
+    public long createEventSet() throws NvmlException {
+      PointerByReference out = new PointerByReference();
+      check("nvmlEventSetCreate", call(() -> nvml.nvmlEventSetCreate(out)));
+      return Pointer.nativeValue(out.getValue());
+    }
+
+    @Override
+    public long supportedEventTypes(NvmlDevice device) throws NvmlException {
+      com.sun.jna.ptr.LongByReference out = new com.sun.jna.ptr.LongByReference();
+      check("nvmlDeviceGetSupportedEventTypes", call(() -> nvml.nvmlDeviceGetSupportedEventTypes(handle(device), out)));
+      return out.getValue();
+    }
+
+    @Override
+    public void registerEvents(NvmlDevice device, long eventTypes, long eventSet) throws NvmlException {
+      check("nvmlDeviceRegisterEvents",
+          call(() -> nvml.nvmlDeviceRegisterEvents(handle(device), eventTypes, new Pointer(eventSet))));
+    }
+
+    @Override
+    public java.util.Optional<NvmlEvent> waitEvent(long eventSet, int timeoutMillis) throws NvmlException {
+      int timeout = Math.max(0, Math.min(timeoutMillis, MAX_EVENT_WAIT_MILLIS));
+      try (Memory m = new Memory(EVENT_DATA_SIZE)) {
+        m.clear();
+        int rc = call(() -> nvml.nvmlEventSetWait_v2(new Pointer(eventSet), m, timeout));
+        if (rc == NvmlReturn.ERROR_TIMEOUT.code()) {
+          return java.util.Optional.empty();
+        }
+        check("nvmlEventSetWait_v2", rc);
+        return java.util.Optional.of(new NvmlEvent(new NvmlDevice(m.getLong(0)), m.getLong(8), m.getLong(16),
+            m.getInt(24), m.getInt(28)));
+      }
+    }
+
+    @Override
+    public void freeEventSet(long eventSet) {
+      call(() -> nvml.nvmlEventSetFree(new Pointer(eventSet)));
     }
 
     @Override

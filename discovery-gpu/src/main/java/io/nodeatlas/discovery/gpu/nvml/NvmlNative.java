@@ -3,6 +3,7 @@ package io.nodeatlas.discovery.gpu.nvml;
 import com.sun.jna.Library;
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.IntByReference;
+import com.sun.jna.ptr.LongByReference;
 import com.sun.jna.ptr.PointerByReference;
 
 /**
@@ -74,4 +75,16 @@ interface NvmlNative extends Library {
   int nvmlDeviceGetComputeInstanceId(Pointer device, IntByReference id);
 
   int nvmlDeviceGetAttributes_v2(Pointer device, Pointer attributes);
+
+  // Events (nvml.h "Event Handling Methods"): nvmlEventSet_t is an opaque pointer, passed by value.
+  int nvmlEventSetCreate(PointerByReference set);
+
+  int nvmlDeviceGetSupportedEventTypes(Pointer device, LongByReference eventTypes);
+
+  int nvmlDeviceRegisterEvents(Pointer device, long eventTypes, Pointer set);
+
+  /** {@code nvmlEventSetWait} is a macro for this; the v1 symbol fills an older {@code nvmlEventData_t}. */
+  int nvmlEventSetWait_v2(Pointer set, Pointer data, int timeoutms);
+
+  int nvmlEventSetFree(Pointer set);
 }

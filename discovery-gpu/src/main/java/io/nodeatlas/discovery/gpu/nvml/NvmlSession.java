@@ -80,6 +80,24 @@ public interface NvmlSession extends AutoCloseable {
   /** {@code nvmlDeviceGetAttributes_v2} of a MIG handle. */
   MigAttributes migAttributes(NvmlDevice mig) throws NvmlException;
 
+  /** {@code nvmlEventSetCreate}: an event set handle, to be freed with {@link #freeEventSet}. */
+  long createEventSet() throws NvmlException;
+
+  /** {@code nvmlDeviceGetSupportedEventTypes}: an {@code nvmlEventType*} mask. */
+  long supportedEventTypes(NvmlDevice device) throws NvmlException;
+
+  /** {@code nvmlDeviceRegisterEvents}: {@code eventTypes} of {@code device} are delivered to {@code eventSet}. */
+  void registerEvents(NvmlDevice device, long eventTypes, long eventSet) throws NvmlException;
+
+  /**
+   * {@code nvmlEventSetWait_v2}, waiting at most {@code timeoutMillis}: the next event, or empty when
+   * none came ({@code NVML_ERROR_TIMEOUT}). {@code NVML_ERROR_GPU_IS_LOST} is thrown as any other error.
+   */
+  java.util.Optional<NvmlEvent> waitEvent(long eventSet, int timeoutMillis) throws NvmlException;
+
+  /** {@code nvmlEventSetFree}; never throws. */
+  void freeEventSet(long eventSet);
+
   /** {@code nvmlShutdown}; never throws, since there is nothing a caller could do about it. */
   @Override
   void close();
@@ -95,6 +113,15 @@ public interface NvmlSession extends AutoCloseable {
    * packed {@code device << 16 | vendor}.
    */
   record PciInfo(long domain, int bus, int device, int pciDeviceId, int pciSubSystemId, String busId) {}
+
+  /**
+   * {@code nvmlEventData_t}: the device handle the event is about, its {@code nvmlEventType*} bit, the
+   * data (the XID for {@code nvmlEventTypeXidCriticalError}) and the MIG instance ids (all ones: the GPU).
+   */
+  record NvmlEvent(NvmlDevice device, long eventType, long eventData, int gpuInstanceId, int computeInstanceId) {
+    /** {@code nvmlEventTypeXidCriticalError} (nvml.h). */
+    public static final long XID_CRITICAL_ERROR = 0x8L;
+  }
 
   /** {@code nvmlDeviceGetMigMode}'s current and pending mode. */
   record MigMode(boolean current, boolean pending) {}
