@@ -49,8 +49,17 @@ public final class ClaimPreparer {
   private final ClaimSpecs specs;
   private final Checkpoint checkpoint;
   private final Listener listener;
-  /** Striped so that calls for one UID are serialised without a map of locks to clean up. */
-  private final ReentrantLock[] claimLocks = new ReentrantLock[64];
+  /**
+   * One lock per claim UID being worked on, dropped when no call uses it: calls for one claim are
+   * serialised, and a claim never waits for another one (a claim stuck on the API server holds only
+   * its own lock). Guarded by itself.
+   */
+  private final Map<String, ClaimLock> claimLocks = new HashMap<>();
+
+  private static final class ClaimLock {
+    final ReentrantLock lock = new ReentrantLock();
+    int users;
+  }
   /** Guards {@link #inFlight} together with the "is this device free?" check. */
   private final Object deviceOwnership = new Object();
   /** Devices taken by claims being prepared right now (not yet in the checkpoint). */
@@ -106,9 +115,6 @@ public final class ClaimPreparer {
     this.specs = specs;
     this.checkpoint = checkpoint;
     this.listener = listener;
-    for (int i = 0; i < claimLocks.length; i++) {
-      claimLocks[i] = new ReentrantLock();
-    }
   }
 
   /** One entry per distinct claim UID of the request, in request order, within {@link #DEFAULT_CALL_BUDGET}. */
@@ -446,19 +452,31 @@ public final class ClaimPreparer {
   }
 
   private <T> T withClaimLock(String uid, CallBudget budget, java.util.function.Supplier<T> body) {
-    ReentrantLock lock = claimLocks[Math.floorMod(uid.hashCode(), claimLocks.length)];
-    try {
-      if (!lock.tryLock(budget.remainingNanos(), java.util.concurrent.TimeUnit.NANOSECONDS)) {
-        throw new Busy("another call for this claim (or one sharing its lock) is still running and " + budget.why());
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new Busy("interrupted while waiting for another call for this claim");
+    ClaimLock entry;
+    synchronized (claimLocks) {
+      entry = claimLocks.computeIfAbsent(uid, u -> new ClaimLock());
+      entry.users++;
     }
     try {
-      return body.get();
+      try {
+        if (!entry.lock.tryLock(budget.remainingNanos(), java.util.concurrent.TimeUnit.NANOSECONDS)) {
+          throw new Busy("another call for this claim is still running and " + budget.why());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new Busy("interrupted while waiting for another call for this claim");
+      }
+      try {
+        return body.get();
+      } finally {
+        entry.lock.unlock();
+      }
     } finally {
-      lock.unlock();
+      synchronized (claimLocks) {
+        if (--entry.users == 0) {
+          claimLocks.remove(uid);
+        }
+      }
     }
   }
 }
