@@ -8,7 +8,8 @@
 # round trip to the same agent plus two small atomic file writes (fsync, rename, directory fsync) on
 # the same tmpfs. Aim: p99 < 5 ms at both N. NODEATLAS_VERBOSITY=1 makes the agent log per-claim spans
 # ("prepare spans": API lookup, checks, CDI write, checkpoint commit, in microseconds) to
-# agent/target/prepare-bench.log.
+# agent/target/prepare-bench.log. NODEATLAS_BENCH_CLAIM_BYTES=1400000 pads every claim answer to that
+# size (issue 12 case 3: 32 concurrent claims of 1.4 MB); the agent's peak RSS is printed either way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 single="${1:-2000}"
@@ -28,6 +29,6 @@ cp="$(./mvnw -X -B -o -pl agent -am test-compile 2>/dev/null \
 work="$(mktemp -d)"
 trap 'cp "$work/agent.log" agent/target/prepare-bench.log 2>/dev/null; rm -rf "$work"' EXIT
 # shellcheck disable=SC2086
-java -cp "$cp" \
+java -cp "$cp" -Dnodeatlas.bench.claimBytes="${NODEATLAS_BENCH_CLAIM_BYTES:-0}" \
   io.nodeatlas.agent.bench.PrepareBench cli/target/nodeatlas.jar "$work" "$single" "$many" $NODEATLAS_JAVA_OPTS \
   2> >(grep -v '^INFO: \|MockWebServer\|^[A-Z][a-z][a-z] [0-9]' >&2)

@@ -38,6 +38,10 @@ import java.util.concurrent.TimeoutException;
  *   <li>a time limit per try covering connect, headers and the whole body (the JDK client's own
  *       request timeout ends at the headers), bounded retries for what a retry can fix (no answer, a
  *       5xx or 429), and every wait cut short by the kubelet call's {@link CallBudget};</li>
+ *   <li>at most {@link Limits#concurrentReads} answers read at once across all calls, so the bytes
+ *       held for answers stay under {@code concurrentReads × maxBytes} (24 MiB) however many claims
+ *       the kubelet sends at once (32 concurrent claims of 1.4 MB ended a 96 MiB heap without it); a
+ *       read waits for its turn within the call's budget;</li>
  *   <li>only the fields Prepare needs read from the answer ({@code metadata.uid} and
  *       {@code status.allocation.devices.results}), with Jackson's streaming parser: no object model of
  *       the whole claim, and the rest of the answer (managed fields, annotations, the spec) skipped
@@ -47,15 +51,17 @@ import java.util.concurrent.TimeoutException;
 public final class ApiClaimLookup implements ClaimLookup {
 
   /** Per-try time, tries and the answer's size bound. */
-  public record Limits(Duration attemptTimeout, int attempts, Duration backoff, int maxBytes) {
+  public record Limits(Duration attemptTimeout, int attempts, Duration backoff, int maxBytes, int concurrentReads) {
     /**
      * 5 s a try and 2 tries: a claim costs at most ~10 s with a hung API server, and the call budget
-     * ({@link CallBudget}) cuts the whole call well before the kubelet's 45 s.
+     * ({@link CallBudget}) cuts the whole call well before the kubelet's 45 s. 8 reads at once: as many
+     * as one call works on ({@link ClaimPreparer#CALL_PARALLELISM}).
      */
-    public static final Limits DEFAULT = new Limits(Duration.ofSeconds(5), 2, Duration.ofMillis(200), 3 << 20);
+    public static final Limits DEFAULT = new Limits(Duration.ofSeconds(5), 2, Duration.ofMillis(200), 3 << 20,
+        ClaimPreparer.CALL_PARALLELISM);
 
     public Limits {
-      if (attempts < 1 || maxBytes < 1 || attemptTimeout.isNegative() || attemptTimeout.isZero() || backoff.isNegative()) {
+      if (attempts < 1 || maxBytes < 1 || concurrentReads < 1 || attemptTimeout.isNegative() || attemptTimeout.isZero() || backoff.isNegative()) {
         throw new IllegalArgumentException("invalid limits " + attemptTimeout + " " + attempts + " " + backoff + " " + maxBytes);
       }
     }
@@ -67,6 +73,7 @@ public final class ApiClaimLookup implements ClaimLookup {
   private final HttpClient http;
   private final String apiBase;
   private final Limits limits;
+  private final java.util.concurrent.Semaphore reads;
   /** Thread-safe and built once; its parsers read at most {@link Limits#maxBytes}, the string limit follows. */
   private final JsonFactory json;
 
@@ -83,6 +90,7 @@ public final class ApiClaimLookup implements ClaimLookup {
     this.apiBase = (master.endsWith("/") ? master.substring(0, master.length() - 1) : master)
         + "/apis/resource.k8s.io/v1/namespaces/";
     this.limits = limits;
+    this.reads = new java.util.concurrent.Semaphore(limits.concurrentReads(), true);
     this.json = JsonFactory.builder()
         .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(limits.maxBytes()).maxNestingDepth(64).build())
         .build();
@@ -109,7 +117,21 @@ public final class ApiClaimLookup implements ClaimLookup {
       if (budget.over()) {
         break;
       }
-      Answer a = fetch(url, budget);
+      Answer a;
+      try {
+        if (!reads.tryAcquire(budget.remainingNanos(), TimeUnit.NANOSECONDS)) {
+          last = "other claims' reads took the call's time: " + budget.why();
+          break;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ClaimLookupException("cannot read " + what + ": interrupted");
+      }
+      try {
+        a = fetch(url, budget);
+      } finally {
+        reads.release();
+      }
       if (a.failure == null && a.code >= 200 && a.code < 300) {
         return parse(ref, what, a.body);
       }

@@ -52,6 +52,10 @@ import java.util.stream.Stream;
  * atomic file writes on the same tmpfs ({@link AtomicFiles#write}: temporary file, fsync, rename,
  * directory fsync), the least a Prepare that records a CDI spec and a checkpoint entry can cost.
  *
+ * <p>With {@code -Dnodeatlas.bench.claimBytes=B} each claim answer carries an annotation of B bytes
+ * (issue 12 case 3: 32 concurrent claims of 1.4 MB); the agent's peak RSS ({@code VmHWM}) is printed at
+ * the end either way.
+ *
  * <p>Arguments: {@code <nodeatlas jar> <work dir> <rounds at N=1> <rounds at N=32> <jvm options...>}.
  */
 public final class PrepareBench {
@@ -68,6 +72,7 @@ public final class PrepareBench {
     int roundsMany = Integer.parseInt(args[3]);
     List<String> jvm = Arrays.asList(args).subList(4, args.length);
     int claims = Arrays.stream(CONCURRENCY).max().orElseThrow();
+    int padBytes = Integer.getInteger("nodeatlas.bench.claimBytes", 0);
 
     KubernetesMockServer api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
         new KubernetesCrudDispatcher(), false);
@@ -85,6 +90,9 @@ public final class PrepareBench {
       }
       ResourceClaim stored = ApiObjects.allocatedClaim(client, "bench", "claim-" + c, results);
       uids.add(stored.getMetadata().getUid());
+      if (padBytes > 0) {
+        stored.getMetadata().setAnnotations(Map.of("bench.nodeatlas.io/pad", "x".repeat(padBytes)));
+      }
       claimJson.put("/apis/resource.k8s.io/v1/namespaces/bench/resourceclaims/claim-" + c,
           client.getKubernetesSerialization().asJson(stored).getBytes(StandardCharsets.UTF_8));
     }
@@ -144,8 +152,9 @@ public final class PrepareBench {
         HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(dra);
         byte[] small = "{\"cdiVersion\":\"0.6.0\",\"kind\":\"nodeatlas.io/claim\",\"devices\":[]}".repeat(8)
             .getBytes(StandardCharsets.UTF_8);
-        System.out.printf("Prepare of one claim with %d devices; state and CDI on %s; claim GET answered at once%n",
-            DEVICES_PER_CLAIM, tmpfs);
+        System.out.printf("Prepare of one claim with %d devices; state and CDI on %s; claim GET answered at once"
+            + " (%d bytes)%n", DEVICES_PER_CLAIM, tmpfs, claimJson.values().iterator().next().length);
+        long idleRss = status(agent.pid(), "VmRSS:");
         System.out.printf("%-5s %-9s %9s %9s %9s | %9s %9s | %8s %8s%n", "N", "samples", "p50 ms", "p99 ms", "max ms",
             "floor p50", "floor p99", "p50/flr", "p99/flr");
         for (int n : CONCURRENCY) {
@@ -162,6 +171,8 @@ public final class PrepareBench {
           System.out.printf("%-5d %-9d %9.2f %9.2f %9.2f | %9.3f %9.3f | %7.1fx %7.1fx%n", n, prepare.size(), p50, p99,
               prepare.get(prepare.size() - 1) / 1e6, f50, f99, p50 / f50, p99 / f99);
         }
+        System.out.printf("agent RSS idle before the runs: %.1f MiB, peak (VmHWM): %.1f MiB%n", idleRss / 1024.0,
+            status(agent.pid(), "VmHWM:") / 1024.0);
         System.out.printf("aim: p99 < 5 ms at both N; agent JVM options: %s%n", String.join(" ", jvm));
       } finally {
         dra.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
@@ -232,6 +243,16 @@ public final class PrepareBench {
     }
     samples.sort(null);
     return samples;
+  }
+
+  /** A number from /proc/PID/status ({@code VmRSS:}, {@code VmHWM:} in KiB). */
+  static long status(long pid, String key) throws java.io.IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith(key)) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return -1;
   }
 
   static double pct(List<Long> sorted, double p) {
