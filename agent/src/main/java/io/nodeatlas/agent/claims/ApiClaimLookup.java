@@ -1,68 +1,452 @@
 package io.nodeatlas.agent.claims;
 
-import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimList;
-import io.fabric8.kubernetes.client.dsl.MixedOperation;
-import io.fabric8.kubernetes.client.dsl.Resource;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.RequestConfigBuilder;
+import io.fabric8.kubernetes.client.http.AsyncBody;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.nodeatlas.discovery.model.Names;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
-/** Reads claims as {@code resource.k8s.io/v1} ResourceClaims through fabric8. */
+/**
+ * Reads claims as {@code resource.k8s.io/v1} ResourceClaims: a GET through fabric8's HTTP client (so
+ * its credentials, TLS and proxy settings apply), with
+ *
+ * <ul>
+ *   <li>a bounded answer: the bytes are counted as they arrive and the read stops past
+ *       {@link Limits#maxBytes} (by default 3 MiB, the largest JSON body the API server decodes on a
+ *       write: {@code MaxRequestBodyBytes} of k8s.io/apiserver, twice etcd's default 1.5 MiB request
+ *       limit, so no stored claim is larger), and that claim fails alone: one hostile or broken answer
+ *       never costs the process its heap;</li>
+ *   <li>a time limit per try covering connect, headers and the whole body (the JDK client's own
+ *       request timeout ends at the headers), bounded retries for what a retry can fix (no answer, a
+ *       5xx or 429), and every wait cut short by the kubelet call's {@link CallBudget};</li>
+ *   <li>at most {@link Limits#concurrentReads} answers read at once across all calls, so the bytes
+ *       held for answers stay under {@code concurrentReads × maxBytes} (24 MiB) however many claims
+ *       the kubelet sends at once (32 concurrent claims of 1.4 MB ended a 96 MiB heap without it); a
+ *       read waits for its turn within the call's budget;</li>
+ *   <li>only the fields Prepare needs read from the answer ({@code metadata.uid} and
+ *       {@code status.allocation.devices.results}), with Jackson's streaming parser: no object model of
+ *       the whole claim, and the rest of the answer (managed fields, annotations, the spec) skipped
+ *       without being decoded.</li>
+ * </ul>
+ */
 public final class ApiClaimLookup implements ClaimLookup {
 
-  /** Built once: fabric8 operation objects are immutable and safe to share between threads. */
-  private final MixedOperation<ResourceClaim, ResourceClaimList, Resource<ResourceClaim>> claims;
+  /** Per-try time, tries and the answer's size bound. */
+  public record Limits(Duration attemptTimeout, int attempts, Duration backoff, int maxBytes, int concurrentReads) {
+    /**
+     * 5 s a try and 2 tries: a claim costs at most ~10 s with a hung API server, and the call budget
+     * ({@link CallBudget}) cuts the whole call well before the kubelet's 45 s. 8 reads at once: as many
+     * as one call works on ({@link ClaimPreparer#CALL_PARALLELISM}).
+     */
+    public static final Limits DEFAULT = new Limits(Duration.ofSeconds(5), 2, Duration.ofMillis(200), 3 << 20,
+        ClaimPreparer.CALL_PARALLELISM);
+
+    public Limits {
+      if (attempts < 1 || maxBytes < 1 || concurrentReads < 1 || attemptTimeout.isNegative() || attemptTimeout.isZero() || backoff.isNegative()) {
+        throw new IllegalArgumentException("invalid limits " + attemptTimeout + " " + attempts + " " + backoff + " " + maxBytes);
+      }
+    }
+  }
+
+  /** How long a call without a budget of its own may take (tests and tools calling {@link #allocation(ClaimRef)}). */
+  private static final Duration UNBUDGETED = Duration.ofSeconds(30);
+
+  private final HttpClient http;
+  private final String apiBase;
+  private final Limits limits;
+  private final java.util.concurrent.Semaphore reads;
+  /** Thread-safe and built once; its parsers read at most {@link Limits#maxBytes}, the string limit follows. */
+  private final JsonFactory json;
 
   public ApiClaimLookup(KubernetesClient client) {
-    this.claims = client.resources(ResourceClaim.class, ResourceClaimList.class);
+    this(client, Limits.DEFAULT);
+  }
+
+  public ApiClaimLookup(KubernetesClient client, Limits limits) {
+    // The retries are ours (bounded by the call's budget), so fabric8's own are off for these requests.
+    this.http = client.getHttpClient().newBuilder()
+        .tag(new RequestConfigBuilder().withRequestRetryBackoffLimit(0).withRequestRetryBackoffInterval(0).build())
+        .build();
+    String master = client.getMasterUrl().toString();
+    this.apiBase = (master.endsWith("/") ? master.substring(0, master.length() - 1) : master)
+        + "/apis/resource.k8s.io/v1/namespaces/";
+    this.limits = limits;
+    this.reads = new java.util.concurrent.Semaphore(limits.concurrentReads(), true);
+    this.json = JsonFactory.builder()
+        .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(limits.maxBytes()).maxNestingDepth(64).build())
+        .build();
   }
 
   @Override
   public List<AllocatedDevice> allocation(ClaimRef ref) throws ClaimLookupException {
-    ResourceClaim claim;
-    try {
-      claim = claims.inNamespace(ref.namespace()).withName(ref.name()).get();
-    } catch (KubernetesClientException e) {
-      throw new ClaimLookupException("cannot read ResourceClaim " + ref.namespace() + "/" + ref.name()
-          + " from the API server: " + describe(e));
+    return allocation(ref, CallBudget.after(UNBUDGETED));
+  }
+
+  @Override
+  public List<AllocatedDevice> allocation(ClaimRef ref, CallBudget budget) throws ClaimLookupException {
+    String what = "ResourceClaim " + ref.namespace() + "/" + ref.name();
+    // Checked again here (the kubelet path checks first): these go into a URL.
+    if (!Names.isDnsLabel(ref.namespace()) || !Names.isDnsSubdomain(ref.name())) {
+      throw new ClaimLookupException("cannot read " + what + ": namespace or name is not a Kubernetes name");
     }
-    if (claim == null) {
-      throw new ClaimLookupException("ResourceClaim " + ref.namespace() + "/" + ref.name() + " does not exist");
-    }
-    String uid = claim.getMetadata() == null ? null : claim.getMetadata().getUid();
-    if (!ref.uid().equals(uid)) {
-      throw new ClaimLookupException("ResourceClaim " + ref.namespace() + "/" + ref.name() + " got replaced: the kubelet "
-          + "asked for UID " + ref.uid() + ", the API server has UID " + uid);
-    }
-    AllocationResult allocation = claim.getStatus() == null ? null : claim.getStatus().getAllocation();
-    if (allocation == null || allocation.getDevices() == null) {
-      throw new ClaimLookupException("ResourceClaim " + ref.namespace() + "/" + ref.name() + " is not allocated");
-    }
-    List<AllocatedDevice> out = new ArrayList<>();
-    List<DeviceRequestAllocationResult> results = allocation.getDevices().getResults();
-    if (results != null) {
-      for (DeviceRequestAllocationResult r : results) {
-        // shareID and consumedCapacity (KEP-5075) are passed on as text; SharePlanner checks them per claim.
-        java.util.Map<String, String> consumed = new java.util.TreeMap<>();
-        if (r.getConsumedCapacity() != null) {
-          r.getConsumedCapacity().forEach((k, q) -> consumed.put(nullToEmpty(k), q == null ? "" : q.toString()));
+    String url = apiBase + ref.namespace() + "/resourceclaims/" + ref.name();
+    String last = null;
+    for (int attempt = 1; attempt <= limits.attempts(); attempt++) {
+      if (attempt > 1 && !pause(budget)) {
+        break;
+      }
+      if (budget.over()) {
+        break;
+      }
+      Answer a;
+      try {
+        if (!reads.tryAcquire(budget.remainingNanos(), TimeUnit.NANOSECONDS)) {
+          last = "other claims' reads took the call's time: " + budget.why();
+          break;
         }
-        out.add(new AllocatedDevice(nullToEmpty(r.getRequest()), nullToEmpty(r.getDriver()), nullToEmpty(r.getPool()),
-            nullToEmpty(r.getDevice()), Boolean.TRUE.equals(r.getAdminAccess()), nullToEmpty(r.getShareID()), consumed));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ClaimLookupException("cannot read " + what + ": interrupted");
+      }
+      try {
+        a = fetch(url, budget);
+      } finally {
+        reads.release();
+      }
+      if (a.failure == null && a.code >= 200 && a.code < 300) {
+        return parse(ref, what, a.body);
+      }
+      if (a.failure == null && a.code == 404) {
+        throw new ClaimLookupException(what + " does not exist");
+      }
+      last = a.failure != null ? a.failure : "HTTP " + a.code + statusMessage(a.body);
+      if (!a.retryable) {
+        throw new ClaimLookupException("cannot read " + what + " from the API server: " + last);
       }
     }
-    return out;
+    if (last == null) {
+      throw new ClaimLookupException("cannot read " + what + " from the API server: " + budget.why());
+    }
+    throw new ClaimLookupException("cannot read " + what + " from the API server: " + last
+        + (budget.over() ? "; " + budget.why() : " (" + limits.attempts() + " tries)"));
   }
 
-  private static String describe(KubernetesClientException e) {
-    return io.nodeatlas.agent.ops.ApiErrors.describe(e);
+  /** Waits the back-off between tries; false when the budget ends first. */
+  private boolean pause(CallBudget budget) {
+    long wait = Math.min(limits.backoff().toNanos(), budget.remainingNanos());
+    try {
+      budget.abandoned().get(wait, TimeUnit.NANOSECONDS);
+      return false;
+    } catch (TimeoutException e) {
+      return !budget.over();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (ExecutionException e) {
+      return false;
+    }
   }
 
-  private static String nullToEmpty(String s) {
-    return s == null ? "" : s;
+  /** One try: a status and a body, or a failure and whether another try may help. */
+  private record Answer(int code, List<ByteBuffer> body, String failure, boolean retryable) {
+    static Answer failed(String why, boolean retryable) {
+      return new Answer(0, List.of(), why, retryable);
+    }
+  }
+
+  private Answer fetch(String url, CallBudget budget) {
+    long limitNanos = Math.min(limits.attemptTimeout().toNanos(), budget.remainingNanos());
+    long end = System.nanoTime() + limitNanos;
+    HttpRequest request = http.newHttpRequestBuilder().uri(url).header("Accept", "application/json")
+        .timeout(Math.max(1, TimeUnit.NANOSECONDS.toMillis(limitNanos)), TimeUnit.MILLISECONDS).build();
+    BoundedBody body = new BoundedBody(limits.maxBytes());
+    CompletableFuture<HttpResponse<AsyncBody>> sent = http.consumeBytes(request, body);
+    HttpResponse<AsyncBody> response = null;
+    try {
+      response = await(sent, end, budget);
+      response.body().consume();
+      await(response.body().done(), end, budget);
+      if (body.tooLarge) {
+        return Answer.failed("the answer is larger than " + limits.maxBytes() + " bytes, more than the API server "
+            + "stores for one object; the claim is refused", false);
+      }
+      int code = response.code();
+      return new Answer(code, body.chunks, null, code >= 500 || code == 429);
+    } catch (TimeoutException e) {
+      cancel(sent, response);
+      return Answer.failed(budget.over() && limitNanos < limits.attemptTimeout().toNanos() ? budget.why()
+          : "no complete answer within " + limits.attemptTimeout().toMillis() + " ms", true);
+    } catch (CancellationException e) {
+      cancel(sent, response);
+      return Answer.failed(budget.why(), false);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      cancel(sent, response);
+      return Answer.failed("interrupted", false);
+    } catch (ExecutionException e) {
+      cancel(sent, response);
+      if (body.tooLarge) {
+        return Answer.failed("the answer is larger than " + limits.maxBytes() + " bytes, more than the API server "
+            + "stores for one object; the claim is refused", false);
+      }
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      return Answer.failed(describe(cause), true);
+    }
+  }
+
+  /** Waits for {@code f} until {@code end} or until the budget is abandoned ({@link CancellationException}). */
+  private static <T> T await(CompletableFuture<T> f, long end, CallBudget budget)
+      throws TimeoutException, InterruptedException, ExecutionException {
+    CompletableFuture.anyOf(f, budget.abandoned()).get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+    if (!f.isDone()) {
+      throw new CancellationException(budget.why());
+    }
+    return f.get();
+  }
+
+  private static void cancel(CompletableFuture<HttpResponse<AsyncBody>> sent, HttpResponse<AsyncBody> response) {
+    if (response != null) {
+      response.body().cancel();
+    }
+    sent.cancel(true);
+  }
+
+  private static String describe(Throwable t) {
+    String m = t.getMessage();
+    String name = t.getClass().getSimpleName();
+    return m == null || m.isBlank() ? name : name + ": " + m;
+  }
+
+  /** Collects the answer's chunks, and stops reading once they exceed the bound. */
+  private static final class BoundedBody implements AsyncBody.Consumer<List<ByteBuffer>> {
+    private final int maxBytes;
+    private final List<ByteBuffer> chunks = new ArrayList<>();
+    private long bytes;
+    private volatile boolean tooLarge;
+
+    BoundedBody(int maxBytes) {
+      this.maxBytes = maxBytes;
+    }
+
+    @Override
+    public void consume(List<ByteBuffer> buffers, AsyncBody body) {
+      synchronized (this) {
+        for (ByteBuffer b : buffers) {
+          bytes += b.remaining();
+          if (bytes > maxBytes) {
+            tooLarge = true;
+            chunks.clear();
+            body.cancel();
+            return;
+          }
+          // The client may reuse its buffers: keep a copy of exactly what arrived.
+          ByteBuffer copy = ByteBuffer.allocate(b.remaining());
+          copy.put(b).flip();
+          chunks.add(copy);
+        }
+      }
+      body.consume();
+    }
+  }
+
+  /** The chunks as one stream, without joining them into one array. */
+  private static InputStream stream(List<ByteBuffer> chunks) {
+    return new InputStream() {
+      private int i;
+
+      @Override
+      public int read() {
+        byte[] one = new byte[1];
+        return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) {
+        while (i < chunks.size() && !chunks.get(i).hasRemaining()) {
+          i++;
+        }
+        if (i == chunks.size()) {
+          return -1;
+        }
+        ByteBuffer c = chunks.get(i);
+        int n = Math.min(len, c.remaining());
+        c.get(b, off, n);
+        return n;
+      }
+    };
+  }
+
+  /** {@code message} of a {@code Status} answer, when there is one, cut to 200 characters. */
+  private String statusMessage(List<ByteBuffer> body) {
+    try (JsonParser p = json.createParser(stream(body))) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return "";
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        p.nextToken();
+        if ("message".equals(field) && p.currentToken() == JsonToken.VALUE_STRING) {
+          String m = p.getText().replaceAll("\\p{Cntrl}", "?");
+          return ": " + (m.length() > 200 ? m.substring(0, 200) + "..." : m);
+        }
+        p.skipChildren();
+      }
+    } catch (IOException | RuntimeException e) {
+      return "";
+    }
+    return "";
+  }
+
+  /** What Prepare needs of a claim: its UID and our results, checked as the upstream kubelet plugin helper does. */
+  private List<AllocatedDevice> parse(ClaimRef ref, String what, List<ByteBuffer> body) throws ClaimLookupException {
+    String uid = null;
+    boolean allocated = false;
+    List<AllocatedDevice> results = new ArrayList<>();
+    try (JsonParser p = json.createParser(stream(body))) {
+      expect(p.nextToken() == JsonToken.START_OBJECT, "the answer is not a JSON object");
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken t = p.nextToken();
+        if ("metadata".equals(field) && t == JsonToken.START_OBJECT) {
+          uid = stringMember(p, "uid");
+        } else if ("status".equals(field) && t == JsonToken.START_OBJECT) {
+          while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String s = p.currentName();
+            JsonToken st = p.nextToken();
+            if ("allocation".equals(s) && st == JsonToken.START_OBJECT) {
+              while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String a = p.currentName();
+                JsonToken at = p.nextToken();
+                if ("devices".equals(a) && at == JsonToken.START_OBJECT) {
+                  allocated = true;
+                  readDevices(p, results);
+                } else {
+                  p.skipChildren();
+                }
+              }
+            } else {
+              p.skipChildren();
+            }
+          }
+        } else {
+          p.skipChildren();
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      throw new ClaimLookupException("cannot read " + what + " from the API server's answer: " + describe(e));
+    }
+    if (!ref.uid().equals(uid)) {
+      throw new ClaimLookupException(what + " got replaced: the kubelet asked for UID " + ref.uid()
+          + ", the API server has UID " + uid);
+    }
+    if (!allocated) {
+      throw new ClaimLookupException(what + " is not allocated");
+    }
+    return results;
+  }
+
+  /** {@code allocation.devices}: reads {@code results}, skips the rest (config). */
+  private static void readDevices(JsonParser p, List<AllocatedDevice> out) throws IOException {
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String f = p.currentName();
+      JsonToken t = p.nextToken();
+      if ("results".equals(f) && t == JsonToken.START_ARRAY) {
+        while (p.nextToken() == JsonToken.START_OBJECT) {
+          out.add(readResult(p));
+        }
+        expect(p.currentToken() == JsonToken.END_ARRAY, "allocation result is not an object");
+      } else {
+        p.skipChildren();
+      }
+    }
+  }
+
+  /**
+   * One {@code DeviceRequestAllocationResult}; shareID and consumedCapacity (KEP-5075) are passed on as
+   * text, {@code SharePlanner} checks them per claim.
+   */
+  private static AllocatedDevice readResult(JsonParser p) throws IOException {
+    String request = "";
+    String driver = "";
+    String pool = "";
+    String device = "";
+    String shareId = "";
+    boolean admin = false;
+    Map<String, String> consumed = new TreeMap<>();
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String f = p.currentName();
+      JsonToken t = p.nextToken();
+      switch (f) {
+        case "request" -> request = scalar(p, f);
+        case "driver" -> driver = scalar(p, f);
+        case "pool" -> pool = scalar(p, f);
+        case "device" -> device = scalar(p, f);
+        case "shareID" -> shareId = scalar(p, f);
+        case "adminAccess" -> admin = t == JsonToken.VALUE_TRUE;
+        case "consumedCapacity" -> {
+          if (t == JsonToken.START_OBJECT) {
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+              String name = p.currentName();
+              p.nextToken();
+              consumed.put(name, scalar(p, "consumedCapacity." + name));
+            }
+          } else {
+            p.skipChildren();
+          }
+        }
+        default -> p.skipChildren();
+      }
+    }
+    return new AllocatedDevice(request, driver, pool, device, admin, shareId, consumed);
+  }
+
+  /** A scalar member as text; null as empty; an object or array where text belongs fails the answer. */
+  private static String scalar(JsonParser p, String field) throws IOException {
+    JsonToken t = p.currentToken();
+    if (t == JsonToken.VALUE_NULL) {
+      return "";
+    }
+    expect(t.isScalarValue(), field + " is not a scalar");
+    return p.getText();
+  }
+
+  /** The string member {@code name} of the object the parser is in (skipping the rest); null when absent. */
+  private static String stringMember(JsonParser p, String name) throws IOException {
+    String value = null;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String f = p.currentName();
+      p.nextToken();
+      if (name.equals(f) && p.currentToken() == JsonToken.VALUE_STRING) {
+        value = p.getText();
+      } else {
+        p.skipChildren();
+      }
+    }
+    return value;
+  }
+
+  private static void expect(boolean ok, String why) throws IOException {
+    if (!ok) {
+      throw new IOException(why);
+    }
   }
 }

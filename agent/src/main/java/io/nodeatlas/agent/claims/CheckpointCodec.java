@@ -86,7 +86,6 @@ public final class CheckpointCodec {
       .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
       .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
       .build();
-  private final ObjectMapper pretty = json.copy().enable(SerializationFeature.INDENT_OUTPUT);
   /** Format 1 read claims strictly and hashed Jackson's encoding of the list. */
   private final ObjectMapper format1 = JsonMapper.builder()
       .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
@@ -97,10 +96,11 @@ public final class CheckpointCodec {
       .build();
 
   /**
-   * One recorded claim: what this version understands of it, and its entry as stored (canonical, with
-   * any members of a newer minor version). The tree is never changed once made.
+   * One recorded claim: what this version understands of it, its entry as stored (canonical, with
+   * any members of a newer minor version), and that entry's canonical encoding, made once when the
+   * claim is recorded or read so that a commit only joins bytes. The tree is never changed once made.
    */
-  public record Entry(PreparedClaim claim, ObjectNode json) {}
+  public record Entry(PreparedClaim claim, ObjectNode json, byte[] canonicalBytes) {}
 
   /**
    * A checkpoint's content: the version it was written in, the claims by UID, and the top-level members
@@ -139,43 +139,123 @@ public final class CheckpointCodec {
 
   /** The entry this version writes for {@code claim}. */
   public Entry entry(PreparedClaim claim) {
-    return new Entry(claim, (ObjectNode) canonical(json.valueToTree(claim)));
+    return entry(claim, (ObjectNode) canonical(json.valueToTree(claim)));
   }
 
-  /** The file for {@code claims} (by UID) and the kept {@code unknownMembers}, in the current version. */
+  private Entry entry(PreparedClaim claim, ObjectNode canonicalTree) {
+    try {
+      return new Entry(claim, canonicalTree, json.writeValueAsBytes(canonicalTree));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot encode the checkpoint entry of " + claim.claim(), e);
+    }
+  }
+
+  /**
+   * The file for {@code claims} (by UID) and the kept {@code unknownMembers}, in the current version.
+   *
+   * <p>A commit runs on every Prepare and Unprepare, so it joins bytes made earlier instead of
+   * building and hashing a tree of every claim: each member's canonical encoding (each claim's made
+   * once, in {@link #entry}) is joined in member order into exactly the bytes the checksum is defined
+   * over (the reader's {@link #checksum} of what it parses gives the same digest), and the file is
+   * the same bytes with {@code checksum} first and one claim per line (white space between tokens is
+   * not significant, and the reader does not depend on the layout).
+   */
   public byte[] encode(SortedMap<String, Entry> claims, Map<String, JsonNode> unknownMembers) {
     return encode(claims, unknownMembers, Boot.UNKNOWN);
   }
 
-  /** The file for {@code claims}, the kept {@code unknownMembers} and {@code boot}, in the current version. */
+  /** As {@link #encode(SortedMap, Map)}, with {@code boot} recorded (left out while it says nothing). */
   public byte[] encode(SortedMap<String, Entry> claims, Map<String, JsonNode> unknownMembers, Boot boot) {
-    SortedMap<String, JsonNode> members = new TreeMap<>(unknownMembers);
-    if (!boot.id().isEmpty() || !boot.unconfirmed().isEmpty()) {
-      ObjectNode b = NODES.objectNode();
-      b.put("id", boot.id());
-      ArrayNode unconfirmed = b.putArray("unconfirmed");
-      boot.unconfirmed().forEach(unconfirmed::add);
-      members.put("boot", b);
-    }
-    ObjectNode byUid = NODES.objectNode();
-    claims.forEach((uid, e) -> byUid.set(uid, e.json()));
-    members.put("claims", byUid);
-    members.put("kind", NODES.textNode(KIND));
-    members.put("version", NODES.textNode(CURRENT.toString()));
-    ObjectNode document = NODES.objectNode();
-    members.forEach(document::set);
-    ObjectNode withChecksum = NODES.objectNode();
-    withChecksum.put("checksum", checksum(document));
-    members.forEach(withChecksum::set);
     try {
-      byte[] text = pretty.writeValueAsBytes(withChecksum);
-      byte[] out = new byte[text.length + 1];
-      System.arraycopy(text, 0, out, 0, text.length);
-      out[text.length] = '\n';
-      return out;
-    } catch (JsonProcessingException e) {
+      SortedMap<String, byte[]> members = new TreeMap<>();
+      for (Map.Entry<String, JsonNode> m : unknownMembers.entrySet()) {
+        members.put(m.getKey(), json.writeValueAsBytes(canonical(m.getValue())));
+      }
+      if (!boot.id().isEmpty() || !boot.unconfirmed().isEmpty()) {
+        ObjectNode b = NODES.objectNode();
+        b.put("id", boot.id());
+        ArrayNode unconfirmed = b.putArray("unconfirmed");
+        boot.unconfirmed().forEach(unconfirmed::add);
+        members.put("boot", json.writeValueAsBytes(canonical(b)));
+      }
+      java.io.ByteArrayOutputStream byUid = new java.io.ByteArrayOutputStream(64 + claims.size() * 512);
+      byUid.write('{');
+      boolean first = true;
+      for (Map.Entry<String, Entry> e : claims.entrySet()) {
+        if (!first) {
+          byUid.write(',');
+        }
+        first = false;
+        byUid.write('\n');
+        writeName(byUid, e.getKey());
+        byUid.write(e.getValue().canonicalBytes());
+      }
+      byUid.write('}');
+      members.put("claims", byUid.toByteArray());
+      members.put("kind", json.writeValueAsBytes(KIND));
+      members.put("version", json.writeValueAsBytes(CURRENT.toString()));
+
+      // The hashed document: the members in name order, without the newlines of the file.
+      MessageDigest digest = sha256();
+      digest.update((byte) '{');
+      first = true;
+      for (Map.Entry<String, byte[]> m : members.entrySet()) {
+        if (!first) {
+          digest.update((byte) ',');
+        }
+        first = false;
+        java.io.ByteArrayOutputStream name = new java.io.ByteArrayOutputStream();
+        writeName(name, m.getKey());
+        digest.update(name.toByteArray());
+        if (m.getKey().equals("claims")) {
+          updateWithoutNewlines(digest, m.getValue());
+        } else {
+          digest.update(m.getValue());
+        }
+      }
+      digest.update((byte) '}');
+      String checksum = "sha256:" + HexFormat.of().formatHex(digest.digest());
+
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(byUid.size() + 256);
+      out.write('{');
+      writeName(out, "checksum");
+      out.write(json.writeValueAsBytes(checksum));
+      for (Map.Entry<String, byte[]> m : members.entrySet()) {
+        out.write(',');
+        out.write('\n');
+        writeName(out, m.getKey());
+        out.write(m.getValue());
+      }
+      out.write('\n');
+      out.write('}');
+      out.write('\n');
+      return out.toByteArray();
+    } catch (IOException e) {
       throw new IllegalStateException("cannot encode the checkpoint", e);
     }
+  }
+
+  /** {@code "name":} as Jackson writes a member name. */
+  private static void writeName(java.io.ByteArrayOutputStream out, String name) {
+    out.write('"');
+    out.writeBytes(com.fasterxml.jackson.core.io.JsonStringEncoder.getInstance().quoteAsUTF8(name));
+    out.write('"');
+    out.write(':');
+  }
+
+  /**
+   * The claims object without the newlines {@link #encode} puts before each member name: they are
+   * the only newline bytes in it (inside JSON strings a newline is always escaped).
+   */
+  private static void updateWithoutNewlines(MessageDigest digest, byte[] bytes) {
+    int from = 0;
+    for (int i = 0; i < bytes.length; i++) {
+      if (bytes[i] == '\n') {
+        digest.update(bytes, from, i - from);
+        from = i + 1;
+      }
+    }
+    digest.update(bytes, from, bytes.length - from);
   }
 
   /** Reads a checkpoint file; anything unusable is a {@link CorruptCheckpointException} naming {@code file}. */
@@ -281,7 +361,7 @@ public final class CheckpointCodec {
         throw new CorruptCheckpointException(file, "claim UID " + uid + ", device " + d.device() + ": " + bad, null);
       }
     }
-    return new Entry(claim, (ObjectNode) canonical(node));
+    return entry(claim, (ObjectNode) canonical(node));
   }
 
   private Content decodeFormat1(java.nio.file.Path file, byte[] bytes) throws CorruptCheckpointException {

@@ -17,6 +17,14 @@ public interface ClaimLookup {
    */
   List<AllocatedDevice> allocation(ClaimRef claim) throws ClaimLookupException;
 
+  /**
+   * As {@link #allocation(ClaimRef)}, giving up when {@code budget} is over: a lookup that talks to
+   * the API server bounds every wait by it, so the call's answer reaches the kubelet before its deadline.
+   */
+  default List<AllocatedDevice> allocation(ClaimRef claim, CallBudget budget) throws ClaimLookupException {
+    return allocation(claim);
+  }
+
   /** The lookup of a node without an API server: every claim fails with a clear reason. */
   static ClaimLookup unavailable(String reason) {
     return claim -> {

@@ -31,6 +31,13 @@ import org.slf4j.LoggerFactory;
  * answered from the checkpoint is re-checked against the node as it is now: a share that no longer
  * fits fails it. Unprepare works from the checkpoint alone, and releases the claim's shares. Calls for the same claim UID are serialised; different claims run in
  * parallel. Every claim of a request gets an entry; a failure is that claim's {@code error}.
+ *
+ * <p>The claims of one call run in parallel ({@link ClaimWorkers}) within the call's {@link CallBudget}:
+ * claims already in the checkpoint are answered first and without the API server; a claim not
+ * finished when the budget ends gets an error of its own, and its work stops at the next step (before
+ * the API read, before devices are reserved, before the spec is written, before the checkpoint
+ * commit), removing a spec it wrote but did not record. A commit that started completes: the
+ * checkpoint never holds half a claim.
  */
 public final class ClaimPreparer {
 
@@ -42,8 +49,17 @@ public final class ClaimPreparer {
   private final ClaimSpecs specs;
   private final Checkpoint checkpoint;
   private final Listener listener;
-  /** Striped so that calls for one UID are serialised without a map of locks to clean up. */
-  private final ReentrantLock[] claimLocks = new ReentrantLock[64];
+  /**
+   * One lock per claim UID being worked on, dropped when no call uses it: calls for one claim are
+   * serialised, and a claim never waits for another one (a claim stuck on the API server holds only
+   * its own lock). Guarded by itself.
+   */
+  private final Map<String, ClaimLock> claimLocks = new HashMap<>();
+
+  private static final class ClaimLock {
+    final ReentrantLock lock = new ReentrantLock();
+    int users;
+  }
   /** Guards {@link #inFlight} together with the "is this device free?" check. */
   private final Object deviceOwnership = new Object();
   /** Devices taken by claims being prepared right now (not yet in the checkpoint). */
@@ -56,6 +72,12 @@ public final class ClaimPreparer {
   private final ShareEdits shareEdits;
   /** Told about each prepared claim's devices (the claim's network status, KEP-4817); never fails Prepare. */
   private volatile java.util.function.BiConsumer<ClaimRef, List<PreparedDevice>> onPrepared = (c, d) -> {};
+  private final ClaimWorkers workers;
+
+  /** The budget of a call made without one (tools, tests): the kubelet's own deadline is 45 s. */
+  public static final java.time.Duration DEFAULT_CALL_BUDGET = java.time.Duration.ofSeconds(20);
+  /** Claims of one call worked on at once: the API read and fsync overlap, 2 to 8 cores stay busy. */
+  public static final int CALL_PARALLELISM = 8;
 
   /** Told about each claim's outcome (metrics). */
   public interface Listener {
@@ -83,6 +105,13 @@ public final class ClaimPreparer {
   /** {@code hookPath}: where the cpuset/hugetlb OCI hook lies on the host; CPU and hugepage shares name it. */
   public ClaimPreparer(String driverName, DeviceInventory inventory, ClaimLookup lookup, ClaimSpecs specs,
       Checkpoint checkpoint, Listener listener, String hookPath) {
+    this(driverName, inventory, lookup, specs, checkpoint, listener, hookPath, ClaimWorkers.pooled(CALL_PARALLELISM));
+  }
+
+  /** {@code workers}: who runs the claims of one call (parallelism and threads). */
+  public ClaimPreparer(String driverName, DeviceInventory inventory, ClaimLookup lookup, ClaimSpecs specs,
+      Checkpoint checkpoint, Listener listener, String hookPath, ClaimWorkers workers) {
+    this.workers = workers;
     this.shareEdits = new ShareEdits(hookPath);
     this.driverName = driverName;
     this.inventory = inventory;
@@ -90,9 +119,6 @@ public final class ClaimPreparer {
     this.specs = specs;
     this.checkpoint = checkpoint;
     this.listener = listener;
-    for (int i = 0; i < claimLocks.length; i++) {
-      claimLocks[i] = new ReentrantLock();
-    }
   }
 
   /**
@@ -109,13 +135,15 @@ public final class ClaimPreparer {
     return this;
   }
 
-  /** One entry per distinct claim UID of the request, in request order. */
+  /** One entry per distinct claim UID of the request, in request order, within {@link #DEFAULT_CALL_BUDGET}. */
   public Map<String, ClaimResult> prepare(List<ClaimRef> claims) {
-    Map<String, ClaimResult> out = new LinkedHashMap<>();
-    for (ClaimRef claim : claims) {
-      out.computeIfAbsent(claim.uid(), uid -> timedPrepare(claim));
-    }
-    return out;
+    return prepare(claims, CallBudget.after(DEFAULT_CALL_BUDGET));
+  }
+
+  /** One entry per distinct claim UID of the request, in request order; claims not done within {@code budget} fail. */
+  public Map<String, ClaimResult> prepare(List<ClaimRef> claims, CallBudget budget) {
+    return workers.run(claims, budget, c -> checkpoint.get(c.uid()).isPresent(), c -> timedPrepare(c, budget),
+        c -> late(c, budget, "prepared"));
   }
 
   /**
@@ -123,8 +151,11 @@ public final class ClaimPreparer {
    * lost checkpoint, which runs while the kubelet's calls are still refused.
    */
   public ClaimResult recover(ClaimRef claim) {
+    CallBudget budget = CallBudget.after(DEFAULT_CALL_BUDGET);
     try {
-      return withClaimLock(claim.uid(), () -> prepareOne(claim));
+      return withClaimLock(claim.uid(), budget, () -> prepareOne(claim, budget));
+    } catch (Busy e) {
+      return ClaimResult.failed(e.getMessage());
     } catch (RuntimeException e) {
       return ClaimResult.failed("internal error: " + e);
     }
@@ -132,19 +163,37 @@ public final class ClaimPreparer {
 
   /** One entry per distinct claim UID; an empty error means done (also for claims never prepared). */
   public Map<String, String> unprepare(List<ClaimRef> claims) {
+    return unprepare(claims, CallBudget.after(DEFAULT_CALL_BUDGET));
+  }
+
+  /** As {@link #unprepare(List)}; claims not done within {@code budget} fail. */
+  public Map<String, String> unprepare(List<ClaimRef> claims, CallBudget budget) {
+    Map<String, ClaimResult> r = workers.run(claims, budget, c -> false,
+        c -> ClaimResult.failed(timedUnprepare(c, budget)), c -> late(c, budget, "unprepared"));
     Map<String, String> out = new LinkedHashMap<>();
-    for (ClaimRef claim : claims) {
-      out.computeIfAbsent(claim.uid(), uid -> timedUnprepare(claim));
-    }
+    r.forEach((uid, result) -> out.put(uid, result.error()));
     return out;
   }
 
-  private ClaimResult timedPrepare(ClaimRef claim) {
+  private ClaimResult late(ClaimRef claim, CallBudget budget, String what) {
+    ClaimResult r = ClaimResult.failed("not " + what + " in time: " + budget.why() + "; the kubelet will ask again");
+    LOG.warn("{} claim={} err=\"{}\"", what.equals("prepared") ? "prepare failed" : "unprepare failed", claim, r.error());
+    return r;
+  }
+
+  private ClaimResult timedPrepare(ClaimRef claim, CallBudget budget) {
     long start = System.nanoTime();
     ClaimResult r;
     String refused = refusal;
     try {
-      r = refused != null ? ClaimResult.failed(refused) : withClaimLock(claim.uid(), () -> prepareOne(claim));
+      // A claim in the checkpoint is answered without waiting for its lock: a call for another claim
+      // stuck on the API server under the same lock stripe must not cost it its answer.
+      Optional<PreparedClaim> known = refused != null ? Optional.empty() : checkpoint.get(claim.uid());
+      r = refused != null ? ClaimResult.failed(refused)
+          : known.isPresent() ? fromCheckpoint(known.get())
+          : withClaimLock(claim.uid(), budget, () -> prepareOne(claim, budget));
+    } catch (Busy e) {
+      r = ClaimResult.failed(e.getMessage());
     } catch (RuntimeException e) {
       // A fault of one claim is that claim's answer: an exception out of the call would make the
       // kubelet drop the answers of the call's other claims, prepared or not.
@@ -164,11 +213,13 @@ public final class ClaimPreparer {
     return r;
   }
 
-  private String timedUnprepare(ClaimRef claim) {
+  private String timedUnprepare(ClaimRef claim, CallBudget budget) {
     long start = System.nanoTime();
     String error;
     try {
-      error = withClaimLock(claim.uid(), () -> unprepareOne(claim));
+      error = withClaimLock(claim.uid(), budget, () -> unprepareOne(claim));
+    } catch (Busy e) {
+      error = e.getMessage();
     } catch (RuntimeException e) {
       error = "internal error: " + e;
     }
@@ -179,23 +230,31 @@ public final class ClaimPreparer {
     return error;
   }
 
-  private ClaimResult prepareOne(ClaimRef claim) {
+  /** A claim already prepared: its shares checked again and its spec re-created when gone (a reboot's tmpfs). */
+  private ClaimResult fromCheckpoint(PreparedClaim known) {
+    String stale = recheckShares(known);
+    if (stale == null) {
+      stale = restoreSpec(known);
+    }
+    return stale == null ? ClaimResult.ok(known.devices()) : ClaimResult.failed(stale);
+  }
+
+  private ClaimResult prepareOne(ClaimRef claim, CallBudget budget) {
     Optional<PreparedClaim> known = checkpoint.get(claim.uid());
     if (known.isPresent()) {
-      String stale = recheckShares(known.get());
-      if (stale == null) {
-        stale = restoreSpec(known.get());
-      }
-      return stale == null ? ClaimResult.ok(known.get().devices()) : ClaimResult.failed(stale);
+      return fromCheckpoint(known.get());
     }
     long t0 = System.nanoTime();
     List<AllocatedDevice> allocation;
     try {
-      allocation = lookup.allocation(claim);
+      allocation = lookup.allocation(claim, budget);
     } catch (ClaimLookupException e) {
       return ClaimResult.failed(e.getMessage());
     }
     long tl = System.nanoTime();
+    if (budget.over()) {
+      return stopped(budget);
+    }
     List<AllocatedDevice> ours = allocation.stream().filter(a -> driverName.equals(a.driver())).toList();
     Map<String, SharedDevice> byName = new LinkedHashMap<>();
     for (AllocatedDevice a : ours) {
@@ -265,6 +324,9 @@ public final class ClaimPreparer {
         }
       }
       specDevices = shareEdits.unifyCpus(specDevices);
+      if (budget.over()) {
+        return stopped(budget);
+      }
       Map<String, List<String>> cdiIds;
       try {
         cdiIds = specs.write(claim, specDevices);
@@ -281,7 +343,21 @@ public final class ClaimPreparer {
           mergeInto(prepared, a, s, cdiIds.getOrDefault(shareDeviceNames.get(s.device() + "\n" + s.shareId()), List.of()));
         }
       }
+      if (budget.over()) {
+        // The spec is written but not recorded: take it back, so nothing of a claim we answer with an
+        // error stays behind.
+        try {
+          specs.remove(claim.uid());
+        } catch (IOException e) {
+          LOG.warn("cannot remove the spec of an abandoned claim claim={} err=\"{}\"", claim, e.getMessage());
+        }
+        return stopped(budget);
+      }
       try {
+        // Crash safety: the spec is in place before the claim is recorded, so every recorded claim's CDI
+        // ids resolve. A crash after the spec and before the commit leaves a spec that no record names:
+        // the kubelet's retried Prepare rewrites it (same file, same ids) and records the claim, or its
+        // Unprepare removes it (Unprepare removes the spec also for a claim the checkpoint does not know).
         checkpoint.put(new PreparedClaim(claim, prepared));
       } catch (IOException e) {
         try {
@@ -449,13 +525,45 @@ public final class ClaimPreparer {
     }
   }
 
-  private <T> T withClaimLock(String uid, java.util.function.Supplier<T> body) {
-    ReentrantLock lock = claimLocks[Math.floorMod(uid.hashCode(), claimLocks.length)];
-    lock.lock();
+  /** The claim's lock was not free within the call's budget. */
+  private static final class Busy extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Busy(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private static ClaimResult stopped(CallBudget budget) {
+    return ClaimResult.failed("stopped: " + budget.why() + "; the kubelet will ask again");
+  }
+
+  private <T> T withClaimLock(String uid, CallBudget budget, java.util.function.Supplier<T> body) {
+    ClaimLock entry;
+    synchronized (claimLocks) {
+      entry = claimLocks.computeIfAbsent(uid, u -> new ClaimLock());
+      entry.users++;
+    }
     try {
-      return body.get();
+      try {
+        if (!entry.lock.tryLock(budget.remainingNanos(), java.util.concurrent.TimeUnit.NANOSECONDS)) {
+          throw new Busy("another call for this claim is still running and " + budget.why());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new Busy("interrupted while waiting for another call for this claim");
+      }
+      try {
+        return body.get();
+      } finally {
+        entry.lock.unlock();
+      }
     } finally {
-      lock.unlock();
+      synchronized (claimLocks) {
+        if (--entry.users == 0) {
+          claimLocks.remove(uid);
+        }
+      }
     }
   }
 }

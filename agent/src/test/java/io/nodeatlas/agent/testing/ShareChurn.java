@@ -52,6 +52,9 @@ public final class ShareChurn {
   public static void main(String[] args) throws Exception {
     ClaimPreparer preparer = preparer(Path.of(args[0]), Path.of(args[1]));
     ExecutorService pool = Executors.newFixedThreadPool(16);
+    // Before any worker runs: a fast Prepare would otherwise print "prepared" first.
+    System.out.println("ready");
+    System.out.flush();
     for (int t = 0; t < 16; t++) {
       long seed = Long.parseLong(args[2]) * 31 + t;
       pool.submit(() -> {
@@ -71,8 +74,6 @@ public final class ShareChurn {
         }
       });
     }
-    System.out.println("ready");
-    System.out.flush();
     pool.awaitTermination(1, java.util.concurrent.TimeUnit.DAYS);
   }
 }

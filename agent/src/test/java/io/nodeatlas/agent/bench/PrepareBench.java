@@ -1,0 +1,262 @@
+package io.nodeatlas.agent.bench;
+
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.grpc.ManagedChannel;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthGrpc;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.nodeatlas.agent.kubelet.KubeletPaths;
+import io.nodeatlas.agent.kubelet.UnixSocketServers;
+import io.nodeatlas.agent.kubelet.api.dra.v1.Claim;
+import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourceResponse;
+import io.nodeatlas.agent.kubelet.api.registration.RegistrationStatus;
+import io.nodeatlas.agent.testing.ApiObjects;
+import io.nodeatlas.agent.testing.FakeKubelet;
+import io.nodeatlas.agent.testing.TestDevices;
+import io.nodeatlas.discovery.files.AtomicFiles;
+import io.nodeatlas.discovery.report.NodeReportCodec;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Prepare latency behind bench/prepare.sh (issue 14's row "Prepare of one claim with 8 devices"): the
+ * nodeatlas jar runs as its own process with the JVM options users run it with, state and CDI
+ * directories on tmpfs ({@code /dev/shm}), and the claim GET answered at once by an {@link ApiFront}
+ * (the agent still makes the HTTP call and parses the answer). This process plays the kubelet over the
+ * real unix socket: at concurrency N, N workers each send NodePrepareResources of their own claim (8
+ * devices) and then NodeUnprepareResources, round after round; only Prepare is timed.
+ *
+ * <p>The floor, measured in the same run at the same concurrency: one gRPC round trip to the same
+ * agent over the same socket (a {@code grpc.health.v1} Check: no work behind it) plus two small
+ * atomic file writes on the same tmpfs ({@link AtomicFiles#write}: temporary file, fsync, rename,
+ * directory fsync), the least a Prepare that records a CDI spec and a checkpoint entry can cost.
+ *
+ * <p>With {@code -Dnodeatlas.bench.claimBytes=B} each claim answer carries an annotation of B bytes
+ * (issue 12 case 3: 32 concurrent claims of 1.4 MB); the agent's peak RSS ({@code VmHWM}) is printed at
+ * the end either way.
+ *
+ * <p>Arguments: {@code <nodeatlas jar> <work dir> <rounds at N=1> <rounds at N=32> <jvm options...>}.
+ */
+public final class PrepareBench {
+
+  private static final int DEVICES_PER_CLAIM = 8;
+  private static final int[] CONCURRENCY = {1, 32};
+
+  private PrepareBench() {}
+
+  public static void main(String[] args) throws Exception {
+    Path jar = Path.of(args[0]);
+    Path work = Files.createDirectories(Path.of(args[1]));
+    int roundsSingle = Integer.parseInt(args[2]);
+    int roundsMany = Integer.parseInt(args[3]);
+    List<String> jvm = Arrays.asList(args).subList(4, args.length);
+    int claims = Arrays.stream(CONCURRENCY).max().orElseThrow();
+    int padBytes = Integer.getInteger("nodeatlas.bench.claimBytes", 0);
+
+    KubernetesMockServer api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+        new KubernetesCrudDispatcher(), false);
+    api.init();
+    KubernetesClient client = api.createClient();
+    ApiObjects.node(client, "node-a");
+    Path report = work.resolve("report.json");
+    Files.writeString(report, new NodeReportCodec().toJson(TestDevices.report(TestDevices.gpus(claims * DEVICES_PER_CLAIM))));
+    List<String> uids = new ArrayList<>();
+    Map<String, byte[]> claimJson = new HashMap<>();
+    for (int c = 0; c < claims; c++) {
+      List<DeviceRequestAllocationResult> results = new ArrayList<>();
+      for (int d = 0; d < DEVICES_PER_CLAIM; d++) {
+        results.add(ApiObjects.result("gpus", "nodeatlas.io", "node-a", "gpu-" + (c * DEVICES_PER_CLAIM + d)));
+      }
+      ResourceClaim stored = ApiObjects.allocatedClaim(client, "bench", "claim-" + c, results);
+      uids.add(stored.getMetadata().getUid());
+      if (padBytes > 0) {
+        stored.getMetadata().setAnnotations(Map.of("bench.nodeatlas.io/pad", "x".repeat(padBytes)));
+      }
+      claimJson.put("/apis/resource.k8s.io/v1/namespaces/bench/resourceclaims/claim-" + c,
+          client.getKubernetesSerialization().asJson(stored).getBytes(StandardCharsets.UTF_8));
+    }
+    ApiFront front = new ApiFront(URI.create(client.getConfiguration().getMasterUrl()), claimJson);
+    front.instant(true);
+    Path kubeconfig = work.resolve("kubeconfig");
+    Files.writeString(kubeconfig, """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: mock, cluster: {server: "%s"}}]
+        users: [{name: bench, user: {token: bench}}]
+        contexts: [{name: mock, context: {cluster: mock, user: bench}}]
+        current-context: mock
+        """.formatted(front.url()));
+
+    Path shm = Path.of("/dev/shm");
+    Path tmpfs = Files.isDirectory(shm) ? Files.createTempDirectory(shm, "nodeatlas-prepare-bench") : work.resolve("tmpfs");
+    Path cdiRoot = Files.createDirectories(tmpfs.resolve("cdi"));
+    Path stateDir = tmpfs.resolve("state");
+    Path floorDir = Files.createDirectories(tmpfs.resolve("floor"));
+    Path kubeletRoot = work.resolve("kubelet");
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(jvm);
+    cmd.addAll(List.of("-jar", jar.toString(), "run", "--kubeconfig", kubeconfig.toString(), "--node-name", "node-a",
+        "--kubelet-root", kubeletRoot.toString(), "--cdi-root", cdiRoot.toString(),
+        "--state-dir", stateDir.toString(), "--replay-report", report.toString()));
+    if (System.getenv("NODEATLAS_VERBOSITY") != null) {
+      cmd.addAll(List.of("-v", System.getenv("NODEATLAS_VERBOSITY")));
+    }
+    Process agent = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(work.resolve("agent.log").toFile())
+        .start();
+    KubeletPaths paths = new KubeletPaths(kubeletRoot, "nodeatlas.io");
+    EventLoopGroup group = UnixSocketServers.newEventLoopGroup(1);
+    ExecutorService pool = Executors.newFixedThreadPool(claims);
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!Files.exists(paths.registrationSocket())) {
+        if (System.nanoTime() > deadline || !agent.isAlive()) {
+          throw new IllegalStateException("agent did not start; see " + work.resolve("agent.log"));
+        }
+        Thread.sleep(50);
+      }
+      ManagedChannel dra = UnixSocketServers.channel(paths.draSocket(), group);
+      try (FakeKubelet kubelet = new FakeKubelet(paths.registrationSocket(), paths.draSocket())) {
+        for (int attempt = 0; ; attempt++) {
+          try {
+            kubelet.registration().notifyRegistrationStatus(RegistrationStatus.newBuilder().setPluginRegistered(true).build());
+            break;
+          } catch (io.grpc.StatusRuntimeException e) {
+            if (attempt == 20) {
+              throw e;
+            }
+            Thread.sleep(250); // a cold JVM may miss the first 1 s deadline, as a kubelet would retry
+          }
+        }
+        HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(dra);
+        byte[] small = "{\"cdiVersion\":\"0.6.0\",\"kind\":\"nodeatlas.io/claim\",\"devices\":[]}".repeat(8)
+            .getBytes(StandardCharsets.UTF_8);
+        System.out.printf("Prepare of one claim with %d devices; state and CDI on %s; claim GET answered at once"
+            + " (%d bytes)%n", DEVICES_PER_CLAIM, tmpfs, claimJson.values().iterator().next().length);
+        long idleRss = status(agent.pid(), "VmRSS:");
+        System.out.printf("%-5s %-9s %9s %9s %9s | %9s %9s | %8s %8s%n", "N", "samples", "p50 ms", "p99 ms", "max ms",
+            "floor p50", "floor p99", "p50/flr", "p99/flr");
+        for (int n : CONCURRENCY) {
+          int rounds = n == 1 ? roundsSingle : roundsMany;
+          // Warm-up at this concurrency (JIT, connection pools), not measured.
+          run(pool, n, Math.max(20, rounds / 5), w -> prepareOnce(kubelet, w, uids.get(w)));
+          run(pool, n, Math.max(20, rounds / 5), w -> floorOnce(health, floorDir, w, small));
+          List<Long> prepare = run(pool, n, rounds, w -> prepareOnce(kubelet, w, uids.get(w)));
+          List<Long> floor = run(pool, n, rounds, w -> floorOnce(health, floorDir, w, small));
+          double p50 = pct(prepare, 0.50);
+          double p99 = pct(prepare, 0.99);
+          double f50 = pct(floor, 0.50);
+          double f99 = pct(floor, 0.99);
+          System.out.printf("%-5d %-9d %9.2f %9.2f %9.2f | %9.3f %9.3f | %7.1fx %7.1fx%n", n, prepare.size(), p50, p99,
+              prepare.get(prepare.size() - 1) / 1e6, f50, f99, p50 / f50, p99 / f99);
+        }
+        System.out.printf("agent RSS idle before the runs: %.1f MiB, peak (VmHWM): %.1f MiB%n", idleRss / 1024.0,
+            status(agent.pid(), "VmHWM:") / 1024.0);
+        System.out.printf("aim: p99 < 5 ms at both N; agent JVM options: %s%n", String.join(" ", jvm));
+      } finally {
+        dra.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+      agent.destroy();
+      agent.waitFor(30, TimeUnit.SECONDS);
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      try (Stream<Path> files = Files.walk(tmpfs)) {
+        for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(f);
+        }
+      }
+      front.close();
+      client.close();
+      api.destroy();
+    }
+  }
+
+  /** Prepare (timed) and Unprepare (not timed) of worker {@code w}'s claim; returns the Prepare's nanoseconds. */
+  private static long prepareOnce(FakeKubelet kubelet, int w, String uid) {
+    Claim claim = FakeKubelet.claim("bench", "claim-" + w, uid);
+    long t0 = System.nanoTime();
+    NodePrepareResourceResponse e = kubelet.prepare(claim).getClaimsOrThrow(uid);
+    long t = System.nanoTime() - t0;
+    if (!e.getError().isEmpty() || e.getDevicesCount() != DEVICES_PER_CLAIM) {
+      throw new IllegalStateException("prepare failed: " + e);
+    }
+    String error = kubelet.unprepare(claim).getClaimsOrThrow(uid).getError();
+    if (!error.isEmpty()) {
+      throw new IllegalStateException("unprepare failed: " + error);
+    }
+    return t;
+  }
+
+  /** One gRPC round trip and two small atomic writes, one after the other. */
+  private static long floorOnce(HealthGrpc.HealthBlockingStub health, Path dir, int w, byte[] content) throws Exception {
+    long t0 = System.nanoTime();
+    health.check(HealthCheckRequest.getDefaultInstance());
+    AtomicFiles.write(dir.resolve("spec-" + w + ".json"), content, AtomicFiles.WORLD_READABLE);
+    AtomicFiles.write(dir.resolve("checkpoint-" + w + ".json"), content, AtomicFiles.OWNER_ONLY);
+    return System.nanoTime() - t0;
+  }
+
+  interface Work {
+    long once(int worker) throws Exception;
+  }
+
+  /** {@code rounds} rounds of {@code n} workers started together; every sample, sorted. */
+  private static List<Long> run(ExecutorService pool, int n, int rounds, Work work) throws Exception {
+    List<Long> samples = new ArrayList<>(n * rounds);
+    for (int r = 0; r < rounds; r++) {
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<Long>> calls = new ArrayList<>(n);
+      for (int w = 0; w < n; w++) {
+        int worker = w;
+        Callable<Long> task = () -> {
+          go.await();
+          return work.once(worker);
+        };
+        calls.add(pool.submit(task));
+      }
+      go.countDown();
+      for (Future<Long> f : calls) {
+        samples.add(f.get());
+      }
+    }
+    samples.sort(null);
+    return samples;
+  }
+
+  /** A number from /proc/PID/status ({@code VmRSS:}, {@code VmHWM:} in KiB). */
+  static long status(long pid, String key) throws java.io.IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith(key)) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return -1;
+  }
+
+  static double pct(List<Long> sorted, double p) {
+    int i = (int) Math.ceil(p * sorted.size()) - 1;
+    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i))) / 1e6;
+  }
+}
