@@ -33,7 +33,15 @@ public final class DiscoverCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     NodeReport report = NodeDiscovery.run(discovery.selectedSources(), discovery.hostContext());
-    PrintWriter out = spec.commandLine().getOut();
+    return print(report, format, spec.commandLine().getOut(), spec.commandLine().getErr());
+  }
+
+  /**
+   * Prints {@code report} in {@code format} and the failed sources' lines; the exit status. Shared with
+   * the command line's hot path ({@code io.nodeatlas.cli.HotPath}), which runs {@code discover} without
+   * building the picocli model.
+   */
+  public static int print(NodeReport report, OutputFormat format, PrintWriter out, PrintWriter err) {
     switch (format) {
       case JSON -> out.print(new NodeReportCodec().toJson(report));
       case YAML -> out.print(new NodeReportCodec().toYaml(report));
@@ -42,7 +50,6 @@ public final class DiscoverCommand implements Callable<Integer> {
     out.flush();
     if (report.anySourceFailed()) {
       // The reason travels in the source's status; warnings are for facts, not for this line.
-      PrintWriter err = spec.commandLine().getErr();
       report.sources().forEach((name, status) -> {
         if (status.isFailed()) {
           err.println("nodeatlas: " + name + ": source failed" + (status.reason().isEmpty() ? "" : ": " + Excerpt.scrub(status.reason())));
