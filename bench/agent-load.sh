@@ -22,10 +22,13 @@ fi
 # server mock live in the agent module's tests.
 ./mvnw -q -B -o -pl cli -am package -DskipTests
 cp_file="agent/target/bench.classpath"
-./mvnw -q -B -o -pl agent dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$PWD/$cp_file" >/dev/null
+# dependency:build-classpath cannot resolve the sibling modules offline (nothing is installed): the
+# class path is the one surefire used for a quick agent test (bench/lib.sh).
+source bench/lib.sh
+test_classpath agent "$cp_file" SdNotifierTest
 work="$(mktemp -d)"
 trap 'cp "$work/agent.log" agent/target/agent-load.log 2>/dev/null; rm -rf "$work"' EXIT
 # shellcheck disable=SC2086
-java -cp "agent/target/test-classes:agent/target/classes:$(cat "$cp_file")" \
+java -cp "$(cat "$cp_file")" \
   io.nodeatlas.agent.bench.AgentLoadBench cli/target/nodeatlas.jar "$work" "$n" "$rounds" $NODEATLAS_JAVA_OPTS \
   2> >(grep -v '^INFO: \|MockWebServer\|^[A-Z][a-z][a-z] [0-9]' >&2)

@@ -90,6 +90,16 @@ if [[ "${BREAKDOWN:-0}" == 1 ]]; then
       else if (n ~ /^com\.google\.common/) g = "guava";
       b[g] += size[n]; t += size[n]}
     END {for (k in b) printf "  %6d  %s\n", b[k] / 1024, k; printf "  %6d  total\n", t / 1024}' | sort -rn
+  # A thin client for the agent's few API calls (claim GET, slice list/create/update/delete, watch) on
+  # java.net.http, which fabric8's JDK transport loads already, and Jackson trees would drop fabric8's
+  # classes: their share of the class bytes, applied to the class metadata (metaspace, class space,
+  # symbols) NMT reports at exit, is the estimate (the heap fabric8's client holds comes on top).
+  awk '{print "L", $2}' "$work/classes.log" | cat "$work/sizes" - | awk '
+    $1 == "S" {size[$2] = $3; next}
+    $1 == "L" && ($2 in size) {t += size[$2]; if ($2 ~ /^io\.fabric8\./) f += size[$2]}
+    END {print f / t}' >"$work/share"
+  grep -E '^-? *(Class|Metaspace|Symbol) \(' "$work/run/agent.log" | sed 's/.*committed=\([0-9]*\).*/\1/' |
+    awk -v share="$(cat "$work/share")" '{m += $1} END {printf "thin-client estimate: fabric8 is %.0f%% of the class bytes loaded from the jar; class metadata %.1f MiB, of which ~%.1f MiB would go\n", share * 100, m / 1048576, share * m / 1048576}'
   echo "NMT summary at exit (committed):"
   grep -E '^-? *(Total|Java Heap|Class|Thread|Code|GC|Internal|Metaspace|Other|Symbol|Arena)|\(classes #' "$work/run/agent.log" | head -30 || true
 fi

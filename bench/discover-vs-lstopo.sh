@@ -35,11 +35,13 @@ echo "nodeatlas cores: $("${na[@]}" --format json 2>/dev/null | grep -c '"packag
 
 : >"$work/na" ; : >"$work/ls"
 for ((i = 0; i < runs; i++)); do
-  wall_us "${na[@]}" >>"$work/na"
-  wall_us "${ls[@]}" >>"$work/ls"
+  wall_cpu "${na[@]}" >>"$work/na"
+  wall_cpu "${ls[@]}" >>"$work/ls"
 done
-na_ms=$(median <"$work/na" | awk '{printf "%.1f", $1 / 1000}')
-ls_ms=$(median <"$work/ls" | awk '{printf "%.1f", $1 / 1000}')
+na_ms=$(awk '{print $1}' "$work/na" | median | awk '{printf "%.1f", $1 / 1000}')
+ls_ms=$(awk '{print $1}' "$work/ls" | median | awk '{printf "%.1f", $1 / 1000}')
+na_cpu=$(awk '{print $2}' "$work/na" | median)
+ls_cpu=$(awk '{print $2}' "$work/ls" | median)
 for ((i = 0; i < 5; i++)); do peak_rss_kib "${na[@]}"; done >"$work/na_rss"
 for ((i = 0; i < 5; i++)); do peak_rss_kib "${ls[@]}"; done >"$work/ls_rss"
 na_mib=$(median <"$work/na_rss" | awk '{printf "%.1f", $1 / 1024}')
@@ -50,5 +52,6 @@ printf 'snapshot %s, %d alternating runs each (peak RSS: median of 5), on %s (%s
 printf '  nodeatlas discover --sources cpu-numa: median %8.1f ms   peak RSS %6.1f MiB\n' "$na_ms" "$na_mib"
 printf '  lstopo-no-graphics --of xml:           median %8.1f ms   peak RSS %6.1f MiB\n' "$ls_ms" "$ls_mib"
 printf '  ratio nodeatlas / lstopo wall time:    %.2fx (aim <= 4x); nodeatlas RSS aim < 64 MiB\n' "$r"
-row "discover --sources cpu-numa, 256 CPUs" "$na_ms ms, $na_mib MiB" "lstopo $ls_ms ms" "${r}x" "<= 4x, < 64 MiB" \
+printf '  CPU time (user + system), medians:     nodeatlas %s ms, lstopo %s ms\n' "$na_cpu" "$ls_cpu"
+row "discover --sources cpu-numa, 256 CPUs" "$na_ms ms ($na_cpu ms CPU), $na_mib MiB" "lstopo $ls_ms ms ($ls_cpu ms CPU)" "${r}x" "<= 4x, < 64 MiB" \
   "$(( $(le "$r" 4) && $(le "$na_mib" 63.99) ))"

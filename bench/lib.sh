@@ -17,11 +17,14 @@ row() {
 # The median of the numbers on stdin.
 median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) exit 1; print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-# Wall microseconds of one run of a command, output discarded.
-wall_us() {
-  local s e
-  s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s%N)
-  echo $(((e - s) / 1000))
+# Wall microseconds and CPU milliseconds (user + system, which the load of a shared machine moves much
+# less than wall time) of one run of a command, output discarded: "WALL_US CPU_MS".
+wall_cpu() {
+  local s e f
+  f="$(mktemp)"
+  s=$(date +%s%N); /usr/bin/time -f '%U %S' -o "$f" "$@" >/dev/null 2>&1 || true; e=$(date +%s%N)
+  echo "$(((e - s) / 1000)) $(awk '{printf "%d", ($1 + $2) * 1000}' "$f")"
+  rm -f "$f"
 }
 
 # Peak RSS in KiB of one run of a command (/usr/bin/time, Debian package `time`).

@@ -19,14 +19,17 @@ hello_command "$work/hello" "${cmd[0]}" "${flags[@]}"
 
 : >"$work/na"; : >"$work/hello.t"
 for ((i = 0; i < runs; i++)); do
-  wall_us "$launcher" --version >>"$work/na"
-  wall_us "${hello[@]}" >>"$work/hello.t"
+  wall_cpu "$launcher" --version >>"$work/na"
+  wall_cpu "${hello[@]}" >>"$work/hello.t"
 done
-na_ms=$(median <"$work/na" | awk '{printf "%.1f", $1 / 1000}')
-he_ms=$(median <"$work/hello.t" | awk '{printf "%.1f", $1 / 1000}')
+na_ms=$(awk '{print $1}' "$work/na" | median | awk '{printf "%.1f", $1 / 1000}')
+he_ms=$(awk '{print $1}' "$work/hello.t" | median | awk '{printf "%.1f", $1 / 1000}')
+na_cpu=$(awk '{print $2}' "$work/na" | median)
+he_cpu=$(awk '{print $2}' "$work/hello.t" | median)
 r=$(ratio "$na_ms" "$he_ms")
 printf '%d alternating runs each, java %s\n' "$runs" "${cmd[0]}"
 printf '  nodeatlas --version (launcher and JVM): median %7.1f ms\n' "$na_ms"
 printf '  hello JVM, same flags:                  median %7.1f ms\n' "$he_ms"
 printf '  ratio: %sx (aim <= 0.15 s, 1.9x hello)\n' "$r"
-row "nodeatlas --version" "$na_ms ms" "hello JVM $he_ms ms" "${r}x" "<= 0.15 s (1.9x hello)" "$(le "$r" 1.9)"
+printf '  CPU time (user + system), medians: nodeatlas %s ms, hello %s ms\n' "$na_cpu" "$he_cpu"
+row "nodeatlas --version" "$na_ms ms ($na_cpu ms CPU)" "hello JVM $he_ms ms ($he_cpu ms CPU)" "${r}x" "<= 0.15 s (1.9x hello)" "$(le "$r" 1.9)"
