@@ -77,13 +77,21 @@ public final class DiscoveryOptions implements Flag.Declaring {
       if (value == null || value.isEmpty()) {
         continue;
       }
-      try {
-        values.put(setting.key(), setting.validate(value));
-      } catch (IllegalArgumentException ex) {
-        throw new UsageException(ex.getMessage() + origin(setting, option), ex);
-      }
+      values.put(setting.key(), validated(setting, value, () -> origin(setting, option)));
     }
     return new SourceOptions(values);
+  }
+
+  /**
+   * {@code value} as {@code setting} accepts it; a value it refuses is a usage error naming the flag
+   * and, after it, {@code origin} (where the value came from). Shared with {@link HotPath}.
+   */
+  static String validated(SourceSetting setting, String value, java.util.function.Supplier<String> origin) {
+    try {
+      return setting.validate(value);
+    } catch (IllegalArgumentException ex) {
+      throw new UsageException(ex.getMessage() + origin.get(), ex);
+    }
   }
 
   /** Where a value came from, for the error message: nothing for a flag, else the env twin. */

@@ -31,13 +31,18 @@ public final class HostOptions {
 
   /** The configured host, after checking that the roots exist (a typo should not look like an empty node). */
   public HostFs toHostFs() {
-    return HostFs.builder(directory(HOST_ROOT)).sysfsRoot(directory(SYSFS_ROOT)).procfsRoot(directory(PROCFS_ROOT))
-        .devRoot(directory(DEV_ROOT)).build();
+    return toHostFs(flags::value);
+  }
+
+  /** The host of the given flag values (null: not set); shared with {@link HotPath}. */
+  static HostFs toHostFs(java.util.function.Function<Flag<Path>, Path> values) {
+    return HostFs.builder(directory(HOST_ROOT, values)).sysfsRoot(directory(SYSFS_ROOT, values))
+        .procfsRoot(directory(PROCFS_ROOT, values)).devRoot(directory(DEV_ROOT, values)).build();
   }
 
   /** The flag's directory, or null when it is not set (the builder then derives it from the host root). */
-  private Path directory(Flag<Path> flag) {
-    Path dir = flags.value(flag);
+  private static Path directory(Flag<Path> flag, java.util.function.Function<Flag<Path>, Path> values) {
+    Path dir = values.apply(flag);
     if (dir != null && !Files.isDirectory(dir)) {
       throw new UsageException(flag.name() + " " + dir + " is not a directory");
     }

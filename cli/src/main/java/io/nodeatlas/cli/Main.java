@@ -1,6 +1,11 @@
 package io.nodeatlas.cli;
 
-import picocli.CommandLine;
+import java.io.BufferedWriter;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.Charset;
+import java.util.OptionalInt;
 
 /** Entry point of the {@code nodeatlas} command. */
 public final class Main {
@@ -14,10 +19,29 @@ public final class Main {
   /** Runs a command line and returns its exit status (0 ok, 1 a source or operation failed, 2 bad usage). */
   public static int run(String... args) {
     try {
+      // --version and a plain discover skip building picocli's model (HotPath says why); every other
+      // line, and any line the hot path is not sure of, is picocli's.
+      OptionalInt hot = new HotPath(System.getenv(), NodeAtlasCommand::installedSources)
+          .run(args, () -> writer(System.out, "sun.stdout.encoding"), () -> writer(System.err, "sun.stderr.encoding"));
+      if (hot.isPresent()) {
+        return hot.getAsInt();
+      }
       return NodeAtlasCommand.commandLineFor(args).execute(args);
     } catch (StackOverflowError | OutOfMemoryError e) {
       // Outside any command (building the command line): the same one line as inside one.
       return NodeAtlasCommand.internalFailure(new java.io.PrintWriter(System.err, true), e);
     }
+  }
+
+  /** The writer picocli gives a command for {@code stream}: the charset its property names, else the default. */
+  private static PrintWriter writer(OutputStream stream, String charsetProperty) {
+    Charset charset;
+    try {
+      String name = System.getProperty(charsetProperty);
+      charset = Charset.forName("cp65001".equalsIgnoreCase(name) ? "UTF-8" : name);
+    } catch (RuntimeException e) {
+      charset = Charset.defaultCharset();
+    }
+    return new PrintWriter(new BufferedWriter(new OutputStreamWriter(stream, charset)), true);
   }
 }

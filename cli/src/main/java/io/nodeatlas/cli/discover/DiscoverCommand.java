@@ -40,25 +40,45 @@ public final class DiscoverCommand implements Callable<Integer> {
     NodeReport report = saved.orElseGet(() -> NodeDiscovery.run(discovery.selectedSources(), discovery.hostContext()));
     PrintWriter out = spec.commandLine().getOut();
     switch (format) {
-      case JSON -> out.print(new NodeReportCodec().toJson(report));
-      case YAML -> out.print(new NodeReportCodec().toYaml(report));
-      case TABLE -> out.print(TableReport.render(report));
       case TREE -> out.print(render.tree(report, Terminal.current()));
       case SVG -> out.print(render.svg(report));
+      default -> {
+        return print(report, format, out, spec.commandLine().getErr(), saved.isEmpty());
+      }
     }
     out.flush();
     // A saved report is only printed: the sources that failed did so on another run.
-    if (saved.isEmpty() && report.anySourceFailed()) {
-      // The reason travels in the source's status; warnings are for facts, not for this line.
-      PrintWriter err = spec.commandLine().getErr();
-      report.sources().forEach((name, status) -> {
-        if (status.isFailed()) {
-          err.println("nodeatlas: " + name + ": source failed" + (status.reason().isEmpty() ? "" : ": " + Excerpt.scrub(status.reason())));
-        }
-      });
-      err.flush();
-      return 1;
+    return saved.isEmpty() ? failedSources(report, spec.commandLine().getErr()) : 0;
+  }
+
+  /**
+   * Prints {@code report} as json, yaml or table and, for a fresh discovery ({@code live}), the failed
+   * sources' lines; the exit status. Shared with the command line's hot path
+   * ({@code io.nodeatlas.cli.HotPath}), which runs {@code discover} without building the picocli model.
+   */
+  public static int print(NodeReport report, OutputFormat format, PrintWriter out, PrintWriter err, boolean live) {
+    switch (format) {
+      case JSON -> out.print(new NodeReportCodec().toJson(report));
+      case YAML -> out.print(new NodeReportCodec().toYaml(report));
+      case TABLE -> out.print(TableReport.render(report));
+      default -> throw new IllegalArgumentException("not a text format: " + format);
     }
-    return 0;
+    out.flush();
+    return live ? failedSources(report, err) : 0;
+  }
+
+  /** 1 with one line per failed source on {@code err}, 0 when every selected source ran. */
+  private static int failedSources(NodeReport report, PrintWriter err) {
+    if (!report.anySourceFailed()) {
+      return 0;
+    }
+    // The reason travels in the source's status; warnings are for facts, not for this line.
+    report.sources().forEach((name, status) -> {
+      if (status.isFailed()) {
+        err.println("nodeatlas: " + name + ": source failed" + (status.reason().isEmpty() ? "" : ": " + Excerpt.scrub(status.reason())));
+      }
+    });
+    err.flush();
+    return 1;
   }
 }

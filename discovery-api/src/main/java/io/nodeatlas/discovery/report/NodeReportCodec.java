@@ -1,6 +1,9 @@
 package io.nodeatlas.discovery.report;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -34,6 +37,8 @@ import io.nodeatlas.discovery.topology.PciTree;
 import io.nodeatlas.discovery.topology.PciTree.PciNode;
 import io.nodeatlas.discovery.topology.PciTree.PciPair;
 import io.nodeatlas.discovery.topology.Topology.PackageInfo;
+import java.io.IOException;
+import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -46,17 +51,35 @@ import java.util.TreeMap;
  * YAML. The mapping is written out by hand against a Jackson tree rather than by reflection, so the
  * document's shape is visible in one place and does not change when a record gains a component.
  * Properties are written sorted and null values are left out, so output is byte-stable.
+ *
+ * <p>JSON is written with Jackson's streaming generator straight from the tree, keys sorted at each
+ * level: the same bytes as an {@link ObjectMapper} with {@code INDENT_OUTPUT} and
+ * {@code WRITE_PROPERTIES_SORTED} (NodeReportCodecTest compares both), without building a mapper and
+ * its serializers, which is most of what a one-shot {@code discover} spends in Jackson. Reading and
+ * YAML use a mapper, built on first use.
  */
 public final class NodeReportCodec {
 
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
-  private final ObjectMapper json;
+  private final JsonFactory jsonFactory = new JsonFactory();
+  /** Built on first use: only reading needs it. */
+  private ObjectMapper json;
   /** Built on first use: YAML pulls in snakeyaml, which a JSON-only CLI run should not pay for. */
   private ObjectMapper yaml;
 
-  public NodeReportCodec() {
-    this.json = JsonMapper.builder()
+  public NodeReportCodec() {}
+
+  private synchronized ObjectMapper json() {
+    if (json == null) {
+      json = newJsonMapper();
+    }
+    return json;
+  }
+
+  /** The mapper whose output {@link #toJson(JsonNode)} reproduces; reading uses it too. */
+  static ObjectMapper newJsonMapper() {
+    return JsonMapper.builder()
         .enable(SerializationFeature.INDENT_OUTPUT)
         .enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED)
         .build();
@@ -81,7 +104,7 @@ public final class NodeReportCodec {
   }
 
   public String toJson(NodeReport report) {
-    return write(json, toTree(report)) + "\n";
+    return toJson(toTree(report));
   }
 
   public String toYaml(NodeReport report) {
@@ -90,7 +113,62 @@ public final class NodeReportCodec {
 
   /** Any tree as sorted, indented JSON (used for devices and sub-documents). */
   public String toJson(JsonNode node) {
-    return write(json, node) + "\n";
+    StringWriter out = new StringWriter();
+    try (JsonGenerator g = jsonFactory.createGenerator(out)) {
+      g.setPrettyPrinter(new DefaultPrettyPrinter());
+      writeSorted(g, node);
+    } catch (NotPlainTree e) {
+      // A tree holding a POJO or binary node: the mapper knows how to write those.
+      return write(json(), node) + "\n";
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot serialise report", e);
+    }
+    return out + "\n";
+  }
+
+  /** A node that only a mapper writes (POJO, binary, missing). */
+  private static final class NotPlainTree extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NotPlainTree() {
+      super(null, null, false, false);
+    }
+  }
+
+  /** What {@code ObjectNode.serialize} with {@code WRITE_PROPERTIES_SORTED} writes, node by node. */
+  private static void writeSorted(JsonGenerator g, JsonNode node) throws IOException {
+    switch (node.getNodeType()) {
+      case OBJECT -> {
+        g.writeStartObject();
+        List<String> names = new ArrayList<>(node.size());
+        node.fieldNames().forEachRemaining(names::add);
+        names.sort(null);
+        for (String name : names) {
+          g.writeFieldName(name);
+          writeSorted(g, node.get(name));
+        }
+        g.writeEndObject();
+      }
+      case ARRAY -> {
+        g.writeStartArray();
+        for (JsonNode element : node) {
+          writeSorted(g, element);
+        }
+        g.writeEndArray();
+      }
+      case STRING -> g.writeString(node.textValue());
+      case BOOLEAN -> g.writeBoolean(node.booleanValue());
+      case NULL -> g.writeNull();
+      case NUMBER -> {
+        switch (node.numberType()) {
+          case INT -> g.writeNumber(node.intValue());
+          case LONG -> g.writeNumber(node.longValue());
+          case BIG_INTEGER -> g.writeNumber(node.bigIntegerValue());
+          default -> throw new NotPlainTree(); // floating point: not in our documents; the mapper writes it
+        }
+      }
+      default -> throw new NotPlainTree();
+    }
   }
 
   private static String write(ObjectMapper mapper, JsonNode node) {
@@ -104,7 +182,7 @@ public final class NodeReportCodec {
   /** Reads a document written by {@link #toJson(NodeReport)} or {@link #toYaml(NodeReport)}. */
   public NodeReport fromJson(String text) {
     try {
-      return fromTree(json.readTree(text));
+      return fromTree(json().readTree(text));
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("not a nodeatlas discover document: " + e.getOriginalMessage(), e);
     }

@@ -115,4 +115,36 @@ class NodeReportCodecTest {
     Device back = codec.fromJson(json).devices().get(0);
     assertThat(back).isEqualTo(shared);
   }
+
+  /** What the mapper of {@link NodeReportCodec#newJsonMapper()} writes for the same tree: the reference. */
+  static String mapperJson(com.fasterxml.jackson.databind.JsonNode tree) throws Exception {
+    return NodeReportCodec.newJsonMapper().writeValueAsString(tree) + "\n";
+  }
+
+  @Test
+  void streamingJsonIsTheMappersByteForByte() throws Exception {
+    assertThat(codec.toJson(sample())).isEqualTo(mapperJson(codec.toTree(sample())));
+  }
+
+  @Test
+  void streamingJsonEscapesAndNumbersAsTheMapperDoes() throws Exception {
+    // Text a host can put in a name or a warning: quotes, backslashes, control characters, non-ASCII,
+    // characters outside the BMP; numbers at the ends of their range; empty objects and arrays.
+    String hostile = "q\"b\\s\u0000\u0007\t\n\u001f\u007f é 中 \uD83D\uDE00 </script> ${x} %s";
+    Device device = Device.builder("dev-" + "x", "s").attribute(Device.TYPE, hostile)
+        .attribute(Names.ours("big"), Long.MAX_VALUE).attribute(Names.ours("small"), Long.MIN_VALUE)
+        .attribute(Names.ours("off"), false).build();
+    NodeReport report = new NodeReport("v1", new HostInfo(hostile, null, "/"), Topology.EMPTY, List.of(device),
+        List.of(new DiscoveryWarning("s", hostile)), Map.of());
+    assertThat(codec.toJson(report)).isEqualTo(mapperJson(codec.toTree(report)));
+    // Any tree, in the order its keys were put, with every kind of value the mapper writes.
+    com.fasterxml.jackson.databind.node.ObjectNode tree = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    tree.put("z", 1).put("a", 2L).put("m", (String) null).put("b", true).putObject("e");
+    tree.putArray("l").add(java.math.BigInteger.TEN.pow(30)).addArray();
+    tree.put("f", 1.5).put("d", new java.math.BigDecimal("1e400"));
+    tree.putPOJO("p", List.of(1, 2));
+    assertThat(codec.toJson(tree)).isEqualTo(mapperJson(tree));
+    tree.remove(List.of("f", "d", "p"));
+    assertThat(codec.toJson(tree)).isEqualTo(mapperJson(tree));
+  }
 }

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Row 6 of the bench table (issue 14): `nodeatlas run`'s RSS idle and under load against a hello JVM
+# started with the same java and the same JVM flags (systemd/nodeatlas.env's NODEATLAS_JAVA_OPTS, the
+# flags deploy/Dockerfile sets too; override with NODEATLAS_JAVA_OPTS), in the same run. The agent runs
+# under bench/agent-load.sh's driver (AgentLoadBench: the real jar in its own JVM, a fabric8 API mock, N
+# concurrent NodePrepareResources of 8 devices); idle is sampled 5 s after registration, loaded is the
+# peak sampled while the claims run. Medians of R runs, then the ROW line of bench/lib.sh.
+# Aims: idle < 64 MiB, loaded < 128 MiB.
+#   bench/agent-memory.sh [runs, default 3] [N concurrent claims, default 32] [rounds, default 5]
+# NODEATLAS_JAR=path measures that jar instead of building this tree's. The agent inherits this
+# environment (MALLOC_ARENA_MAX, say).
+# BREAKDOWN=1 adds one more run with the class-load log and NMT (-XX:NativeMemoryTracking=summary) and
+# prints the loaded classes per library and the JVM's own summary at exit: where the idle memory goes.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$bench_root"
+runs="${1:-3}"
+n="${2:-32}"
+rounds="${3:-5}"
+if [[ -z "${NODEATLAS_JAVA_OPTS:-}" ]]; then
+  eval "$(grep '^NODEATLAS_JAVA_OPTS=' systemd/nodeatlas.env)"
+fi
+read -r -a jvm <<<"$NODEATLAS_JAVA_OPTS"
+java_bin="${JAVA:-java}" # the driver starts the agent with its own java (java.home)
+
+# NODEATLAS_JAR=path measures another jar (a saved build of an older commit) instead of building this one.
+jar="${NODEATLAS_JAR:-}"
+if [[ -z "$jar" ]]; then
+  ./mvnw -q -B -o -pl cli -am package -DskipTests -Djazzer.skip=true >&2
+  jar=cli/target/nodeatlas.jar
+fi
+cp_file="agent/target/bench.classpath"
+# The driver and the API mock are agent test classes. AGENT_BENCH_CLASSPATH=file reuses a class path
+# written by an earlier run (see below) instead of building, for a series of runs over JVM flags.
+if [[ -n "${AGENT_BENCH_CLASSPATH:-}" ]]; then
+  cp "$AGENT_BENCH_CLASSPATH" "$cp_file"
+else
+  test_classpath agent "$cp_file" SdNotifierTest
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cp "$cp_file" "$work/classpath"
+cp_file="$work/classpath"
+snapshot_classpath "$cp_file" "$work/classes"
+hello_command "$work/hello" "$java_bin" "${jvm[@]}"
+
+drive() { # extra JVM flags for the agent... -> the driver's output
+  mkdir -p "$work/run"
+  "$java_bin" -cp "$(cat "$cp_file")" \
+    io.nodeatlas.agent.bench.AgentLoadBench "$jar" "$work/run" "$n" "$rounds" "${jvm[@]}" "$@" \
+    2> >(grep -v '^INFO: \|MockWebServer\|^[A-Z][a-z][a-z] [0-9]' >&2)
+}
+
+: >"$work/idle"; : >"$work/loaded"; : >"$work/hello.rss"
+for ((i = 0; i < runs; i++)); do
+  out="$(drive)"
+  grep 'RSS' <<<"$out" >&2
+  sed -n 's/.*RSS idle: \([0-9.]*\) MiB, under load (peak sampled): \([0-9.]*\) MiB.*/\1 \2/p' <<<"$out" >"$work/line"
+  read -r idle loaded <"$work/line"
+  echo "$idle" >>"$work/idle"; echo "$loaded" >>"$work/loaded"
+  peak_rss_kib "${hello[@]}" | awk '{print $1 / 1024}' >>"$work/hello.rss"
+done
+idle=$(median <"$work/idle"); loaded=$(median <"$work/loaded"); hello_mib=$(median <"$work/hello.rss" | awk '{printf "%.1f", $1}')
+ri=$(ratio "$idle" "$hello_mib"); rl=$(ratio "$loaded" "$hello_mib")
+printf '%d runs, %d concurrent claims x %d rounds, java %s, flags: %s\n' "$runs" "$n" "$rounds" "$java_bin" "$NODEATLAS_JAVA_OPTS"
+printf '  agent RSS idle %s MiB, loaded %s MiB; hello JVM (same flags) %s MiB; ratios %sx / %sx\n' "$idle" "$loaded" "$hello_mib" "$ri" "$rl"
+row "nodeatlas run RSS idle / loaded" "$idle / $loaded MiB" "hello JVM $hello_mib MiB" "${ri}x / ${rl}x" "< 64 / < 128 MiB" \
+  "$(( $(le "$idle" 63.99) && $(le "$loaded" 127.99) ))"
+
+if [[ "${BREAKDOWN:-0}" == 1 ]]; then
+  drive -Xlog:class+load=info:file="$work/classes.log" -XX:NativeMemoryTracking=summary \
+    -XX:+UnlockDiagnosticVMOptions -XX:+PrintNMTStatistics >/dev/null
+  echo "classes loaded by the agent (until exit), by library:"
+  awk '{print $2}' "$work/classes.log" | awk -F. '
+    /^io\.fabric8\./ {g="fabric8"} /^io\.grpc\.netty\./ {g="grpc-netty (shaded netty)"}
+    /^io\.grpc\./ && !/^io\.grpc\.netty\./ {g="grpc"} /^com\.fasterxml\.jackson/ {g="jackson"}
+    /^com\.google\.protobuf/ {g="protobuf"} /^io\.nodeatlas\./ {g="nodeatlas"} /^okhttp3\.|^okio\./ {g="okhttp"}
+    /^io\.vertx\.|^io\.netty\./ {g="vertx/netty"} /^(java|javax|jdk|sun|com\.sun)\./ {g="JDK"}
+    {if (g == "") g = "other"; c[g]++; t++; g = ""} END {for (k in c) printf "  %6d  %s\n", c[k], k; printf "  %6d  total\n", t}' | sort -rn
+  # Metaspace grows with the class files a loader defines (the JDK's own come mapped from its CDS
+  # archive): the bytes of the jar's class files the agent loaded, per library, apportion it.
+  echo "class-file bytes the agent loaded from the jar, by library (KiB):"
+  unzip -l "$jar" | awk 'NR > 3 && $4 ~ /\.class$/ {n = $4; sub(/\.class$/, "", n); gsub("/", ".", n); print "S", n, $1}' >"$work/sizes"
+  awk '{print "L", $2}' "$work/classes.log" | cat "$work/sizes" - | awk '
+    $1 == "S" {size[$2] = $3; next}
+    $1 == "L" && ($2 in size) {n = $2; g = "other";
+      if (n ~ /^io\.fabric8\./) g = "fabric8"; else if (n ~ /^io\.grpc\.netty\./) g = "grpc-netty (shaded netty)";
+      else if (n ~ /^io\.grpc\./) g = "grpc"; else if (n ~ /^com\.fasterxml\.jackson/) g = "jackson";
+      else if (n ~ /^com\.google\.protobuf/) g = "protobuf"; else if (n ~ /^io\.nodeatlas\./) g = "nodeatlas";
+      else if (n ~ /^com\.google\.common/) g = "guava";
+      b[g] += size[n]; t += size[n]}
+    END {for (k in b) printf "  %6d  %s\n", b[k] / 1024, k; printf "  %6d  total\n", t / 1024}' | sort -rn
+  # A thin client for the agent's few API calls (claim GET, slice list/create/update/delete, watch) on
+  # java.net.http, which fabric8's JDK transport loads already, and Jackson trees would drop fabric8's
+  # classes: their share of the class bytes, applied to the class metadata (metaspace, class space,
+  # symbols) NMT reports at exit, is the estimate (the heap fabric8's client holds comes on top).
+  awk '{print "L", $2}' "$work/classes.log" | cat "$work/sizes" - | awk '
+    $1 == "S" {size[$2] = $3; next}
+    $1 == "L" && ($2 in size) {t += size[$2]; if ($2 ~ /^io\.fabric8\./) f += size[$2]}
+    END {print f / t}' >"$work/share"
+  grep -E '^-? *(Class|Metaspace|Symbol) \(' "$work/run/agent.log" | sed 's/.*committed=\([0-9]*\).*/\1/' |
+    awk -v share="$(cat "$work/share")" '{m += $1} END {printf "thin-client estimate: fabric8 is %.0f%% of the class bytes loaded from the jar; class metadata %.1f MiB, of which ~%.1f MiB would go\n", share * 100, m / 1048576, share * m / 1048576}'
+  echo "NMT summary at exit (committed):"
+  grep -E '^-? *(Total|Java Heap|Class|Thread|Code|GC|Internal|Metaspace|Other|Symbol|Arena)|\(classes #' "$work/run/agent.log" | head -30 || true
+fi

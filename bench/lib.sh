@@ -1,0 +1,98 @@
+# Shared by the bench/ row scripts (sourced, not run). Each row script prints its figures for people,
+# then one machine line for bench/table.sh:
+#   ROW<TAB>what<TAB>today<TAB>limit<TAB>ratio<TAB>aim<TAB>pass|fail
+# "limit" is the figure the row is compared with, measured in the same run (lstopo, a hello JVM, ...),
+# "ratio" is today/limit. The machine these run on is shared and noisy: every figure is a median of
+# several runs, and the runs of a row and of its limit are interleaved so that both see the same load.
+
+bench_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# The launcher under test; NODEATLAS=path measures another one (a saved copy of an older launcher).
+launcher="${NODEATLAS:-$bench_root/nodeatlas}"
+
+# row WHAT TODAY LIMIT RATIO AIM PASS(0|1)
+row() {
+  printf 'ROW\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$([[ $6 == 1 ]] && echo pass || echo fail)"
+}
+
+# The median of the numbers on stdin.
+median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) exit 1; print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+# Wall microseconds and CPU milliseconds (user + system, which the load of a shared machine moves much
+# less than wall time) of one run of a command, output discarded: "WALL_US CPU_MS".
+wall_cpu() {
+  local s e f
+  f="$(mktemp)"
+  s=$(date +%s%N); /usr/bin/time -f '%U %S' -o "$f" "$@" >/dev/null 2>&1 || true; e=$(date +%s%N)
+  echo "$(((e - s) / 1000)) $(awk '{printf "%d", ($1 + $2) * 1000}' "$f")"
+  rm -f "$f"
+}
+
+# Peak RSS in KiB of one run of a command (/usr/bin/time, Debian package `time`).
+peak_rss_kib() { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1; }
+
+# ratio A B: A/B with two decimals; lt A B: 1 when A < B.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN {print (a <= b) ? 1 : 0}'; }
+
+# The java command line the launcher runs for "$@" (NODEATLAS_PRINT_COMMAND), into the array `cmd`.
+launcher_command() {
+  mapfile -t cmd < <(NODEATLAS_PRINT_COMMAND=1 "$launcher" "$@")
+  [[ ${#cmd[@]} -gt 2 && -x "${cmd[0]}" || "${cmd[0]}" == java ]] || { echo "bench: $launcher does not print its command" >&2; exit 1; }
+}
+
+# A hello JVM: compiles Hello.java into DIR (once) and fills the array `hello` with JAVA FLAGS... -cp DIR
+# Hello, where FLAGS are the given JVM flags without the launcher's start-up cache (an archive is tied to
+# the jar it was recorded from).
+hello_command() {
+  local dir="$1" java="$2"; shift 2
+  if [[ ! -f "$dir/Hello.class" ]]; then
+    mkdir -p "$dir"
+    printf 'public class Hello { public static void main(String[] a) { System.out.println("hello"); } }\n' >"$dir/Hello.java"
+    "$(dirname "$(readlink -f "$(command -v "$java")")")/javac" --release 17 -d "$dir" "$dir/Hello.java"
+  fi
+  hello=("$java")
+  local f
+  for f in "$@"; do
+    case "$f" in -XX:AOTCache=* | -XX:SharedArchiveFile=* | -Xshare:*) ;; *) hello+=("$f") ;; esac
+  done
+  hello+=(-cp "$dir" Hello)
+}
+
+# The JVM flags of a launcher command (between the java binary and -jar).
+jvm_flags_of() {
+  local a
+  flags=()
+  for a in "${cmd[@]:1}"; do
+    [[ "$a" == -jar ]] && break
+    flags+=("$a")
+  done
+}
+
+# The test class path of MODULE (its test classes, classes, sibling modules and every test dependency),
+# into the file named by $2. The dependency plugin cannot run offline here, and the reactor installs
+# nothing, so the class path is the one surefire used for one quick test of MODULE ($3), read back from
+# its report.
+test_classpath() {
+  local module="$1" file="$2" test="$3"
+  (cd "$bench_root" && ./mvnw -q -B -o -pl "$module" -am test -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
+    -Djazzer.skip=true -Dnodeatlas.conformance.dir="${NODEATLAS_CONFORMANCE_DIR:-$bench_root/../shared/conformance}" >&2)
+  sed -n 's/.*name="surefire.test.class.path" value="\([^"]*\)".*/\1/p' \
+    "$bench_root/$module/target/surefire-reports/TEST-"*"$test.xml" | head -1 >"$file"
+  [[ -s "$file" ]] || { echo "bench: no test class path for $module" >&2; exit 1; }
+}
+
+# Copies the directories of the class path in file $1 into $2 and rewrites the file to use the copies,
+# so a build of this tree while the benchmark runs cannot change classes under it.
+snapshot_classpath() {
+  local file="$1" dir="$2" entry i=0 out=()
+  mkdir -p "$dir"
+  IFS=: read -r -a entries <"$file"
+  for entry in "${entries[@]}"; do
+    if [[ -d "$entry" ]]; then
+      cp -r "$entry" "$dir/$i"; out+=("$dir/$i"); i=$((i + 1))
+    else
+      out+=("$entry")
+    fi
+  done
+  (IFS=:; echo "${out[*]}") >"$file"
+}

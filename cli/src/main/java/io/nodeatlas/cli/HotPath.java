@@ -1,0 +1,224 @@
+package io.nodeatlas.cli;
+
+import io.nodeatlas.cli.discover.DiscoverCommand;
+import io.nodeatlas.discovery.host.HostContext;
+import io.nodeatlas.discovery.host.SourceOptions;
+import io.nodeatlas.discovery.spi.DiscoverySource;
+import io.nodeatlas.discovery.spi.DiscoverySources;
+import io.nodeatlas.discovery.spi.NodeDiscovery;
+import io.nodeatlas.discovery.spi.SourceSetting;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+/**
+ * The two command lines run most often, {@code nodeatlas --version} and {@code nodeatlas discover} with
+ * plain options, run without picocli. Measured on the 256-CPU snapshot (bench/version-vs-hello.sh,
+ * bench/discover-vs-lstopo.sh): building picocli's model costs about 0.25 s of CPU before any work,
+ * most of it loading and verifying picocli's own classes, which are Java 5 bytecode and so are kept out
+ * of the JDK's class-data sharing archive and AOT cache; a programmatic {@code CommandSpec} would still
+ * load them. This parser knows exactly the options {@code discover} declares ({@code --sources},
+ * {@code -o/--format}, the host-root flags of {@link HostOptions} and the installed sources' settings),
+ * with their env twins and defaults, and accepts only the forms whose meaning is beyond doubt:
+ * {@code --name=value} and {@code --name value}, each option once. Anything else (help, a typo, a
+ * repeated option, a value that looks like an option, an empty env twin, a format it does not print)
+ * returns empty and the caller hands the same arguments to picocli, which then prints its own messages:
+ * the hot path never decides a usage error alone. Output, messages and exit statuses are those of the
+ * picocli command (HotPathTest runs both on the same arguments).
+ */
+final class HotPath {
+
+  private final Map<String, String> env;
+  private final Supplier<DiscoverySources> installed;
+
+  /**
+   * @param env the environment (the env twins' values)
+   * @param installed the installed sources, loaded only when a discover line is taken
+   */
+  HotPath(Map<String, String> env, Supplier<DiscoverySources> installed) {
+    this.env = env;
+    this.installed = installed;
+  }
+
+  /** The exit status when this path ran {@code args}, empty when picocli must run them. */
+  OptionalInt run(String[] args, Supplier<PrintWriter> out, Supplier<PrintWriter> err) {
+    if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
+      // picocli prints each line of the version provider, then exits 0.
+      PrintWriter o = out.get();
+      for (String line : new VersionProvider().getVersion()) {
+        o.println(line);
+      }
+      o.flush();
+      return OptionalInt.of(0);
+    }
+    if (args.length >= 1 && args[0].equals("discover")) {
+      Optional<Discover> parsed = parseDiscover(args);
+      if (parsed.isPresent()) {
+        return OptionalInt.of(parsed.get().run(out.get(), err.get()));
+      }
+    }
+    return OptionalInt.empty();
+  }
+
+  /** A parsed {@code discover} line. */
+  private record Discover(DiscoverySources installed, String sources, OutputFormat format, Map<Flag<Path>, Path> roots,
+      Map<SourceSetting, String> settings, Set<SourceSetting> fromFlag) {
+
+    /** What DiscoverCommand.call does, with its exception handling (NodeAtlasCommand.configure). */
+    int run(PrintWriter out, PrintWriter err) {
+      try {
+        List<DiscoverySource> selected;
+        try {
+          selected = installed.select(sources);
+        } catch (IllegalArgumentException e) {
+          throw new UsageException(e.getMessage(), e);
+        }
+        HostContext host = new HostContext(HostOptions.toHostFs(roots::get), sourceOptions(), Clock.systemUTC());
+        return DiscoverCommand.print(NodeDiscovery.run(selected, host), format, out, err, true);
+      } catch (StackOverflowError | OutOfMemoryError e) {
+        return NodeAtlasCommand.internalFailure(err, e);
+      } catch (Exception ex) {
+        err.println("nodeatlas: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
+        err.flush();
+        return ex instanceof UsageException ? 2 : 1;
+      }
+    }
+
+    private SourceOptions sourceOptions() {
+      Map<String, String> values = new TreeMap<>();
+      for (SourceSetting setting : installed.settings()) {
+        String value = settings.get(setting);
+        if (value == null || value.isEmpty()) {
+          continue;
+        }
+        values.put(setting.key(), DiscoveryOptions.validated(setting, value,
+            () -> fromFlag.contains(setting) ? "" : " (from env " + setting.env() + ")"));
+      }
+      return new SourceOptions(values);
+    }
+  }
+
+  private static final List<Flag<Path>> ROOTS = List.of(HostOptions.HOST_ROOT, HostOptions.SYSFS_ROOT,
+      HostOptions.PROCFS_ROOT, HostOptions.DEV_ROOT);
+
+  /** {@code discover ARGS}, or empty when picocli should parse them. */
+  private Optional<Discover> parseDiscover(String[] args) {
+    DiscoverySources sources = installed.get();
+    // Option name -> its key: "sources", "format", a root flag or a source setting.
+    Map<String, Object> names = new HashMap<>();
+    names.put("--sources", "sources");
+    names.put("-o", "format");
+    names.put("--format", "format");
+    for (Flag<Path> root : ROOTS) {
+      for (String name : root.names()) {
+        names.put(name, root);
+      }
+    }
+    for (SourceSetting setting : sources.settings()) {
+      names.put(setting.flag(), setting);
+      for (String alias : setting.aliases()) {
+        names.put(alias, setting);
+      }
+    }
+    Map<Object, String> given = new HashMap<>();
+    for (String arg : args) {
+      if (arg.startsWith("@")) {
+        return Optional.empty(); // picocli reads @FILE as more arguments
+      }
+    }
+    for (int i = 1; i < args.length; i++) {
+      String arg = args[i];
+      int eq = arg.indexOf('=');
+      String name = eq > 0 && arg.startsWith("--") ? arg.substring(0, eq) : arg;
+      Object key = names.get(name);
+      if (key == null) {
+        return Optional.empty(); // help, a positional, a typo, "--", a clustered "-ojson": picocli's to judge
+      }
+      String value;
+      if (eq > 0 && arg.startsWith("--")) {
+        value = arg.substring(eq + 1);
+      } else if (key instanceof SourceSetting s && s.type() == SourceSetting.Type.BOOLEAN) {
+        // picocli's arity 0..1 takes a next argument that is not an option as the value: only an
+        // option or the end leaves no doubt.
+        if (i + 1 < args.length && names.get(optionName(args[i + 1])) == null) {
+          return Optional.empty();
+        }
+        value = "true";
+      } else if (i + 1 < args.length && !args[i + 1].startsWith("-")) {
+        value = args[++i];
+      } else {
+        return Optional.empty();
+      }
+      if (value.isEmpty() || value.contains("${") || given.put(key, value) != null) {
+        return Optional.empty(); // an empty value, an expression, an option given twice
+      }
+    }
+    // The env twins, where no flag was given; an empty or interpolating one is left to picocli.
+    String sourceList = valueOrEnv(given.get("sources"), "NODEATLAS_SOURCES", "all");
+    String formatText = valueOrEnv(given.get("format"), "NODEATLAS_FORMAT", "json");
+    if (sourceList == null || formatText == null) {
+      return Optional.empty();
+    }
+    OutputFormat format = null;
+    for (OutputFormat f : List.of(OutputFormat.JSON, OutputFormat.YAML, OutputFormat.TABLE)) {
+      if (f.name().equalsIgnoreCase(formatText)) {
+        format = f;
+      }
+    }
+    if (format == null) {
+      return Optional.empty();
+    }
+    Map<Flag<Path>, Path> roots = new HashMap<>();
+    for (Flag<Path> root : ROOTS) {
+      String text = valueOrEnv(given.get(root), root.env(), root.defaultValue());
+      if (text == null) {
+        return Optional.empty();
+      }
+      roots.put(root, text.isEmpty() ? null : Path.of(text));
+    }
+    Map<SourceSetting, String> settings = new HashMap<>();
+    Set<SourceSetting> fromFlag = new HashSet<>();
+    for (SourceSetting setting : sources.settings()) {
+      if (given.containsKey(setting)) {
+        fromFlag.add(setting);
+      }
+      String text = valueOrEnv(given.get(setting), setting.env(), "");
+      if (text == null) {
+        return Optional.empty();
+      }
+      settings.put(setting, text);
+    }
+    return Optional.of(new Discover(sources, sourceList, format, roots, settings, fromFlag));
+  }
+
+  /** The name part of an argument ({@code --x} of {@code --x=1}). */
+  private static String optionName(String arg) {
+    int eq = arg.indexOf('=');
+    return eq > 0 && arg.startsWith("--") ? arg.substring(0, eq) : arg;
+  }
+
+  /**
+   * The flag's value, else its env twin's, else {@code fallback} ({@code ""} for none); null when the
+   * env twin is set but empty or holds an expression, which picocli's {@code ${env:...}} would treat
+   * in its own way.
+   */
+  private String valueOrEnv(String flagValue, String envName, String fallback) {
+    if (flagValue != null) {
+      return flagValue;
+    }
+    String v = env.get(envName);
+    if (v == null) {
+      return fallback;
+    }
+    return v.isEmpty() || v.contains("$") ? null : v;
+  }
+}
