@@ -236,6 +236,15 @@ public final class HostFs {
     return Files.exists(path) && confinedQuietly(path);
   }
 
+  /**
+   * Whether {@code path} itself is a directory, not a symlink to one (one {@code lstat}): for walks of
+   * trees such as {@code /sys/devices}, whose entries are real directories and whose links are not
+   * followed. Such an entry is as confined as the directory it was listed from.
+   */
+  public boolean isDirectoryNoFollow(Path path) {
+    return Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS);
+  }
+
   /** Whether a path is a directory inside the roots, following symlinks. */
   public boolean isDirectory(Path path) {
     return Files.isDirectory(path) && confinedQuietly(path);
