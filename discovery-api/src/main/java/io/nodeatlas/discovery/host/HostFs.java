@@ -268,7 +268,11 @@ public final class HostFs {
     if (known != null) {
       return known;
     }
-    Path real;
+    Path real = derivedRealDirectory(dir);
+    if (real != null) {
+      remember(dir, real);
+      return real;
+    }
     try {
       real = dir.toRealPath();
     } catch (NoSuchFileException | NotDirectoryException e) {
@@ -279,11 +283,35 @@ public final class HostFs {
       }
       throw e;
     }
+    remember(dir, real);
+    return real;
+  }
+
+  private void remember(Path dir, Path real) {
     if (realDirectories.size() >= MAX_REMEMBERED_DIRECTORIES) {
       realDirectories.clear();
     }
     realDirectories.put(dir, real);
-    return real;
+  }
+
+  /**
+   * The real path of a directory whose parent's real path is remembered and which is itself a real
+   * directory, not a symlink: the parent's real path plus its name, for one {@code lstat} instead of a
+   * {@code realpath(3)} walk of every element (a walk of {@code /sys/devices/pci*} meets thousands of
+   * nested directories). Null when that does not apply.
+   */
+  private Path derivedRealDirectory(Path dir) {
+    Path parent = dir.getParent();
+    Path name = dir.getFileName();
+    if (parent == null || name == null || name.toString().equals("..") || name.toString().equals(".")) {
+      return null;
+    }
+    Path realParent = realDirectories.get(parent);
+    if (realParent == null) {
+      return null;
+    }
+    Path leaf = realParent.resolve(name.toString());
+    return Files.isDirectory(leaf, LinkOption.NOFOLLOW_LINKS) ? leaf : null;
   }
 
   /** The real path of any path: its directory's remembered real path plus the last element, resolved if a link. */
@@ -331,11 +359,17 @@ public final class HostFs {
    */
   public List<Path> list(Path dir) {
     try {
-      if (Files.isDirectory(dir)) {
-        confine(dir);
+      if (Files.isDirectory(dir) && !realRoots.isEmpty()) {
+        // The directory's real path is remembered, so the reads of its files that usually follow
+        // cost no second resolution.
+        Path real = realDirectory(dir.toAbsolutePath());
+        if (real == null) {
+          return List.of();
+        }
+        if (!isConfined(real)) {
+          throw new HostFileException(dir, "resolves outside the host root (to " + real + "); symlink not followed", null);
+        }
       }
-    } catch (NoSuchFileException e) {
-      return List.of();
     } catch (IOException e) {
       throw new HostFileException(dir, e.toString(), e);
     }

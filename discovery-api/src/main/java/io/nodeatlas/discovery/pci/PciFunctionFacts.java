@@ -11,7 +11,8 @@ import java.util.OptionalInt;
  * What the kernel says about one PCI function in {@code /sys/bus/pci/devices/<address>/}
  * ({@code Documentation/ABI/testing/sysfs-bus-pci}): ids as lower-case hex without {@code 0x},
  * zero-padded (the form of {@code pci.ids} and NFD), the bound kernel driver, the NUMA node
- * (absent for the kernel's {@code -1}), the PCIe root, the negotiated link and the IOMMU group.
+ * (absent for the kernel's {@code -1}), the PCIe root, the negotiated link, the IOMMU group and the
+ * closest PCIe switch above the function ({@link PcieSwitches}).
  * Every source that publishes PCI devices reads this one record with {@link PciFunctionReader} and
  * publishes its common attributes with {@link #publishTo}, and documents them with {@link #catalogue},
  * so a GPU, a NIC and an accelerator say the same thing the same way.

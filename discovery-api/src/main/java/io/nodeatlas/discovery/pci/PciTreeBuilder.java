@@ -47,7 +47,7 @@ public final class PciTreeBuilder {
   /**
    * A node as read from sysfs, before it is classified. {@code address} is the directory name
    * ({@code pci0000:00} for a host bridge); ids and class as {@link PciIds#hexId} spells them, null when
-   * unknown. {@code bridge} is what the node's own files say (its class), not yet its children.
+   * unknown. Whether a function is a bridge follows from its class and its children ({@link PciKinds}).
    */
   public record RawNode(String address, boolean hostBridge, String vendorId, String deviceId, String classCode,
       Integer numaNode, List<RawNode> children) {
