@@ -354,17 +354,31 @@ public final class HostFs {
   }
 
   /**
-   * The entries of a directory sorted by name; empty when it does not exist. Entries are returned
-   * whether or not they are dangling symlinks, so callers can report those.
+   * The names of a directory's entries, sorted: {@link #list} without a {@link Path} per entry (the same
+   * confinement, absence and errors), for walks of large trees such as {@code /sys/devices/pci*} that
+   * follow only a few names of each directory.
    */
-  public List<Path> list(Path dir) {
+  public List<String> listNames(Path dir) {
+    if (!listable(dir)) {
+      return List.of();
+    }
+    String[] names = dir.toFile().list();
+    if (names == null) {
+      throw new HostFileException(dir, Files.isReadable(dir) ? "cannot be listed" : "permission denied", null);
+    }
+    java.util.Arrays.sort(names);
+    return java.util.Arrays.asList(names);
+  }
+
+  /** Whether {@code dir} is a directory to list: false when absent (or a dangling link); throws when broken or confined out. */
+  private boolean listable(Path dir) {
     try {
       if (Files.isDirectory(dir) && !realRoots.isEmpty()) {
         // The directory's real path is remembered, so the reads of its files that usually follow
         // cost no second resolution.
         Path real = realDirectory(dir.toAbsolutePath());
         if (real == null) {
-          return List.of();
+          return false;
         }
         if (!isConfined(real)) {
           throw new HostFileException(dir, "resolves outside the host root (to " + real + "); symlink not followed", null);
@@ -379,11 +393,22 @@ public final class HostFs {
         if (isSymlinkLoop(dir)) {
           throw new HostFileException(dir, "symlink loop", null);
         }
-        return List.of();
+        return false;
       }
       if (Files.exists(dir)) {
         throw new HostFileException(dir, "not a directory", null);
       }
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * The entries of a directory sorted by name; empty when it does not exist. Entries are returned
+   * whether or not they are dangling symlinks, so callers can report those.
+   */
+  public List<Path> list(Path dir) {
+    if (!listable(dir)) {
       return List.of();
     }
     List<Path> entries = new ArrayList<>();

@@ -276,6 +276,24 @@ class PciTreeTest {
   }
 
   @Test
+  void idsComeFromUeventWhereTheKernelWritesThemThereAndFromTheFilesElsewhere() {
+    PcieFixture.twoSwitchesUnderOneRootPort(FixtureTree.at(root));
+    String gpu = "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0/0000:04:00.0/0000:05:00.0";
+    String nic = "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0/0000:04:01.0/0000:06:00.0";
+    FixtureTree.at(root)
+        .file(gpu + "/uevent", "DRIVER=nvidia\nPCI_CLASS=30200\nPCI_ID=10DE:2331\nPCI_SUBSYS_ID=10DE:1626\n"
+            + "PCI_SLOT_NAME=0000:05:00.0\nMODALIAS=pci:v000010DEd00002331sv000010DEsd00001626bc03sc02i00\n")
+        .file(nic + "/uevent", "DRIVER=mlx5_core\nPCI_CLASS=20700\nPCI_ID=15B3\n");
+    NodeReport report = discover(issueDevices());
+    Map<String, PciNode> nodes = byAddress(report.topology().pci());
+    assertThat(nodes.get("0000:05:00.0").deviceId()).as("uevent's, not the device file's").isEqualTo("2331");
+    assertThat(nodes.get("0000:05:00.0").classCode()).isEqualTo("030200");
+    assertThat(nodes.get("0000:06:00.0").deviceId()).as("the device file's, after a bad uevent").isEqualTo("1021");
+    assertThat(report.warnings()).extracting(DiscoveryWarning::message).singleElement()
+        .satisfies(m -> assertThat(m).contains("0000:06:00.0/uevent").contains("PCI_ID"));
+  }
+
+  @Test
   void nestingDeeperThanTheBoundIsCutWithOneWarning() {
     PcieFixture f = PcieFixture.in(FixtureTree.at(root));
     String parent = f.hostBridge("pci0000:00");
