@@ -5,10 +5,15 @@ import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.model.Quantity;
 import io.nodeatlas.discovery.model.RequestPolicy;
+import io.nodeatlas.discovery.pci.PciAddress;
+import io.nodeatlas.discovery.pci.PciTreeBuilder;
+import io.nodeatlas.discovery.pci.PciTreeBuilder.RawNode;
+import io.nodeatlas.discovery.pci.PcieSwitches;
 import io.nodeatlas.discovery.report.HostInfo;
 import io.nodeatlas.discovery.report.NodeReport;
 import io.nodeatlas.discovery.report.NodeReportCodec;
 import io.nodeatlas.discovery.report.SourceStatus;
+import io.nodeatlas.discovery.topology.PciTree;
 import io.nodeatlas.discovery.topology.Topology;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,14 +32,16 @@ import java.util.TreeMap;
 final class ExampleNodes {
 
   static final String TYPE = Names.ours("type");
+  static final String PCIE_SWITCH = PcieSwitches.ATTRIBUTE;
   private static final long GIB = 1L << 30;
   private static final long MIB = 1L << 20;
 
+  /** Address, PCIe root and PCIe switch (the upstream port of the switch both GPUs of a root share). */
   private static final String[][] GPUS = {
-      {"0000:18:00.0", "pci0000:15"}, {"0000:19:00.0", "pci0000:15"},
-      {"0000:3a:00.0", "pci0000:37"}, {"0000:3b:00.0", "pci0000:37"},
-      {"0000:9a:00.0", "pci0000:97"}, {"0000:9b:00.0", "pci0000:97"},
-      {"0000:ba:00.0", "pci0000:b7"}, {"0000:bb:00.0", "pci0000:b7"},
+      {"0000:18:00.0", "pci0000:15", "0000:16:00.0"}, {"0000:19:00.0", "pci0000:15", "0000:16:00.0"},
+      {"0000:3a:00.0", "pci0000:37", "0000:38:00.0"}, {"0000:3b:00.0", "pci0000:37", "0000:38:00.0"},
+      {"0000:9a:00.0", "pci0000:97", "0000:98:00.0"}, {"0000:9b:00.0", "pci0000:97", "0000:98:00.0"},
+      {"0000:ba:00.0", "pci0000:b7", "0000:b8:00.0"}, {"0000:bb:00.0", "pci0000:b7", "0000:b8:00.0"},
   };
 
   private ExampleNodes() {}
@@ -55,26 +62,79 @@ final class ExampleNodes {
     }
     d.add(mig(7, 1, "3g.40gb", 40_802_189_312L));
     d.add(mig(7, 2, "3g.40gb", 40_802_189_312L));
-    d.add(rdma("mlx5_0", "0000:1a:00.0", "pci0000:15", 0, "ethernet", "roce", "enp26s0np0"));
-    d.add(rdma("mlx5_1", "0000:3c:00.0", "pci0000:37", 0, "infiniband", "infiniband", "ibp60s0"));
-    d.add(rdma("mlx5_2", "0000:9c:00.0", "pci0000:97", 1, "ethernet", "roce", "enp156s0np0"));
+    d.add(rdma("mlx5_0", "0000:1a:00.0", "pci0000:15", "0000:16:00.0", 0, "ethernet", "roce", "enp26s0np0"));
+    d.add(rdma("mlx5_1", "0000:3c:00.0", "pci0000:37", "0000:38:00.0", 0, "infiniband", "infiniband", "ibp60s0"));
+    d.add(rdma("mlx5_2", "0000:9c:00.0", "pci0000:97", null, 1, "ethernet", "roce", "enp156s0np0"));
     for (int node = 0; node < 2; node++) {
       d.add(cpu(node, node, 64, 2, "x86_64", "intel", "Intel(R) Xeon(R) Platinum 8480+"));
       d.add(hugepages(node, 2 * MIB, "2Mi", 4096));
       d.add(hugepages(node, GIB, "1Gi", 16));
     }
-    return report("hgx-01", d, List.of("cpu-numa", "gpu", "nic-rdma"));
+    return report("hgx-01", Topology.EMPTY.withPci(hgxPciTree(d)), d, List.of("cpu-numa", "gpu", "nic-rdma"));
+  }
+
+  /**
+   * The PCI tree of hgx-01, as {@code /sys/devices/pci*} would nest it: under each of the four host
+   * bridges, root port {@code :01.0} holds a PCIe switch whose downstream ports hold the root's two GPUs
+   * and, under the first two, its ConnectX-7; {@code mlx5_2} sits on root port
+   * {@code 0000:97:03.0} of its own, beside the switch rather than behind it.
+   */
+  static PciTree hgxPciTree(List<Device> devices) {
+    List<RawNode> hostBridges = new ArrayList<>();
+    int[] roots = {0x15, 0x37, 0x97, 0xb7};
+    for (int r = 0; r < roots.length; r++) {
+      int bus = roots[r];
+      int numa = r < 2 ? 0 : 1;
+      List<RawNode> downstream = new ArrayList<>();
+      downstream.add(bridge(bus + 2, 0, numa, List.of(function(bus + 3, GPU_CLASS, "10de", "2330", numa))));
+      downstream.add(bridge(bus + 2, 1, numa, List.of(function(bus + 4, GPU_CLASS, "10de", "2330", numa))));
+      List<RawNode> rootPorts = new ArrayList<>();
+      if (r < 2) {
+        downstream.add(bridge(bus + 2, 2, numa, List.of(function(bus + 5, RDMA_CLASS, "15b3", "1021", numa))));
+      }
+      if (r == 2) {
+        rootPorts.add(new RawNode(String.format("0000:%02x:03.0", bus), false, "8086", "352a", BRIDGE_CLASS, numa,
+            List.of(function(bus + 5, RDMA_CLASS, "15b3", "1021", numa))));
+      }
+      RawNode upstream = new RawNode(String.format("0000:%02x:00.0", bus + 1), false, "1000", "c030", BRIDGE_CLASS, numa,
+          downstream);
+      rootPorts.add(new RawNode(String.format("0000:%02x:01.0", bus), false, "8086", "352a", BRIDGE_CLASS, numa,
+          List.of(upstream)));
+      hostBridges.add(new RawNode(String.format("pci0000:%02x", bus), true, null, null, null, null, rootPorts));
+    }
+    Map<String, PciAddress> functions = new TreeMap<>();
+    for (Device d : devices) {
+      d.attribute(Names.PCI_BUS_ID).ifPresent(v -> functions.put(d.name(), PciAddress.parse((String) v.asObject())));
+    }
+    List<String> warnings = new ArrayList<>();
+    PciTree tree = PciTreeBuilder.build(hostBridges, functions, warnings::add);
+    if (!warnings.isEmpty()) {
+      throw new IllegalStateException("hgx-01's PCI tree: " + warnings);
+    }
+    return tree;
+  }
+
+  private static final String BRIDGE_CLASS = "060400";
+  private static final String GPU_CLASS = "030200";
+  private static final String RDMA_CLASS = "020700";
+
+  private static RawNode bridge(int bus, int device, int numa, List<RawNode> below) {
+    return new RawNode(String.format("0000:%02x:%02x.0", bus, device), false, "1000", "c030", BRIDGE_CLASS, numa, below);
+  }
+
+  private static RawNode function(int bus, String classCode, String vendor, String device, int numa) {
+    return new RawNode(String.format("0000:%02x:00.0", bus), false, vendor, device, classCode, numa, List.of());
   }
 
   static NodeReport arm() {
     List<Device> d = List.of(cpu(0, 0, 80, 1, "aarch64", "arm", "Neoverse-N1"), hugepages(0, 2 * MIB, "2Mi", 1024));
-    return report("arm-01", d, List.of("cpu-numa"));
+    return report("arm-01", Topology.EMPTY, d, List.of("cpu-numa"));
   }
 
-  private static NodeReport report(String host, List<Device> devices, List<String> sources) {
+  private static NodeReport report(String host, Topology topology, List<Device> devices, List<String> sources) {
     Map<String, SourceStatus> status = new TreeMap<>();
     sources.forEach(s -> status.put(s, SourceStatus.OK));
-    return new NodeReport(NodeReport.SCHEMA_VERSION, new HostInfo(host, "6.8.0-example", "/"), Topology.EMPTY,
+    return new NodeReport(NodeReport.SCHEMA_VERSION, new HostInfo(host, "6.8.0-example", "/"), topology,
         devices, List.of(), status);
   }
 
@@ -91,6 +151,7 @@ final class ExampleNodes {
         .attribute(Names.ours("migEnabled"), mig)
         .attribute(Names.NUMA_NODE, index < 4 ? 0 : 1)
         .attribute(Names.PCIE_ROOT, GPUS[index][1])
+        .attribute(PCIE_SWITCH, GPUS[index][2])
         .attribute(Names.PCI_BUS_ID, GPUS[index][0])
         .capacity(Names.ours("memory"), 85_520_809_984L)
         .build();
@@ -105,12 +166,18 @@ final class ExampleNodes {
         .attribute(Names.ours("uuid"), String.format("MIG-00000000-0000-4000-8000-%06d%06d", gpu, gi))
         .attribute(Names.NUMA_NODE, gpu < 4 ? 0 : 1)
         .attribute(Names.PCIE_ROOT, GPUS[gpu][1])
+        .attribute(PCIE_SWITCH, GPUS[gpu][2])
         .capacity(Names.ours("memory"), memory)
         .build();
   }
 
-  static Device rdma(String ibdev, String bdf, String root, int numa, String linkLayer, String transport, String ifName) {
-    return Device.builder("rdma-" + ibdev.replace('_', '-'), "nic-rdma")
+  static Device rdma(String ibdev, String bdf, String root, String pcieSwitch, int numa, String linkLayer,
+      String transport, String ifName) {
+    Device.Builder b = Device.builder("rdma-" + ibdev.replace('_', '-'), "nic-rdma");
+    if (pcieSwitch != null) {
+      b.attribute(PCIE_SWITCH, pcieSwitch);
+    }
+    return b
         .attribute(TYPE, "rdma")
         .attribute(Names.ours("rdmaDevice"), ibdev)
         .attribute(Names.ours("ifName"), ifName)

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nodeatlas.cli.testing.NodeAtlasRun.Result;
 import io.nodeatlas.cli.testing.Repo;
+import io.nodeatlas.discovery.topology.PciTree;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -153,6 +154,33 @@ class ExamplesTest {
     assertThat(doesNotFit(HGX, "rdma/claim-three-gpus-one-root.yaml").out())
         .contains("reason: every request has matching devices, but no choice of distinct devices satisfies "
             + "matchAttribute resource.kubernetes.io/pcieRoot");
+  }
+
+  @Test
+  void aGpuAndAnRdmaNicBehindOnePcieSwitch() {
+    assertThat(fits(HGX, "rdma/claim-gpu-nic-same-switch.yaml").out())
+        .contains("allocation gpu/same-switch -> gpu-0").contains("allocation nic/same-switch -> rdma-mlx5-0")
+        .contains("constraint matchAttribute nodeatlas.io/pcieSwitch (gpu/same-switch, nic/same-switch)");
+  }
+
+  @Test
+  void withTheSwitchedNicsTakenTheSwitchClaimFallsBackToOnePcieRoot() {
+    Result r = fits(HGX, "rdma/claim-two-nics.yaml", "rdma/claim-gpu-nic-same-switch.yaml");
+    assertThat(r.out()).contains("allocation nics -> rdma-mlx5-0, rdma-mlx5-1")
+        .contains("allocation nic/same-root -> rdma-mlx5-2")
+        .containsPattern("allocation gpu/same-(switch|root) -> gpu-4");
+  }
+
+  @Test
+  void theSavedHgxNodeRelatesItsPciDevicesAsNvidiaSmiTopoDoes() {
+    PciTree tree = ExampleNodes.hgx().topology().pci();
+    Map<String, PciTree.Link> links = new java.util.HashMap<>();
+    tree.pairs().forEach(p -> links.put(p.deviceA() + " " + p.deviceB(), p.link()));
+    assertThat(links.get("gpu-0 rdma-mlx5-0")).isEqualTo(PciTree.Link.PIX);
+    assertThat(links.get("gpu-0 gpu-1")).isEqualTo(PciTree.Link.PIX);
+    assertThat(links.get("gpu-4 rdma-mlx5-2")).isEqualTo(PciTree.Link.PHB);
+    assertThat(links.get("gpu-0 gpu-2")).isEqualTo(PciTree.Link.NODE);
+    assertThat(links.get("gpu-0 gpu-4")).isEqualTo(PciTree.Link.SYS);
   }
 
   @Test

@@ -69,6 +69,7 @@ class AccelSourceTest {
         entry(PRODUCT_NAME, "AMD Instinct MI210"), // the board's own name beats pci.ids
         entry(PciFunctionFacts.PCI_BUS_ID, "0000:03:00.0"),
         entry(PciFunctionFacts.PCIE_ROOT, "pci0000:00"), // through root port, upstream and downstream port
+        entry(PciFunctionFacts.PCIE_SWITCH, "0000:01:00.0"), // the switch's upstream port
         entry(PciFunctionFacts.NUMA_NODE, 0L),
         entry(PciFunctionFacts.PCI_VENDOR_ID, "1002"),
         entry(PciFunctionFacts.PCI_DEVICE_ID, "740f"),

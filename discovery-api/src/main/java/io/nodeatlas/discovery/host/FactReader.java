@@ -220,6 +220,16 @@ public final class FactReader {
     }
   }
 
+  /** Names in a directory, sorted (see {@link HostFs#listNames}); missing is empty, a broken directory one warning and empty. */
+  public List<String> names(Path dir) {
+    try {
+      return fs.listNames(dir);
+    } catch (HostFileException e) {
+      warn(dir, e.reason());
+      return List.of();
+    }
+  }
+
   public boolean exists(Path path) {
     return fs.exists(path);
   }

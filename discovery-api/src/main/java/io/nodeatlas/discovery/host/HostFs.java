@@ -236,6 +236,15 @@ public final class HostFs {
     return Files.exists(path) && confinedQuietly(path);
   }
 
+  /**
+   * Whether {@code path} itself is a directory, not a symlink to one (one {@code lstat}): for walks of
+   * trees such as {@code /sys/devices}, whose entries are real directories and whose links are not
+   * followed. Such an entry is as confined as the directory it was listed from.
+   */
+  public boolean isDirectoryNoFollow(Path path) {
+    return Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS);
+  }
+
   /** Whether a path is a directory inside the roots, following symlinks. */
   public boolean isDirectory(Path path) {
     return Files.isDirectory(path) && confinedQuietly(path);
@@ -259,7 +268,11 @@ public final class HostFs {
     if (known != null) {
       return known;
     }
-    Path real;
+    Path real = derivedRealDirectory(dir);
+    if (real != null) {
+      remember(dir, real);
+      return real;
+    }
     try {
       real = dir.toRealPath();
     } catch (NoSuchFileException | NotDirectoryException e) {
@@ -270,11 +283,35 @@ public final class HostFs {
       }
       throw e;
     }
+    remember(dir, real);
+    return real;
+  }
+
+  private void remember(Path dir, Path real) {
     if (realDirectories.size() >= MAX_REMEMBERED_DIRECTORIES) {
       realDirectories.clear();
     }
     realDirectories.put(dir, real);
-    return real;
+  }
+
+  /**
+   * The real path of a directory whose parent's real path is remembered and which is itself a real
+   * directory, not a symlink: the parent's real path plus its name, for one {@code lstat} instead of a
+   * {@code realpath(3)} walk of every element (a walk of {@code /sys/devices/pci*} meets thousands of
+   * nested directories). Null when that does not apply.
+   */
+  private Path derivedRealDirectory(Path dir) {
+    Path parent = dir.getParent();
+    Path name = dir.getFileName();
+    if (parent == null || name == null || name.toString().equals("..") || name.toString().equals(".")) {
+      return null;
+    }
+    Path realParent = realDirectories.get(parent);
+    if (realParent == null) {
+      return null;
+    }
+    Path leaf = realParent.resolve(name.toString());
+    return Files.isDirectory(leaf, LinkOption.NOFOLLOW_LINKS) ? leaf : null;
   }
 
   /** The real path of any path: its directory's remembered real path plus the last element, resolved if a link. */
@@ -317,16 +354,36 @@ public final class HostFs {
   }
 
   /**
-   * The entries of a directory sorted by name; empty when it does not exist. Entries are returned
-   * whether or not they are dangling symlinks, so callers can report those.
+   * The names of a directory's entries, sorted: {@link #list} without a {@link Path} per entry (the same
+   * confinement, absence and errors), for walks of large trees such as {@code /sys/devices/pci*} that
+   * follow only a few names of each directory.
    */
-  public List<Path> list(Path dir) {
-    try {
-      if (Files.isDirectory(dir)) {
-        confine(dir);
-      }
-    } catch (NoSuchFileException e) {
+  public List<String> listNames(Path dir) {
+    if (!listable(dir)) {
       return List.of();
+    }
+    String[] names = dir.toFile().list();
+    if (names == null) {
+      throw new HostFileException(dir, Files.isReadable(dir) ? "cannot be listed" : "permission denied", null);
+    }
+    java.util.Arrays.sort(names);
+    return java.util.Arrays.asList(names);
+  }
+
+  /** Whether {@code dir} is a directory to list: false when absent (or a dangling link); throws when broken or confined out. */
+  private boolean listable(Path dir) {
+    try {
+      if (Files.isDirectory(dir) && !realRoots.isEmpty()) {
+        // The directory's real path is remembered, so the reads of its files that usually follow
+        // cost no second resolution.
+        Path real = realDirectory(dir.toAbsolutePath());
+        if (real == null) {
+          return false;
+        }
+        if (!isConfined(real)) {
+          throw new HostFileException(dir, "resolves outside the host root (to " + real + "); symlink not followed", null);
+        }
+      }
     } catch (IOException e) {
       throw new HostFileException(dir, e.toString(), e);
     }
@@ -336,11 +393,22 @@ public final class HostFs {
         if (isSymlinkLoop(dir)) {
           throw new HostFileException(dir, "symlink loop", null);
         }
-        return List.of();
+        return false;
       }
       if (Files.exists(dir)) {
         throw new HostFileException(dir, "not a directory", null);
       }
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * The entries of a directory sorted by name; empty when it does not exist. Entries are returned
+   * whether or not they are dangling symlinks, so callers can report those.
+   */
+  public List<Path> list(Path dir) {
+    if (!listable(dir)) {
       return List.of();
     }
     List<Path> entries = new ArrayList<>();

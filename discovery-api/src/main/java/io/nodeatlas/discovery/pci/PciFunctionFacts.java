@@ -11,7 +11,8 @@ import java.util.OptionalInt;
  * What the kernel says about one PCI function in {@code /sys/bus/pci/devices/<address>/}
  * ({@code Documentation/ABI/testing/sysfs-bus-pci}): ids as lower-case hex without {@code 0x},
  * zero-padded (the form of {@code pci.ids} and NFD), the bound kernel driver, the NUMA node
- * (absent for the kernel's {@code -1}), the PCIe root, the negotiated link and the IOMMU group.
+ * (absent for the kernel's {@code -1}), the PCIe root, the negotiated link, the IOMMU group and the
+ * closest PCIe switch above the function ({@link PcieSwitches}).
  * Every source that publishes PCI devices reads this one record with {@link PciFunctionReader} and
  * publishes its common attributes with {@link #publishTo}, and documents them with {@link #catalogue},
  * so a GPU, a NIC and an accelerator say the same thing the same way.
@@ -28,12 +29,24 @@ public record PciFunctionFacts(
     Optional<String> pcieRoot,
     Optional<String> linkSpeed,
     OptionalInt linkWidth,
-    OptionalInt iommuGroup) {
+    OptionalInt iommuGroup,
+    Optional<String> pcieSwitch) {
+
+  /** Facts without a PCIe switch (a function straight on a root port, or one whose path is unknown). */
+  public PciFunctionFacts(PciAddress address, Optional<String> vendorId, Optional<String> deviceId,
+      Optional<String> subsystemVendorId, Optional<String> subsystemDeviceId, Optional<String> classCode,
+      Optional<String> kernelDriver, OptionalInt numaNode, Optional<String> pcieRoot, Optional<String> linkSpeed,
+      OptionalInt linkWidth, OptionalInt iommuGroup) {
+    this(address, vendorId, deviceId, subsystemVendorId, subsystemDeviceId, classCode, kernelDriver, numaNode,
+        pcieRoot, linkSpeed, linkWidth, iommuGroup, Optional.empty());
+  }
 
   /** {@code resource.kubernetes.io/pciBusID}: {@code DDDD:BB:DD.F}. */
   public static final String PCI_BUS_ID = Names.PCI_BUS_ID;
   /** {@code resource.kubernetes.io/pcieRoot}: the host bridge, {@code pci0000:15}. */
   public static final String PCIE_ROOT = Names.PCIE_ROOT;
+  /** {@code nodeatlas.io/pcieSwitch}: the upstream port of the closest PCIe switch ({@link PcieSwitches}). */
+  public static final String PCIE_SWITCH = PcieSwitches.ATTRIBUTE;
   /** {@code resource.kubernetes.io/numaNode}. */
   public static final String NUMA_NODE = Names.NUMA_NODE;
   public static final String PCI_VENDOR_ID = Names.ours("pciVendorID");
@@ -66,12 +79,13 @@ public record PciFunctionFacts(
 
   /**
    * Publishes the facts every PCI device carries, in the one spelling: the standard
-   * {@code pciBusID}, {@code pcieRoot} and {@code numaNode}, then the ids, the kernel driver and
-   * the link. A source adds its own attributes before these (what users select on first).
+   * {@code pciBusID}, {@code pcieRoot}, our {@code pcieSwitch} (where a switch is above the
+   * function) and {@code numaNode}, then the ids, the kernel driver and the link. A source adds its own attributes before these (what users select on first).
    */
   public DeviceDraft publishTo(DeviceDraft draft) {
     address.standardBusId().ifPresent(id -> draft.attribute(PCI_BUS_ID, id));
     draft.attribute(PCIE_ROOT, pcieRoot);
+    draft.attribute(PCIE_SWITCH, pcieSwitch);
     draft.attribute(NUMA_NODE, numaNode);
     draft.attribute(PCI_VENDOR_ID, vendorId);
     draft.attribute(PCI_DEVICE_ID, deviceId);
@@ -95,6 +109,11 @@ public record PciFunctionFacts(
             + " (Kubernetes standard attribute); absent when the PCI domain has more than four hex digits."),
         AttributeDoc.attribute(deviceType, PCIE_ROOT, "string", "", pcieRoot.orElse(""), "PCIe root complex (host "
             + "bridge) above " + function + ", also through switches (Kubernetes standard attribute)."),
+        AttributeDoc.attribute(deviceType, PCIE_SWITCH, "string", "", pcieSwitch.orElse("0000:16:00.0"),
+            "PCIe switch closest above " + function + ": the PCI address of the switch's upstream port (the "
+                + "switch in `lspci -t` and in `discover`'s PCI tree); absent when the function sits directly on a "
+                + "root port. Devices behind one switch share it (`matchAttribute`: GPUDirect RDMA without "
+                + "crossing the root complex); a VF has its PF's switch."),
         AttributeDoc.attribute(deviceType, NUMA_NODE, "int", "", String.valueOf(numaNode.orElse(0)), "NUMA node of "
             + function + " (sysfs numa_node; Kubernetes standard attribute); absent when the platform does not say."),
         AttributeDoc.attribute(deviceType, PCI_VENDOR_ID, "string", "", vendorId.orElse(""), "PCI vendor id" + hex4 + "vendor)."),

@@ -43,7 +43,8 @@ public final class PciFunctionReader {
         PcieRoots.ofResolved(fs, dir).or(() -> PcieRoots.of(fs, address.toString())),
         facts.readIfApplicable(dir.resolve("current_link_speed"), t -> PciIds.linkSpeed(t).orElse(null)),
         optionalInt(facts.readIfApplicable(dir.resolve("current_link_width"), t -> PciIds.linkWidth(t).orElse(null))),
-        optionalInt(facts.linkName(dir.resolve("iommu_group")).flatMap(PciFunctionReader::groupNumber)));
+        optionalInt(facts.linkName(dir.resolve("iommu_group")).flatMap(PciFunctionReader::groupNumber)),
+        PcieSwitches.of(facts, dir));
   }
 
   /** The function's directory: the bus link resolved lexically, else the bus entry itself, else the known path. */

@@ -7,6 +7,13 @@ import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.report.HostInfo;
 import io.nodeatlas.discovery.report.NodeReport;
 import io.nodeatlas.discovery.report.SourceStatus;
+import io.nodeatlas.discovery.host.FactReader;
+import io.nodeatlas.discovery.model.AttributeValue;
+import io.nodeatlas.discovery.model.Names;
+import io.nodeatlas.discovery.pci.PciAddress;
+import io.nodeatlas.discovery.pci.PciTreeBuilder;
+import io.nodeatlas.discovery.pci.PciTreeReader;
+import io.nodeatlas.discovery.topology.PciTree;
 import io.nodeatlas.discovery.topology.Topology;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,7 +30,18 @@ public final class NodeDiscovery {
 
   private NodeDiscovery() {}
 
+  /** Runs the sources, then reads the PCI tree and relates the published PCI devices in it. */
   public static NodeReport run(List<DiscoverySource> sources, HostContext host) {
+    return run(sources, host, true);
+  }
+
+  /**
+   * Runs the sources; with {@code pciTree}, then reads {@code /sys/devices/pci*} into the topology's
+   * {@link PciTree}, with every published device on its function (the one its
+   * {@code resource.kubernetes.io/pciBusID} names) and the pairs of published devices. Without, the
+   * topology has no PCI tree (what the benchmark of the tree's cost compares against).
+   */
+  public static NodeReport run(List<DiscoverySource> sources, HostContext host, boolean pciTree) {
     List<Device> devices = new ArrayList<>();
     List<DiscoveryWarning> warnings = new ArrayList<>();
     Map<String, SourceStatus> statuses = new TreeMap<>();
@@ -68,13 +86,43 @@ public final class NodeDiscovery {
         warnings.add(new DiscoveryWarning(name, "source failed: " + e));
       }
     }
+    Topology merged = topology == null ? Topology.EMPTY : topology;
+    if (pciTree) {
+      merged = merged.withPci(pciTree(host, devices, warnings));
+    }
     return new NodeReport(
         NodeReport.SCHEMA_VERSION,
         hostInfo(host.fs(), warnings),
-        topology == null ? Topology.EMPTY : topology,
+        merged,
         devices,
         warnings,
         statuses);
+  }
+
+  /** The source name of warnings about the PCI tree. */
+  static final String PCI_TREE = "pci";
+
+  /**
+   * The PCI tree with the published devices on their functions. A device names its function by the
+   * standard {@code resource.kubernetes.io/pciBusID}, which every source publishes through
+   * {@link io.nodeatlas.discovery.pci.PciFunctionFacts#publishTo}; functions in PCI domains of more than
+   * four hex digits (VMD) have no {@code pciBusID} and their devices are not placed. A node without
+   * {@code /sys/devices/pci*} has an empty tree and no warning.
+   */
+  static PciTree pciTree(HostContext host, List<Device> devices, List<DiscoveryWarning> warnings) {
+    FactReader facts = new FactReader(host.fs(), m -> warnings.add(new DiscoveryWarning(PCI_TREE, m)));
+    List<PciTreeBuilder.RawNode> read = new PciTreeReader(facts).read();
+    if (read.isEmpty()) {
+      return PciTree.EMPTY;
+    }
+    Map<String, PciAddress> functions = new HashMap<>();
+    for (Device d : devices) {
+      d.attribute(Names.PCI_BUS_ID)
+          .filter(v -> v instanceof AttributeValue.StringValue)
+          .flatMap(v -> PciAddress.tryParse(((AttributeValue.StringValue) v).value()))
+          .ifPresent(a -> functions.put(d.name(), a));
+    }
+    return PciTreeBuilder.build(read, functions, m -> warnings.add(new DiscoveryWarning(PCI_TREE, m)));
   }
 
   /** Hostname and kernel release from procfs ({@code /proc/sys/kernel/{hostname,osrelease}}), never from the JVM. */

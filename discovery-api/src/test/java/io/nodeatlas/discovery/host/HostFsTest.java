@@ -157,4 +157,21 @@ class HostFsTest {
     assertThat(facts.read(target.resolve("vendor"), t -> t)).contains("0x8086");
     assertThat(warnings).isEmpty();
   }
+
+  @Test
+  void listNamesIsListWithoutPathsAndConfinedTheSameWay(@TempDir Path outside) {
+    FixtureTree.at(root).value("sys/devices/pci0000:00/b", 1).dir("sys/devices/pci0000:00/a")
+        .symlink("sys/devices/pci0000:00/away", outside.toString())
+        .value("sys/devices/file", 1);
+    HostFs fs = HostFs.of(root);
+    Path hb = fs.sys("devices/pci0000:00");
+    assertThat(fs.listNames(hb)).containsExactly("a", "away", "b");
+    assertThat(fs.list(hb)).extracting(p -> p.getFileName().toString()).containsExactly("a", "away", "b");
+    assertThat(fs.listNames(fs.sys("devices/none"))).isEmpty();
+    assertThatThrownBy(() -> fs.listNames(fs.sys("devices/file"))).hasMessageContaining("not a directory");
+    // The parent's real path is remembered by now; a link below it is still resolved, and refused.
+    assertThatThrownBy(() -> fs.listNames(hb.resolve("away"))).hasMessageContaining("resolves outside the host root");
+    assertThatThrownBy(() -> fs.list(hb.resolve("away"))).hasMessageContaining("resolves outside the host root");
+    assertThat(fs.listNames(hb.resolve("a"))).isEmpty();
+  }
 }

@@ -49,7 +49,7 @@ final class NvmlPci {
     }
     return new PciFunctionFacts(sysfs.address(), vendor, device, subsystemVendor, subsystemDevice,
         sysfs.classCode(), sysfs.kernelDriver(), sysfs.numaNode(), sysfs.pcieRoot(), sysfs.linkSpeed(),
-        sysfs.linkWidth(), sysfs.iommuGroup());
+        sysfs.linkWidth(), sysfs.iommuGroup(), sysfs.pcieSwitch());
   }
 
   /** The low 16 bits as the PCI id spelling of {@link PciFunctionFacts}: four lower-case hex digits. */

@@ -372,6 +372,37 @@ class GpuDiscoverySourceTest {
         .isEqualTo(DeviceNode.charDevice("/dev/nvidia0", 195, 0));
   }
 
+  /**
+   * Moves GPU 0 ({@code 0000:18:00.0}) behind a PCIe switch, as on HGX boards: root port
+   * {@code 0000:15:01.0}, switch upstream port {@code 0000:16:00.0}, downstream port {@code 0000:17:00.0}.
+   */
+  private void gpu0BehindAPcieSwitch() {
+    String sw = "sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0";
+    String gpu = sw + "/0000:17:00.0/0000:18:00.0";
+    FixtureTree.at(host)
+        .value("sys/devices/pci0000:15/0000:15:01.0/class", "0x060400")
+        .value(sw + "/class", "0x060400")
+        .value(sw + "/0000:17:00.0/class", "0x060400")
+        .value(sw + "/0000:17:01.0/class", "0x060400")
+        .value(gpu + "/numa_node", 0)
+        .value(gpu + "/vendor", "0x10de")
+        .value(gpu + "/device", "0x2330")
+        .value(gpu + "/class", "0x030200")
+        .symlink("sys/bus/pci/devices/0000:18:00.0", "../../../devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/0000:18:00.0");
+  }
+
+  @Test
+  void aGpuBehindAPcieSwitchAndItsMigDevicesCarryTheSwitch() throws Exception {
+    gpu0BehindAPcieSwitch();
+    DiscoveryResult r = discover(FakeNvml.twoGpus());
+    assertThat(r.warnings()).isEmpty();
+    assertThat(attributes(device(r, "gpu-0"))).containsEntry("nodeatlas.io/pcieSwitch", "0000:16:00.0")
+        .containsEntry("resource.kubernetes.io/pcieRoot", "pci0000:15");
+    assertThat(attributes(device(r, "gpu-0-mig-9-0"))).containsEntry("nodeatlas.io/pcieSwitch", "0000:16:00.0");
+    assertThat(attributes(device(r, "gpu-3"))).as("on a root port").doesNotContainKey("nodeatlas.io/pcieSwitch");
+    assertThat(AttributeCatalogue.undocumented(source.catalogue(), r.devices())).isEmpty();
+  }
+
   @Test
   void everyPublishedAttributeIsCataloguedAndEveryCataloguedOneIsPublished() throws Exception {
     List<FakeNvml.Config> configurations = List.of(
@@ -386,6 +417,11 @@ class GpuDiscoverySourceTest {
     Set<String> published = new TreeSet<>();
     for (FakeNvml.Config configuration : configurations) {
       List<Device> devices = discover(configuration).devices();
+      if (configuration == configurations.get(0)) {
+        gpu0BehindAPcieSwitch();
+        devices = new java.util.ArrayList<>(devices);
+        devices.addAll(discover(configuration).devices());
+      }
       assertThat(AttributeCatalogue.undocumented(source.catalogue(), devices)).as(configuration.text()).isEmpty();
       devices.forEach(d -> {
         d.attributes().keySet().forEach(k -> published.add(d.type().orElseThrow() + " " + k));

@@ -72,7 +72,8 @@ class NicRdmaCatalogueTest {
 
   /**
    * What neither the §6 node nor the generated one has: an InfiniBand VF (its LID), a VF without an
-   * RDMA device, and the uplink of an eswitch in switchdev mode (phys_port_name, phys_switch_id).
+   * RDMA device, and the uplink of an eswitch in switchdev mode (phys_port_name, phys_switch_id), a
+   * plain NIC behind a PCIe switch (upstream port {@code 0000:01:00.0}: its pcieSwitch).
    */
   static void writeRareCases(Path root) {
     SysfsNodeBuilder b = new SysfsNodeBuilder(root);
@@ -94,7 +95,10 @@ class NicRdmaCatalogueTest {
     b.uverbs(ibVf, 1, "mlx5_1", "231:193");
     b.pciFunction(plainVf, "0x8086", "0x154c", "0x020000", "iavf", 0).sriovVf(plainVf, "0000:5e:00.0");
     b.netdev(plainVf, new Netdev("enp94s0v1", 4, 1, "02:5e:00:00:00:02", 1500, "up", 25000, 0, null));
-    String uplink = "pci0000:00/0000:00:1c.0/0000:03:00.0";
+    b.bridge("pci0000:00/0000:00:1c.0", "0x8086", "0x352a");
+    b.bridge("pci0000:00/0000:00:1c.0/0000:01:00.0", "0x1000", "0xc030");
+    b.bridge("pci0000:00/0000:00:1c.0/0000:01:00.0/0000:02:00.0", "0x1000", "0xc030");
+    String uplink = "pci0000:00/0000:00:1c.0/0000:01:00.0/0000:02:00.0/0000:03:00.0";
     b.pciFunction(uplink, "0x15b3", "0x101d", "0x020000", "mlx5_core", 0);
     b.netdev(uplink, new Netdev("enp3s0np0", 5, 1, "b8:3f:d2:03:00:00", 1500, "up", 100000, 0, "p0"));
     b.tree().value("sys/devices/" + uplink + "/net/enp3s0np0/phys_switch_id", "c2cfc60003a1420c");
@@ -145,6 +149,10 @@ class NicRdmaCatalogueTest {
     assertThat(byName.get("vf-0000-5e-00-2").attribute(RDMA_DEVICE)).isEmpty();
     assertThat(byName.get("nic-0000-03-00-0").attribute(PHYS_SWITCH_ID)).contains(AttributeValue.string("c2cfc60003a1420c"));
     assertThat(byName.get("nic-0000-03-00-0").attribute(PHYS_PORT_NAME)).contains(AttributeValue.string("p0"));
+    assertThat(byName.get("nic-0000-03-00-0").attribute(io.nodeatlas.discovery.pci.PciFunctionFacts.PCIE_SWITCH))
+        .contains(AttributeValue.string("0000:01:00.0"));
+    assertThat(byName.get("vf-0000-5e-00-1").attribute(io.nodeatlas.discovery.pci.PciFunctionFacts.PCIE_SWITCH))
+        .as("a VF on a root port, as its PF").isEmpty();
   }
 
   @Test

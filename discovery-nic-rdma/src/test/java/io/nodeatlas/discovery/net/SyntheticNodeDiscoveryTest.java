@@ -21,8 +21,11 @@ import io.nodeatlas.discovery.net.model.Transport;
 import io.nodeatlas.discovery.pci.PciAddress;
 import io.nodeatlas.discovery.pci.PciFunctionFacts;
 import io.nodeatlas.discovery.pci.PcieRoots;
+import io.nodeatlas.discovery.report.NodeReport;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.spi.DiscoveryWarning;
+import io.nodeatlas.discovery.spi.NodeDiscovery;
+import io.nodeatlas.discovery.topology.PciTree;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -213,6 +216,38 @@ class SyntheticNodeDiscoveryTest {
     assertThat(attr("rdma-mlx5-2", Names.PCIE_ROOT)).isEqualTo(gpuRoots.get(4));
     assertThat(attr("nic-0000-03-00-0", Names.PCIE_ROOT)).isEqualTo("pci0000:00");
     assertThat(result.devices()).noneMatch(d -> "pci0000:b7".equals(d.attribute(Names.PCIE_ROOT).map(AttributeValue::asObject).orElse(null)));
+  }
+
+  @Test
+  void pcieSwitchNamesTheSwitchAbovePfsAndTheirVfsAndNothingOnARootPort() {
+    String pcieSwitch = PciFunctionFacts.PCIE_SWITCH;
+    assertThat(attr("rdma-mlx5-0", pcieSwitch)).isEqualTo("0000:16:00.0");
+    assertThat(attr("rdma-mlx5-1", pcieSwitch)).isEqualTo("0000:38:00.0");
+    assertThat(attr("rdma-mlx5-2", pcieSwitch)).isEqualTo("0000:98:00.0");
+    for (int j = 0; j < 8; j++) {
+      assertThat(attr("vf-" + Names.toLabelFragment(SyntheticNode.vfBdf("1a", j)), pcieSwitch)).isEqualTo("0000:16:00.0");
+      assertThat(attr("vf-" + Names.toLabelFragment(SyntheticNode.vfBdf("9c", j)), pcieSwitch)).isEqualTo("0000:98:00.0");
+    }
+    assertThat(attr("nic-0000-03-00-0", pcieSwitch)).as("the onboard NIC on root port 0000:00:1c.0").isNull();
+  }
+
+  @Test
+  void theDiscoverTopologyPlacesEveryFunctionAndRelatesPfsVfsAndCards() {
+    NodeReport report = NodeDiscovery.run(List.of(new NicRdmaSource()), HostContext.of(fs));
+    PciTree tree = report.topology().pci();
+    assertThat(report.warnings()).isEmpty();
+    Map<String, PciTree.Link> links = new java.util.HashMap<>();
+    tree.pairs().forEach(p -> links.put(p.deviceA() + " " + p.deviceB(), p.link()));
+    assertThat(links.get("rdma-mlx5-0 vf-0000-1a-00-1")).as("a PF and its VF").isEqualTo(PciTree.Link.PIX);
+    assertThat(links.get("rdma-mlx5-0 rdma-mlx5-1")).as("host bridges on NUMA node 0").isEqualTo(PciTree.Link.NODE);
+    assertThat(links.get("rdma-mlx5-0 rdma-mlx5-2")).as("NUMA nodes 0 and 1").isEqualTo(PciTree.Link.SYS);
+    assertThat(links.get("nic-0000-03-00-0 rdma-mlx5-0")).isEqualTo(PciTree.Link.NODE);
+    int n = result.devices().size();
+    assertThat(tree.pairs()).hasSize(n * (n - 1) / 2);
+    Map<String, List<String>> placed = new java.util.HashMap<>();
+    tree.forEach(node -> placed.put(node.address(), node.devices()));
+    assertThat(placed.get("0000:1a:00.0")).containsExactly("rdma-mlx5-0");
+    assertThat(placed.get("0000:16:00.0")).isEmpty();
   }
 
   @Test
