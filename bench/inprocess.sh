@@ -5,7 +5,8 @@
 #          (256, 1,024 and 4,096 VFs), JMH (NicRdmaDiscoveryBenchmark), with the growth curve.
 # The floor is bench/floor-reader.c (built here by gcc): it opens, reads and closes exactly the files,
 # and lists exactly the directories, that one discovery run opened on the same tree, recorded from
-# that run with strace. Every figure is a median (JMH iterations; floor rounds). Prints markdown rows.
+# that run with strace. Every figure is a median (JMH iterations; runs; floor rounds), in wall and
+# in CPU time (see the note the script prints). Prints markdown rows.
 #   bench/inprocess.sh [pfs...]        (default: 4 16 64)
 # Needs: gcc, strace, python3, tar, bzip2; the shared corpus (NODEATLAS_CONFORMANCE_DIR, default
 # ../shared/conformance). JMH iterations: JMH_ARGS (default "-f 1 -wi 3 -w 2 -i 5 -r 2"). The trees go
@@ -50,11 +51,12 @@ record() { # root list-file java args...
   python3 bench/openlog.py "$root/" "$list.strace" "$list"
   rm -f "$list.strace"
 }
-# median round of the C floor in us; with a second argument (an earlier median), the lower of the two
-floor() { # list [earlier-us]
-  local us
-  read -r us _ _ < <("$work/floor" "$1" "$rounds")
-  awk -v a="$us" -v b="${2:-}" 'BEGIN { print (b != "" && b + 0 < a + 0) ? b : a }'
+# the C floor's median round: "<wall us> <cpu us>"; with an earlier "<wall> <cpu>", the lower of each
+floor() { # list [earlier]
+  local wall cpu
+  read -r wall _ _ cpu < <("$work/floor" "$1" "$rounds")
+  awk -v w="$wall" -v c="$cpu" -v e="${2:-}" 'BEGIN { split(e, p, " ");
+    if (e != "" && p[1] + 0 < w + 0) w = p[1]; if (e != "" && p[2] + 0 < c + 0) c = p[2]; print w, c }'
 }
 # median JMH score (ms) per param value from a JSON result: "<param> <median ms>" lines
 jmh_medians() { # json param-name
@@ -77,40 +79,52 @@ tar -xjf "$corpus/hwloc-linux/$snapshot.tar.bz2" -C "$work/cpu"
 cpu_root="$(find "$work/cpu" -mindepth 1 -maxdepth 1 -type d | head -1)"
 read -r cpu_paths cpu_opens cpu_calls cpu_failed < <(record "$cpu_root" "$work/cpu.list" \
   -cp "$cpu_cp" io.nodeatlas.discovery.cpu.bench.CpuNumaOnce "$cpu_root")
-cpu_floor_before="$(floor "$work/cpu.list")"
+cpu_floor="$(floor "$work/cpu.list")"
+cpu_time="$(java -cp "$cpu_cp" io.nodeatlas.discovery.cpu.bench.CpuNumaOnce "$cpu_root" 40 41)"
 java -Djmh.ignoreLock=true -cp "$cpu_cp" org.openjdk.jmh.Main CpuNumaDiscoveryBench -p snapshot="$snapshot" "${jmh_args[@]}" \
   -jvmArgsAppend "-Dnodeatlas.conformance.dir=$corpus" -rf json -rff "$work/cpu.json" >&2
 cpu_ms="$(jmh_medians "$work/cpu.json" snapshot | awk '{print $2}')"
-cpu_floor_us="$(floor "$work/cpu.list" "$cpu_floor_before")"
+cpu_floor="$(floor "$work/cpu.list" "$cpu_floor")"
 
 # Row 4: nic-rdma, one generated tree per size, read by the recording, the floor and JMH alike.
-declare -A nic_ms nic_floor nic_floor_before nic_stats
+declare -A nic_ms nic_floor nic_stats nic_time
 for p in "${pfs[@]}"; do
   root="$work/trees/pfs$p"
   java -cp "$nic_cp" io.nodeatlas.discovery.net.bench.NicRdmaTreeTool write "$root" "$p"
   nic_stats[$p]="$(record "$root" "$work/nic$p.list" -Xmx2g -cp "$nic_cp" \
     io.nodeatlas.discovery.net.bench.NicRdmaTreeTool discover "$root")"
-  nic_floor_before[$p]="$(floor "$work/nic$p.list")"
+  nic_floor[$p]="$(floor "$work/nic$p.list")"
+  nic_time[$p]="$(java -Xmx2g -cp "$nic_cp" io.nodeatlas.discovery.net.bench.NicRdmaTreeTool time "$root" 3 7)"
 done
 IFS=,; java -Djmh.ignoreLock=true -cp "$nic_cp" org.openjdk.jmh.Main NicRdmaDiscoveryBenchmark -p pfs="${pfs[*]}" "${jmh_args[@]}" \
   -jvmArgsAppend "-Dnodeatlas.bench.trees=$work/trees" -rf json -rff "$work/nic.json" >&2; unset IFS
 while read -r p ms; do nic_ms[$p]=$ms; done < <(jmh_medians "$work/nic.json" pfs)
-for p in "${pfs[@]}"; do nic_floor[$p]="$(floor "$work/nic$p.list" "${nic_floor_before[$p]}")"; done
+for p in "${pfs[@]}"; do nic_floor[$p]="$(floor "$work/nic$p.list" "${nic_floor[$p]}")"; done
 
-echo "| what | in-process (JMH median) | floor (C reader, same files, median) | ratio | files read / opens / fs calls / failed lookups |"
-echo "|---|---|---|---|---|"
-awk -v ms="$cpu_ms" -v us="$cpu_floor_us" -v s="$snapshot" -v st="$cpu_paths / $cpu_opens / $cpu_calls / $cpu_failed" \
-  'BEGIN { printf "| cpu-numa, %s snapshot | %.2f ms | %.2f ms | %.2fx (aim <= 1.5x) | %s |\n", s, ms, us / 1000, ms * 1000 / us, st }'
+# A row: what, JMH ms, "<wall us> <cpu us>" in-process (own loop), "<wall us> <cpu us>" floor, file stats
+row() {
+  awk -v what="$1" -v jmh="$2" -v t="$3" -v f="$4" -v st="$5" -v aim="$6" 'BEGIN { split(t, a, " "); split(f, b, " ");
+    printf "| %s | %.2f ms | %.2f ms | %.2fx | %.2f ms | %.2f ms | %.2fx (aim <= %s) | %s |\n",
+      what, jmh, b[1] / 1000, jmh * 1000 / b[1], a[2] / 1000, b[2] / 1000, a[2] / b[2], aim, st }'
+}
+echo "Wall time is what JMH measures, but on a shared machine it mostly measures the neighbours; CPU time (whole"
+echo "process: GC and JIT included, median of runs after warm-up) is the ratio that holds still. Floor: lower median"
+echo "of the C reader before and after the JMH runs."
+echo
+echo "| what | JMH wall (median) | floor wall | wall ratio | in-process CPU | floor CPU | CPU ratio | files read / opens / fs calls / failed lookups |"
+echo "|---|---|---|---|---|---|---|---|"
+row "cpu-numa, $snapshot snapshot" "$cpu_ms" "$cpu_time" "$cpu_floor" "$cpu_paths / $cpu_opens / $cpu_calls / $cpu_failed" 1.5
 base="${pfs[0]}"
 for p in "${pfs[@]}"; do
   read -r paths opens calls failed <<<"${nic_stats[$p]}"
-  awk -v ms="${nic_ms[$p]}" -v us="${nic_floor[$p]}" -v vfs=$((p * 64)) -v st="$paths / $opens / $calls / $failed" \
-    'BEGIN { printf "| nic-rdma, %d VFs with RDMA devices | %.1f ms | %.1f ms | %.2fx (aim <= 2x) | %s |\n", vfs, ms, us / 1000, ms * 1000 / us, st }'
+  row "nic-rdma, $((p * 64)) VFs with RDMA devices" "${nic_ms[$p]}" "${nic_time[$p]}" "${nic_floor[$p]}" "$paths / $opens / $calls / $failed" 2
 done
 echo
-echo "| VFs | ms per discovery | us per VF | VF ratio | time ratio (aim: 4,096 VFs <= 17x 256) | floor ratio |"
-echo "|---|---|---|---|---|---|"
+echo "| VFs | JMH ms per discovery | CPU ms per discovery | CPU us per VF | VF ratio | JMH time ratio | CPU time ratio (aim: 4,096 VFs <= 17x 256) | floor CPU ratio |"
+echo "|---|---|---|---|---|---|---|---|"
 for p in "${pfs[@]}"; do
-  awk -v ms="${nic_ms[$p]}" -v b="${nic_ms[$base]}" -v f="${nic_floor[$p]}" -v fb="${nic_floor[$base]}" -v vfs=$((p * 64)) -v bv=$((base * 64)) \
-    'BEGIN { printf "| %d | %.1f | %.1f | %.1f | %.2f | %.2f |\n", vfs, ms, ms * 1000 / vfs, vfs / bv, ms / b, f / fb }'
+  awk -v ms="${nic_ms[$p]}" -v b="${nic_ms[$base]}" -v t="${nic_time[$p]}" -v tb="${nic_time[$base]}" \
+    -v f="${nic_floor[$p]}" -v fb="${nic_floor[$base]}" -v vfs=$((p * 64)) -v bv=$((base * 64)) \
+    'BEGIN { split(t, a, " "); split(tb, ab, " "); split(f, c, " "); split(fb, cb, " ");
+      printf "| %d | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f |\n", vfs, ms, a[2] / 1000, a[2] / vfs, vfs / bv, ms / b, a[2] / ab[2], c[2] / cb[2] }'
 done

@@ -5,6 +5,7 @@ import io.nodeatlas.discovery.host.HostFs;
 import io.nodeatlas.discovery.net.NicRdmaSource;
 import io.nodeatlas.discovery.net.fixture.GeneratedNode;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
+import io.nodeatlas.discovery.testing.CpuTimedRuns;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -12,7 +13,8 @@ import java.nio.file.Path;
  * The benchmark's node outside JMH, for bench/inprocess.sh: {@code write <dir> <pfs>} lays out the
  * same generated node as {@link NicRdmaDiscoveryBenchmark} (pfs × 64 VFs); {@code discover <dir> <runs>}
  * runs discovery on it, so that the files one run opens can be recorded (strace) and replayed by the
- * C reader that is the floor.
+ * C reader that is the floor; {@code time <dir> <warmup> <runs>} prints the median wall and process CPU
+ * microseconds per discovery ({@link CpuTimedRuns}).
  */
 public final class NicRdmaTreeTool {
 
@@ -34,7 +36,12 @@ public final class NicRdmaTreeTool {
         }
         System.out.println(last.devices().size() + " devices, " + last.warnings().size() + " warnings");
       }
-      default -> throw new IllegalArgumentException("write <dir> <pfs> | discover <dir> [runs]");
+      case "time" -> {
+        HostContext host = HostContext.of(HostFs.of(root));
+        NicRdmaSource source = new NicRdmaSource();
+        System.out.println(CpuTimedRuns.measure(Integer.parseInt(args[2]), Integer.parseInt(args[3]), () -> source.discover(host)));
+      }
+      default -> throw new IllegalArgumentException("write <dir> <pfs> | discover <dir> [runs] | time <dir> <warmup> <runs>");
     }
   }
 }
