@@ -104,11 +104,12 @@ for p in "${pfs[@]}"; do nic_floor[$p]="$(floor "$work/nic$p.list" "${nic_floor[
 # A row: what, JMH ms, "<wall us> <cpu us>" in-process (own loop), "<wall us> <cpu us>" floor, file stats
 row() {
   awk -v what="$1" -v jmh="$2" -v t="$3" -v f="$4" -v st="$5" -v aim="$6" 'BEGIN { split(t, a, " "); split(f, b, " ");
-    printf "| %s | %.2f ms | %.2f ms | %.2fx | %.2f ms | %.2f ms | %.2fx (aim <= %s) | %s |\n",
-      what, jmh, b[1] / 1000, jmh * 1000 / b[1], a[2] / 1000, b[2] / 1000, a[2] / b[2], aim, st }'
+    printf "| %s | %.2f ms | %.2f ms | %.2fx | %.2f ms (thread %.2f) | %.2f ms | %.2fx (aim <= %s) | %s |\n",
+      what, jmh, b[1] / 1000, jmh * 1000 / b[1], a[3] / 1000, a[2] / 1000, b[2] / 1000, a[3] / b[2], aim, st }'
 }
-echo "Wall time is what JMH measures, but on a shared machine it mostly measures the neighbours; CPU time (whole"
-echo "process: GC and JIT included, median of runs after warm-up) is the ratio that holds still. Floor: lower median"
+echo "Wall time is what JMH measures, but on a shared machine it mostly measures the neighbours; CPU time is the"
+echo "ratio that holds still: in-process CPU is the whole process's (GC and JIT threads included) mean per run after"
+echo "warm-up, the discovering thread's median beside it; the floor's is its median round. Floors: the lower median"
 echo "of the C reader before and after the JMH runs."
 echo
 echo "| what | JMH wall (median) | floor wall | wall ratio | in-process CPU | floor CPU | CPU ratio | files read / opens / fs calls / failed lookups |"
@@ -126,5 +127,5 @@ for p in "${pfs[@]}"; do
   awk -v ms="${nic_ms[$p]}" -v b="${nic_ms[$base]}" -v t="${nic_time[$p]}" -v tb="${nic_time[$base]}" \
     -v f="${nic_floor[$p]}" -v fb="${nic_floor[$base]}" -v vfs=$((p * 64)) -v bv=$((base * 64)) \
     'BEGIN { split(t, a, " "); split(tb, ab, " "); split(f, c, " "); split(fb, cb, " ");
-      printf "| %d | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f |\n", vfs, ms, a[2] / 1000, a[2] / vfs, vfs / bv, ms / b, a[2] / ab[2], c[2] / cb[2] }'
+      printf "| %d | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f |\n", vfs, ms, a[3] / 1000, a[3] / vfs, vfs / bv, ms / b, a[3] / ab[3], c[2] / cb[2] }'
 done
