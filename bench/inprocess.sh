@@ -80,7 +80,7 @@ cpu_root="$(find "$work/cpu" -mindepth 1 -maxdepth 1 -type d | head -1)"
 read -r cpu_paths cpu_opens cpu_calls cpu_failed < <(record "$cpu_root" "$work/cpu.list" \
   -cp "$cpu_cp" io.nodeatlas.discovery.cpu.bench.CpuNumaOnce "$cpu_root")
 cpu_floor="$(floor "$work/cpu.list")"
-cpu_time="$(java -cp "$cpu_cp" io.nodeatlas.discovery.cpu.bench.CpuNumaOnce "$cpu_root" 40 41)"
+cpu_time="$(java -cp "$cpu_cp" io.nodeatlas.discovery.cpu.bench.CpuNumaOnce "$cpu_root" 400 101)"
 java -Djmh.ignoreLock=true -cp "$cpu_cp" org.openjdk.jmh.Main CpuNumaDiscoveryBench -p snapshot="$snapshot" "${jmh_args[@]}" \
   -jvmArgsAppend "-Dnodeatlas.conformance.dir=$corpus" -rf json -rff "$work/cpu.json" >&2
 cpu_ms="$(jmh_medians "$work/cpu.json" snapshot | awk '{print $2}')"
@@ -94,7 +94,8 @@ for p in "${pfs[@]}"; do
   nic_stats[$p]="$(record "$root" "$work/nic$p.list" -Xmx2g -cp "$nic_cp" \
     io.nodeatlas.discovery.net.bench.NicRdmaTreeTool discover "$root")"
   nic_floor[$p]="$(floor "$work/nic$p.list")"
-  nic_time[$p]="$(java -Xmx2g -cp "$nic_cp" io.nodeatlas.discovery.net.bench.NicRdmaTreeTool time "$root" 3 7)"
+  # Warm-up of some 100 VF-discoveries' worth of work per size, so that the JIT is done at every size.
+  nic_time[$p]="$(java -Xmx2g -cp "$nic_cp" io.nodeatlas.discovery.net.bench.NicRdmaTreeTool time "$root" $((p >= 40 ? 3 : 120 / p)) 7)"
 done
 IFS=,; java -Djmh.ignoreLock=true -cp "$nic_cp" org.openjdk.jmh.Main NicRdmaDiscoveryBenchmark -p pfs="${pfs[*]}" "${jmh_args[@]}" \
   -jvmArgsAppend "-Dnodeatlas.bench.trees=$work/trees" -rf json -rff "$work/nic.json" >&2; unset IFS
