@@ -71,7 +71,12 @@ public final class FactReader {
 
   /** A single-value attribute, trimmed of whitespace and NUL; may be the empty string. */
   public Optional<String> value(Path file) {
-    return text(file).map(HostFs::trimValue);
+    try {
+      return fs.readValue(file);
+    } catch (HostFileException e) {
+      warn(file, e.reason());
+      return Optional.empty();
+    }
   }
 
   /**
@@ -90,7 +95,7 @@ public final class FactReader {
   public <T> Optional<T> readIfApplicable(Path file, FactParser<T> parser) {
     Optional<String> v;
     try {
-      v = fs.readString(file).map(HostFs::trimValue).filter(s -> !s.isEmpty());
+      v = fs.readValue(file).filter(s -> !s.isEmpty());
     } catch (HostFileException e) {
       if (!e.isReadError()) {
         warn(file, e.reason());

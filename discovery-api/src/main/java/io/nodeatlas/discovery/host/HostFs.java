@@ -1,7 +1,8 @@
 package io.nodeatlas.discovery.host;
 
+import java.io.FileInputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
@@ -10,9 +11,11 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
+import java.nio.file.NotLinkException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -53,9 +56,20 @@ public final class HostFs {
   /** Real paths of every root, for the confinement check; empty when one root is {@code /} (nothing to escape). */
   private final List<Path> realRoots;
   /** Directory → its real path, bounded; see {@link #forgetResolvedDirectories()}. */
-  private final Map<Path, Path> realDirectories = new ConcurrentHashMap<>();
+  private final Map<Path, Dir> realDirectories = new ConcurrentHashMap<>();
+  /** See {@link LastDir}; a racy memo of an immutable pair, so sharing the instance between threads is safe. */
+  private volatile LastDir lastDir;
 
   private static final int MAX_REMEMBERED_DIRECTORIES = 16_384;
+
+  /** Linux gives up after 40 symlinks in one lookup (fs/namei.c, MAXSYMLINKS); so do we. */
+  private static final int MAX_LINKS = 40;
+
+  /** Read buffers up to this size are kept for the next read on the same thread; larger ones are dropped. */
+  private static final int MAX_KEPT_BUFFER = 64 << 10;
+
+  /** One reused read buffer per reading thread (a run reads up to hundreds of thousands of small files). */
+  private final ThreadLocal<byte[]> buffers = ThreadLocal.withInitial(() -> new byte[4096]);
 
   private HostFs(Path hostRoot, Path sysfsRoot, Path procfsRoot, Path devRoot, List<Path> extraRoots) {
     this.hostRoot = hostRoot;
@@ -108,6 +122,7 @@ public final class HostFs {
   /** Drops the remembered real paths of directories, so a re-discovery sees links changed since (hotplug). */
   public void forgetResolvedDirectories() {
     realDirectories.clear();
+    lastDir = null;
   }
 
   /** Whether {@code realPath} lies under one of the roots; everything does when a root is {@code /}. */
@@ -214,13 +229,12 @@ public final class HostFs {
 
   /** The whole file as text; empty when it does not exist. */
   public Optional<String> readString(Path file) {
-    byte[] bytes = readBytes(file);
-    return bytes == null ? Optional.empty() : Optional.of(new String(bytes, StandardCharsets.UTF_8));
+    return Optional.ofNullable(read(file, false));
   }
 
   /** A single-value attribute: the file's text trimmed of whitespace and NUL bytes. */
   public Optional<String> readValue(Path file) {
-    return readString(file).map(HostFs::trimValue);
+    return Optional.ofNullable(read(file, true));
   }
 
   /** The file's lines (NUL bytes removed); empty list when it does not exist. */
@@ -233,7 +247,284 @@ public final class HostFs {
    * path that resolves outside the roots).
    */
   public boolean exists(Path path) {
-    return Files.exists(path) && confinedQuietly(path);
+    try {
+      Resolved r = resolve(path, false, true);
+      return r != null && r.confined();
+    } catch (IOException | HostFileException e) {
+      return false;
+    }
+  }
+
+  /** Whether a path is a directory inside the roots, following symlinks. */
+  public boolean isDirectory(Path path) {
+    try {
+      Resolved r = resolve(path, false, true);
+      return r != null && r.isDirectory() && r.confined();
+    } catch (IOException | HostFileException e) {
+      return false;
+    }
+  }
+
+  /**
+   * What a path names: its real path, the attributes of what it finally is ({@code null} for a
+   * directory already remembered), and whether it lies inside the roots.
+   */
+  private record Resolved(Path real, BasicFileAttributes attributes, boolean confined) {
+    boolean isDirectory() {
+      return attributes == null || attributes.isDirectory();
+    }
+  }
+
+  /**
+   * A remembered directory: its real path, whether that lies inside the roots (asked once per
+   * directory, not per read), and whether it is the path itself (no link on the way, so files below
+   * it are opened by the path the caller gave, without building another).
+   */
+  private record Dir(Path real, boolean confined, boolean same) {}
+
+  /** The directory of the latest lookup and what it resolved to: reads come in runs per directory. */
+  private record LastDir(Path dir, Dir real) {}
+
+  /**
+   * Resolves {@code path} the way the kernel's path walk would, one element at a time: the directory
+   * part through {@link #realDirectory}, the last element with one {@code lstat}, and a symlink, if
+   * it is one, followed to the end. Null when anything on the way is missing (a dangling link, a file
+   * where a directory belongs). With {@code confineDirectory}, a directory part that resolves outside
+   * the roots is refused before anything below it is looked at. {@code maybeDirectory}: look the path
+   * itself up among the remembered directories first (not worth a lookup for a value file).
+   */
+  private Resolved resolve(Path path, boolean confineDirectory, boolean maybeDirectory) throws IOException {
+    Path abs = path.toAbsolutePath();
+    if (maybeDirectory) {
+      Dir known = realDirectories.get(abs);
+      if (known != null) {
+        return new Resolved(known.real(), null, known.confined());
+      }
+    }
+    Path parent = abs.getParent();
+    if (parent == null) {
+      return new Resolved(abs, null, isConfined(abs));
+    }
+    int[] links = new int[1];
+    Dir realParent;
+    LastDir last = lastDir;
+    if (last != null && last.dir().equals(parent)) {
+      realParent = last.real();
+    } else {
+      realParent = realDirectory(parent, links);
+      if (realParent == null) {
+        return null;
+      }
+      lastDir = new LastDir(parent, realParent);
+    }
+    if (confineDirectory && !realParent.confined()) {
+      throw outside(path, realParent.real());
+    }
+    String name = abs.getFileName().toString();
+    if (name.equals(".") || name.equals("..")) {
+      Dir dir = realDirectory(abs, links);
+      return dir == null ? null : new Resolved(dir.real(), null, dir.confined());
+    }
+    Path candidate = realParent.same() ? abs : realParent.real().resolve(name);
+    BasicFileAttributes attributes = lstat(candidate);
+    if (attributes == null) {
+      return null;
+    }
+    if (attributes.isSymbolicLink()) {
+      Resolved target = follow(linkTarget(candidate, realParent.real(), links), links);
+      if (target != null && target.attributes() != null && target.attributes().isDirectory()) {
+        remember(abs, target.real());
+      }
+      return target;
+    }
+    if (attributes.isDirectory()) {
+      remember(abs, candidate);
+    }
+    // Below a directory inside the roots is inside; outside, only a root itself can be (its parent is outside).
+    return new Resolved(candidate, attributes, realParent.confined() || isConfined(candidate));
+  }
+
+  /** A symlink's target (absolute, its directory part real) resolved to the end. */
+  private Resolved follow(Path target, int[] links) throws IOException {
+    Dir known = realDirectories.get(target);
+    if (known != null) {
+      return new Resolved(known.real(), null, known.confined());
+    }
+    Path parent = target.getParent();
+    if (parent == null) {
+      return new Resolved(target, null, isConfined(target));
+    }
+    Dir realParent = realDirectory(parent, links);
+    if (realParent == null) {
+      return null;
+    }
+    String name = target.getFileName().toString();
+    if (name.equals(".") || name.equals("..")) {
+      Dir dir = realDirectory(target, links);
+      return dir == null ? null : new Resolved(dir.real(), null, dir.confined());
+    }
+    Path candidate = realParent.same() ? target : realParent.real().resolve(name);
+    BasicFileAttributes attributes = lstat(candidate);
+    if (attributes == null) {
+      return null;
+    }
+    if (attributes.isSymbolicLink()) {
+      return follow(linkTarget(candidate, realParent.real(), links), links);
+    }
+    return new Resolved(candidate, attributes, realParent.confined() || isConfined(candidate));
+  }
+
+  /**
+   * The real path of a directory (absolute), remembered. Each element costs one {@code lstat} the
+   * first time its directory is met and nothing after; only a symlink costs a {@code readlink}. (The
+   * C library's realpath(3) instead reads every element of every path again: ten calls per path on
+   * a PCI device tree, most of the time of a 4,096-VF discovery.) Null when it does not exist or is
+   * not a directory.
+   */
+  private Dir realDirectory(Path dir, int[] links) throws IOException {
+    Dir known = realDirectories.get(dir);
+    if (known != null) {
+      return known;
+    }
+    Path parent = dir.getParent();
+    if (parent == null) {
+      return new Dir(dir, isConfined(dir), true); // the file-system root
+    }
+    Dir realParent = realDirectory(parent, links);
+    if (realParent == null) {
+      return null;
+    }
+    String name = dir.getFileName().toString();
+    Path real;
+    if (name.equals(".")) {
+      real = realParent.real();
+    } else if (name.equals("..")) {
+      Path up = realParent.real().getParent();
+      real = up == null ? realParent.real() : up;
+    } else {
+      Path candidate = realParent.same() ? dir : realParent.real().resolve(name);
+      BasicFileAttributes attributes = lstat(candidate);
+      if (attributes == null) {
+        return null;
+      }
+      if (attributes.isSymbolicLink()) {
+        Dir target = realDirectory(linkTarget(candidate, realParent.real(), links), links);
+        if (target == null) {
+          return null;
+        }
+        real = target.real();
+      } else if (attributes.isDirectory()) {
+        real = candidate;
+      } else {
+        return null; // a file where a directory belongs: ENOTDIR, an absent path
+      }
+    }
+    return remember(dir, real);
+  }
+
+  private Dir remember(Path dir, Path real) {
+    if (realDirectories.size() >= MAX_REMEMBERED_DIRECTORIES) {
+      // Cheap to rebuild: the next lookups re-resolve only the prefixes they meet, one lstat each.
+      realDirectories.clear();
+    }
+    boolean same = real.equals(dir);
+    Dir d = new Dir(same ? dir : real, isConfined(real), same);
+    realDirectories.put(dir, d);
+    return d;
+  }
+
+  /** {@code lstat}; null when the path does not exist. */
+  private static BasicFileAttributes lstat(Path path) throws IOException {
+    try {
+      return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    } catch (NoSuchFileException | NotDirectoryException e) {
+      return null;
+    }
+  }
+
+  /**
+   * A symlink's target joined to the link's real directory. Leading {@code ..} elements are applied
+   * at once (the directory is real, so its lexical parent is its real parent); any later {@code .}
+   * or {@code ..} is resolved element by element after the links before it, as the kernel does.
+   * More than {@link #MAX_LINKS} links in one lookup is a loop (ELOOP).
+   */
+  private static Path linkTarget(Path link, Path realDir, int[] links) throws IOException {
+    if (++links[0] > MAX_LINKS) {
+      throw new FileSystemLoopException(link.toString());
+    }
+    Path target = Files.readSymbolicLink(link);
+    Path base = target.isAbsolute() ? target.getRoot() : realDir;
+    int n = target.getNameCount();
+    int i = 0;
+    while (i < n && target.getName(i).toString().equals("..")) {
+      base = base.getParent() == null ? base : base.getParent();
+      i++;
+    }
+    if (i == n || target.toString().isEmpty()) {
+      return base;
+    }
+    return base.resolve(target.subpath(i, n));
+  }
+
+  private static HostFileException outside(Path path, Path real) {
+    return new HostFileException(path, "resolves outside the host root (to " + real + "); symlink not followed", null);
+  }
+
+  /**
+   * The entries of a directory sorted by name; empty when it does not exist. Entries are returned
+   * whether or not they are dangling symlinks, so callers can report those.
+   */
+  public List<Path> list(Path dir) {
+    List<String> names = listNames(dir);
+    List<Path> entries = new ArrayList<>(names.size());
+    for (String name : names) {
+      entries.add(dir.resolve(name));
+    }
+    return entries;
+  }
+
+  /**
+   * The names of a directory's entries, sorted: {@link #list} without a {@link Path} per entry (the same
+   * confinement, absence and errors), for walks of large trees such as {@code /sys/devices/pci*} that
+   * follow only a few names of each directory.
+   */
+  public List<String> listNames(Path dir) {
+    Resolved r;
+    try {
+      r = resolve(dir, false, true);
+    } catch (FileSystemLoopException e) {
+      // A dangling link is an absent directory; a link cycle is a broken one (ELOOP), not absence.
+      throw new HostFileException(dir, "symlink loop", e);
+    } catch (AccessDeniedException e) {
+      throw new HostFileException(dir, "permission denied", e);
+    } catch (IOException e) {
+      throw new HostFileException(dir, e.toString(), e);
+    }
+    if (r == null) {
+      return List.of();
+    }
+    if (!r.confined()) {
+      throw outside(dir, r.real());
+    }
+    if (!r.isDirectory()) {
+      throw new HostFileException(dir, "not a directory", null);
+    }
+    // Names sorted as strings (sorting Paths by getFileName().toString() built two objects per
+    // comparison: most of listing a 4,096-entry class).
+    List<String> names = new ArrayList<>();
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(r.real())) {
+      for (Path p : stream) {
+        names.add(p.getFileName().toString());
+      }
+    } catch (NoSuchFileException | NotDirectoryException e) {
+      return List.of();
+    } catch (AccessDeniedException e) {
+      throw new HostFileException(dir, "permission denied", e);
+    } catch (IOException e) {
+      throw new HostFileException(dir, e.toString(), e);
+    }
+    names.sort(null);
+    return names;
   }
 
   /**
@@ -245,210 +536,18 @@ public final class HostFs {
     return Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS);
   }
 
-  /** Whether a path is a directory inside the roots, following symlinks. */
-  public boolean isDirectory(Path path) {
-    return Files.isDirectory(path) && confinedQuietly(path);
-  }
-
-  private boolean confinedQuietly(Path path) {
-    if (realRoots.isEmpty()) {
-      return true;
-    }
-    try {
-      Path real = realDirectoryOrFile(path);
-      return real == null || isConfined(real);
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  /** The real path of a directory, remembered; null when it does not exist. */
-  private Path realDirectory(Path dir) throws IOException {
-    Path known = realDirectories.get(dir);
-    if (known != null) {
-      return known;
-    }
-    Path real = derivedRealDirectory(dir);
-    if (real != null) {
-      remember(dir, real);
-      return real;
-    }
-    try {
-      real = dir.toRealPath();
-    } catch (NoSuchFileException | NotDirectoryException e) {
-      return null;
-    } catch (java.nio.file.FileSystemException e) {
-      if (e.getReason() != null && e.getReason().contains("symbolic links")) {
-        throw new FileSystemLoopException(dir.toString());
-      }
-      throw e;
-    }
-    remember(dir, real);
-    return real;
-  }
-
-  private void remember(Path dir, Path real) {
-    if (realDirectories.size() >= MAX_REMEMBERED_DIRECTORIES) {
-      realDirectories.clear();
-    }
-    realDirectories.put(dir, real);
-  }
-
-  /**
-   * The real path of a directory whose parent's real path is remembered and which is itself a real
-   * directory, not a symlink: the parent's real path plus its name, for one {@code lstat} instead of a
-   * {@code realpath(3)} walk of every element (a walk of {@code /sys/devices/pci*} meets thousands of
-   * nested directories). Null when that does not apply.
-   */
-  private Path derivedRealDirectory(Path dir) {
-    Path parent = dir.getParent();
-    Path name = dir.getFileName();
-    if (parent == null || name == null || name.toString().equals("..") || name.toString().equals(".")) {
-      return null;
-    }
-    Path realParent = realDirectories.get(parent);
-    if (realParent == null) {
-      return null;
-    }
-    Path leaf = realParent.resolve(name.toString());
-    return Files.isDirectory(leaf, LinkOption.NOFOLLOW_LINKS) ? leaf : null;
-  }
-
-  /** The real path of any path: its directory's remembered real path plus the last element, resolved if a link. */
-  private Path realDirectoryOrFile(Path path) throws IOException {
-    Path parent = path.toAbsolutePath().getParent();
-    if (parent == null) {
-      return path.toRealPath();
-    }
-    Path realParent = realDirectory(parent);
-    if (realParent == null) {
-      return null;
-    }
-    Path leaf = realParent.resolve(path.getFileName().toString());
-    if (Files.isSymbolicLink(leaf) || Files.isDirectory(leaf, LinkOption.NOFOLLOW_LINKS)) {
-      try {
-        return leaf.toRealPath();
-      } catch (NoSuchFileException e) {
-        return null;
-      }
-    }
-    return leaf;
-  }
-
-  /**
-   * Refuses a path that resolves outside the roots. Returns the path to open: its real path when any
-   * element is a symlink, so the check and the open see the same file.
-   */
-  private Path confine(Path path) throws IOException {
-    if (realRoots.isEmpty()) {
-      return path;
-    }
-    Path real = realDirectoryOrFile(path);
-    if (real == null) {
-      throw new NoSuchFileException(path.toString());
-    }
-    if (!isConfined(real)) {
-      throw new HostFileException(path, "resolves outside the host root (to " + real + "); symlink not followed", null);
-    }
-    return real;
-  }
-
-  /**
-   * The names of a directory's entries, sorted: {@link #list} without a {@link Path} per entry (the same
-   * confinement, absence and errors), for walks of large trees such as {@code /sys/devices/pci*} that
-   * follow only a few names of each directory.
-   */
-  public List<String> listNames(Path dir) {
-    if (!listable(dir)) {
-      return List.of();
-    }
-    String[] names = dir.toFile().list();
-    if (names == null) {
-      throw new HostFileException(dir, Files.isReadable(dir) ? "cannot be listed" : "permission denied", null);
-    }
-    java.util.Arrays.sort(names);
-    return java.util.Arrays.asList(names);
-  }
-
-  /** Whether {@code dir} is a directory to list: false when absent (or a dangling link); throws when broken or confined out. */
-  private boolean listable(Path dir) {
-    try {
-      if (Files.isDirectory(dir) && !realRoots.isEmpty()) {
-        // The directory's real path is remembered, so the reads of its files that usually follow
-        // cost no second resolution.
-        Path real = realDirectory(dir.toAbsolutePath());
-        if (real == null) {
-          return false;
-        }
-        if (!isConfined(real)) {
-          throw new HostFileException(dir, "resolves outside the host root (to " + real + "); symlink not followed", null);
-        }
-      }
-    } catch (IOException e) {
-      throw new HostFileException(dir, e.toString(), e);
-    }
-    if (!Files.isDirectory(dir)) {
-      if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS) && !Files.exists(dir)) {
-        // A dangling link is an absent directory; a link cycle is a broken one (ELOOP), not absence.
-        if (isSymlinkLoop(dir)) {
-          throw new HostFileException(dir, "symlink loop", null);
-        }
-        return false;
-      }
-      if (Files.exists(dir)) {
-        throw new HostFileException(dir, "not a directory", null);
-      }
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * The entries of a directory sorted by name; empty when it does not exist. Entries are returned
-   * whether or not they are dangling symlinks, so callers can report those.
-   */
-  public List<Path> list(Path dir) {
-    if (!listable(dir)) {
-      return List.of();
-    }
-    List<Path> entries = new ArrayList<>();
-    try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
-      for (Path p : stream) {
-        entries.add(p);
-      }
-    } catch (NoSuchFileException | NotDirectoryException e) {
-      return List.of();
-    } catch (AccessDeniedException e) {
-      throw new HostFileException(dir, "permission denied", e);
-    } catch (IOException e) {
-      throw new HostFileException(dir, e.toString(), e);
-    }
-    entries.sort((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()));
-    return entries;
-  }
-
-  /** Whether resolving {@code path} fails with ELOOP (a cycle of symlinks), as opposed to a missing target. */
-  private static boolean isSymlinkLoop(Path path) {
-    try {
-      path.toRealPath();
-      return false;
-    } catch (FileSystemLoopException e) {
-      return true;
-    } catch (java.nio.file.FileSystemException e) {
-      return e.getReason() != null && e.getReason().contains("symbolic links");
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
   /** The target of a symlink as written (e.g. {@code ../../node/node0}); empty when not a symlink. */
   public Optional<Path> readLink(Path link) {
-    if (!Files.isSymbolicLink(link)) {
-      return Optional.empty();
-    }
+    // readlink(2) alone: it answers "not a link" (EINVAL) and "missing" itself, and links are what
+    // callers ask about almost always (device, driver, class entries), so no lstat before it.
     try {
       return Optional.of(Files.readSymbolicLink(link));
+    } catch (NotLinkException | NoSuchFileException | NotDirectoryException e) {
+      return Optional.empty();
     } catch (IOException e) {
+      if (!Files.isSymbolicLink(link)) {
+        return Optional.empty(); // no link to read (a loop or no permission on the way): not a link
+      }
       throw new HostFileException(link, e.toString(), e);
     }
   }
@@ -486,37 +585,27 @@ public final class HostFs {
     }
   }
 
-  private byte[] readBytes(Path file) {
-    // One stat answers "missing", "dangling link", "directory" and "FIFO" at once; it has to come
-    // before open(2), which would block on a FIFO. Discovery reads thousands of small sysfs files, so
-    // the syscall count per read matters: when confined, the stat is an lstat of the last element
-    // under its directory's remembered real path, and only a link costs a full resolution.
-    Path open = file;
+  /**
+   * A file's text, trimmed ({@code trim}) or whole; null when absent. One stat answers "missing",
+   * "dangling link", "directory" and "FIFO" at once; it has to come before open(2), which would block
+   * on a FIFO. Discovery reads thousands of small sysfs files, so the calls per read matter: the stat
+   * is an lstat of the last element under its directory's remembered real path (a link costs a
+   * readlink more), then open, read to EOF into a reused buffer, close; the text is decoded once,
+   * from the trimmed bytes.
+   */
+  private String read(Path file, boolean trim) {
+    Path open;
     BasicFileAttributes attributes;
     try {
-      if (realRoots.isEmpty()) {
-        attributes = Files.readAttributes(file, BasicFileAttributes.class);
-      } else {
-        Path parent = file.toAbsolutePath().getParent();
-        Path realParent = parent == null ? null : realDirectory(parent);
-        if (realParent == null) {
-          return null;
-        }
-        if (!isConfined(realParent)) {
-          throw new HostFileException(file, "resolves outside the host root (to " + realParent + "); symlink not followed", null);
-        }
-        open = realParent.resolve(file.getFileName().toString());
-        attributes = Files.readAttributes(open, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        if (attributes.isSymbolicLink()) {
-          open = open.toRealPath();
-          if (!isConfined(open)) {
-            throw new HostFileException(file, "resolves outside the host root (to " + open + "); symlink not followed", null);
-          }
-          attributes = Files.readAttributes(open, BasicFileAttributes.class);
-        }
+      Resolved r = resolve(file, true, false);
+      if (r == null) {
+        return null; // absent, or a dangling symlink: the fact is absent
       }
-    } catch (NoSuchFileException | NotDirectoryException e) {
-      return null; // absent, or a dangling symlink: the fact is absent
+      if (!r.confined()) {
+        throw outside(file, r.real());
+      }
+      open = r.real();
+      attributes = r.attributes();
     } catch (AccessDeniedException e) {
       throw new HostFileException(file, "permission denied", e);
     } catch (FileSystemLoopException e) {
@@ -524,19 +613,69 @@ public final class HostFs {
     } catch (IOException e) {
       throw new HostFileException(file, ioReason(e), e);
     }
-    if (!attributes.isRegularFile()) {
+    if (attributes == null || !attributes.isRegularFile()) {
       // Never open a FIFO or socket (it could block) and never treat a directory as a value.
-      throw new HostFileException(file, attributes.isDirectory() ? "is a directory" : "not a regular file", null);
+      throw new HostFileException(file, attributes == null || attributes.isDirectory() ? "is a directory" : "not a regular file", null);
     }
-    try (InputStream in = Files.newInputStream(open)) {
-      return readCapped(in, file);
-    } catch (NoSuchFileException e) {
-      return null;
-    } catch (AccessDeniedException e) {
-      throw new HostFileException(file, "permission denied", e);
+    byte[] buf = buffers.get();
+    int length = 0;
+    // A plain FileInputStream reads straight into the array: a FileChannel's interruptible-I/O
+    // bookkeeping, thread set and direct-buffer copy were about a tenth of a 4,096-VF run's samples.
+    FileInputStream in;
+    try {
+      in = new FileInputStream(open.toString());
+    } catch (FileNotFoundException e) {
+      // open(2) failed after the lstat: gone meanwhile (absent), or not allowed.
+      if (!Files.exists(open, LinkOption.NOFOLLOW_LINKS)) {
+        return null;
+      }
+      if (!Files.isReadable(open)) {
+        throw new HostFileException(file, "permission denied", new AccessDeniedException(open.toString()));
+      }
+      throw new HostFileException(file, ioReason(e), e);
+    }
+    try (in) {
+      while (true) {
+        if (length == buf.length) {
+          if (buf.length > MAX_FILE_BYTES) {
+            throw new HostFileException(file, "larger than " + (MAX_FILE_BYTES >> 20) + " MiB", null);
+          }
+          buf = Arrays.copyOf(buf, Math.min(buf.length * 4, MAX_FILE_BYTES + 1));
+          if (buf.length <= MAX_KEPT_BUFFER) {
+            buffers.set(buf);
+          }
+        }
+        int n = in.read(buf, length, buf.length - length);
+        if (n < 0) {
+          break;
+        }
+        length += n;
+      }
     } catch (IOException e) {
       throw new HostFileException(file, ioReason(e), e);
     }
+    if (length > MAX_FILE_BYTES) {
+      throw new HostFileException(file, "larger than " + (MAX_FILE_BYTES >> 20) + " MiB", null);
+    }
+    int start = 0;
+    int end = length;
+    if (trim) {
+      // ASCII whitespace and NUL are single bytes that no UTF-8 sequence contains; trimValue then
+      // handles the rarer non-ASCII whitespace, so the result is exactly trimValue(whole text).
+      while (start < end && isTrimByte(buf[start])) {
+        start++;
+      }
+      while (end > start && isTrimByte(buf[end - 1])) {
+        end--;
+      }
+    }
+    String text = new String(buf, start, end - start, StandardCharsets.UTF_8);
+    return trim ? trimValue(text) : text;
+  }
+
+  /** The bytes {@link Character#isWhitespace} accepts below 0x80, and NUL. */
+  private static boolean isTrimByte(byte b) {
+    return b == 0 || b == ' ' || (b >= 0x09 && b <= 0x0d) || (b >= 0x1c && b <= 0x1f);
   }
 
   private static String ioReason(IOException e) {
@@ -549,32 +688,6 @@ public final class HostFs {
       return fse.getReason();
     }
     return m;
-  }
-
-  /**
-   * Reads at most {@link #MAX_FILE_BYTES}. Starts with a buffer the size of a typical sysfs value and
-   * grows it only for larger files: a 4,096-VF node means a quarter of a million reads, and an 8 KiB
-   * buffer per read (what {@code readNBytes} allocates) turned into gigabytes of garbage.
-   */
-  private static byte[] readCapped(InputStream in, Path file) throws IOException {
-    byte[] buf = new byte[128];
-    int length = 0;
-    while (true) {
-      if (length == buf.length) {
-        if (buf.length > MAX_FILE_BYTES) {
-          throw new HostFileException(file, "larger than " + (MAX_FILE_BYTES >> 20) + " MiB", null);
-        }
-        buf = java.util.Arrays.copyOf(buf, Math.min(buf.length * 4, MAX_FILE_BYTES + 1));
-      }
-      int n = in.read(buf, length, buf.length - length);
-      if (n < 0) {
-        if (length > MAX_FILE_BYTES) {
-          throw new HostFileException(file, "larger than " + (MAX_FILE_BYTES >> 20) + " MiB", null);
-        }
-        return java.util.Arrays.copyOf(buf, length);
-      }
-      length += n;
-    }
   }
 
   /** Strips leading and trailing whitespace and NUL bytes. */

@@ -20,30 +20,53 @@ public final class CpuMaskParser {
     if (s.isEmpty()) {
       throw new IllegalArgumentException("CPU mask is empty");
     }
-    String[] groups = s.split(",", -1);
-    if ((long) groups.length * 32 > CpuListParser.MAX_ID) {
-      throw new IllegalArgumentException("CPU mask has too many groups (" + groups.length + ")");
+    int groups = 1;
+    for (int i = 0; i < s.length(); i++) {
+      if (s.charAt(i) == ',') {
+        groups++;
+      }
     }
-    BitSet bits = new BitSet();
-    int base = 0;
-    for (int g = groups.length - 1; g >= 0; g--) {
-      String group = groups[g];
-      if (group.isEmpty() || group.length() > 8) {
-        throw new IllegalArgumentException("not a CPU mask (group \"" + group + "\" is not 1-8 hex digits): \"" + s + "\"");
-      }
-      long value;
-      try {
-        value = Long.parseLong(group, 16);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("not a CPU mask (\"" + group + "\" is not hex): \"" + s + "\"", e);
-      }
-      for (int bit = 0; bit < 32; bit++) {
-        if ((value & (1L << bit)) != 0) {
-          bits.set(base + bit);
-        }
-      }
-      base += 32;
+    if ((long) groups * 32 > CpuListParser.MAX_ID) {
+      throw new IllegalArgumentException("CPU mask has too many groups (" + groups + ")");
     }
-    return CpuSet.fromBits(bits);
+    // Groups from the right (the lowest CPUs), each into its half of a 64-bit word: a 256-CPU
+    // shared_cpu_map is 32 groups, read for every cache, so no split() and no per-bit loop.
+    long[] words = new long[(groups + 1) / 2];
+    int end = s.length();
+    for (int g = 0; g < groups; g++) {
+      int start = g == groups - 1 ? 0 : s.lastIndexOf(',', end - 1) + 1;
+      long value = group(s, start, end);
+      words[g >> 1] |= value << ((g & 1) * 32);
+      end = start - 1;
+    }
+    return CpuSet.fromBits(BitSet.valueOf(words));
+  }
+
+  /** One group of 1-8 hex digits, as its 32 bits. */
+  private static long group(String s, int start, int end) {
+    int length = end - start;
+    if (length < 1 || length > 8) {
+      throw new IllegalArgumentException("not a CPU mask (group \"" + s.substring(start, Math.max(start, end))
+          + "\" is not 1-8 hex digits): \"" + s + "\"");
+    }
+    long value = 0;
+    for (int i = start; i < end; i++) {
+      int digit = Character.digit(s.charAt(i), 16);
+      if (digit < 0) {
+        return signed(s, start, end);
+      }
+      value = value << 4 | digit;
+    }
+    return value;
+  }
+
+  /** What Long.parseLong made of a group with a sign ({@code -1}: its low 32 bits), as before; else not hex. */
+  private static long signed(String s, int start, int end) {
+    String group = s.substring(start, end);
+    try {
+      return Long.parseLong(group, 16) & 0xffffffffL;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("not a CPU mask (\"" + group + "\" is not hex): \"" + s + "\"", e);
+    }
   }
 }

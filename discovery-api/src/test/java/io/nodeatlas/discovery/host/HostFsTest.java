@@ -174,4 +174,57 @@ class HostFsTest {
     assertThatThrownBy(() -> fs.list(hb.resolve("away"))).hasMessageContaining("resolves outside the host root");
     assertThat(fs.listNames(hb.resolve("a"))).isEmpty();
   }
+
+  @Test
+  void dotDotAfterASymlinkIsResolvedAsTheKernelDoesNotLexically() throws Exception {
+    // x -> a/b, so x/.. is a (the kernel resolves x first); a lexical walk would say the tree's top.
+    FixtureTree.at(root)
+        .value("sys/a/c/value", "kernel")
+        .value("sys/c/value", "lexical")
+        .dir("sys/a/b")
+        .symlink("sys/x", "a/b")
+        .symlink("sys/y", "x/../c")
+        .symlink("sys/z/leaf", "../x/../c/value");
+    HostFs fs = HostFs.of(root);
+    assertThat(fs.readValue(root.resolve("sys/y/value"))).contains("kernel");
+    assertThat(fs.readValue(root.resolve("sys/x/../c/value"))).contains("kernel");
+    assertThat(fs.readValue(root.resolve("sys/z/leaf"))).contains("kernel");
+    assertThat(fs.list(root.resolve("sys/y"))).containsExactly(root.resolve("sys/y/value"));
+    assertThat(fs.isDirectory(root.resolve("sys/y"))).isTrue();
+    assertThat(root.resolve("sys/y/value").toRealPath()).isEqualTo(root.resolve("sys/a/c/value").toRealPath());
+  }
+
+  @Test
+  void whatIsKnownOfADirectoryIsForgottenOnRequest() throws Exception {
+    // Hotplug: a class link that moved between two runs is followed to where it points now.
+    FixtureTree.at(root)
+        .value("sys/devices/one/net/eth0/mtu", 1500)
+        .value("sys/devices/two/net/eth0/mtu", 9000)
+        .symlink("sys/class/net/eth0", "../../devices/one/net/eth0");
+    HostFs fs = HostFs.of(root);
+    assertThat(fs.readValue(root.resolve("sys/class/net/eth0/mtu"))).contains("1500");
+    Files.delete(root.resolve("sys/class/net/eth0"));
+    Files.createSymbolicLink(root.resolve("sys/class/net/eth0"), Path.of("../../devices/two/net/eth0"));
+    fs.forgetResolvedDirectories();
+    assertThat(fs.readValue(root.resolve("sys/class/net/eth0/mtu"))).contains("9000");
+  }
+
+  @Test
+  void aLoopInTheDirectoryPartOfAPathIsReportedNotFollowedForever() {
+    FixtureTree.at(root).symlink("sys/p", "q/r").symlink("sys/q", "p/s");
+    HostFs fs = HostFs.of(root);
+    assertThatThrownBy(() -> fs.readValue(root.resolve("sys/p/value"))).isInstanceOf(HostFileException.class)
+        .satisfies(e -> assertThat(((HostFileException) e).reason()).isEqualTo("symlink loop"));
+    assertThat(fs.exists(root.resolve("sys/p/value"))).isFalse();
+    assertThat(fs.isDirectory(root.resolve("sys/p"))).isFalse();
+  }
+
+  @Test
+  void valuesWithNonAsciiWhitespaceAreTrimmedLikeText() {
+    FixtureTree.at(root).file("sys/v", "\u2003 0x15b3 \u2003\n\0").file("sys/ws", " \t\n\0");
+    HostFs fs = HostFs.of(root);
+    assertThat(fs.readValue(root.resolve("sys/v"))).contains("0x15b3");
+    assertThat(fs.readValue(root.resolve("sys/ws"))).contains("");
+    assertThat(fs.readString(root.resolve("sys/v"))).contains("\u2003 0x15b3 \u2003\n\0");
+  }
 }

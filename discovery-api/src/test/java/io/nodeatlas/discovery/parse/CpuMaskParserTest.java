@@ -24,6 +24,13 @@ class CpuMaskParserTest {
   }
 
   @Test
+  void aMaskOf256CpusInThirtyTwoGroupsMatchesItsList() {
+    // shared_cpu_map of a 256-CPU machine: the highest group first, the lowest last.
+    String mask = "80000001," + "00000000,".repeat(29) + "0000ff00,0000000f\n";
+    assertThat(CpuMaskParser.parse(mask).toString()).isEqualTo("0-3,40-47,992,1023");
+  }
+
+  @Test
   void rejectsGarbage() {
     assertThatThrownBy(() -> CpuMaskParser.parse("zz,00")).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not hex");

@@ -105,7 +105,9 @@ public final class NetInterfaceReader {
         optionalInt(facts.readIfApplicable(dir.resolve("dev_port"), t -> Numbers.parseInt(t, 0, 65535))),
         facts.readIfApplicable(dir.resolve("phys_port_name"), TextValues::token),
         facts.readIfApplicable(dir.resolve("phys_switch_id"), TextValues::token),
-        fs.isDirectory(dir.resolve("bridge")));
+        // Only a bridge master has bridge/ (net/bridge/br_sysfs_br.c), and a bridge is a software
+        // device without a parent: a netdev on a PCI function never has one, so no lookup for it.
+        virtual && fs.isDirectory(dir.resolve("bridge")));
     return Optional.of(new Found(nic, dir, deviceDir));
   }
 

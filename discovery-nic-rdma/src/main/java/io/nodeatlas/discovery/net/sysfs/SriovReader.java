@@ -26,6 +26,7 @@ public final class SriovReader {
 
   private final FactReader facts;
   private final Map<PciAddress, Optional<SriovRole.PhysicalFunction>> pfCache = new HashMap<>();
+  private final Map<PciAddress, Map<PciAddress, Integer>> vfIndexes = new HashMap<>();
 
   public SriovReader(FactReader facts) {
     this.facts = facts;
@@ -44,15 +45,30 @@ public final class SriovReader {
         facts.warn(physfnLink, "points at " + facts.fs().hostPath(physfn.get()) + ", which is not a PCI function; SR-IOV role left out");
         return SriovRole.NONE;
       }
-      OptionalInt index = physicalFunction(physfn.get(), pf.get())
-          .map(p -> p.indexOf(address))
-          .orElse(OptionalInt.empty());
+      OptionalInt index = physicalFunction(physfn.get(), pf.get()).isPresent()
+          ? vfIndex(pf.get(), address)
+          : OptionalInt.empty();
       if (index.isEmpty()) {
         facts.warn(physfn.get(), "no virtfnN link points back at VF " + address + "; its vfIndex left out");
       }
       return new SriovRole.VirtualFunction(pf.get(), index);
     }
     return physicalFunction(dir, address).<SriovRole>map(p -> p).orElse(SriovRole.NONE);
+  }
+
+  /**
+   * The index of the PF's {@code virtfnN} link that points at {@code vf}, from a map built once per PF
+   * (a PF with 64 VFs would otherwise be searched 64 times, a cost growing with VFs per PF); the
+   * lowest N wins if two links point at the same VF, as a search in index order would.
+   */
+  private OptionalInt vfIndex(PciAddress pf, PciAddress vf) {
+    Map<PciAddress, Integer> indexes = vfIndexes.computeIfAbsent(pf, k -> {
+      Map<PciAddress, Integer> byAddress = new HashMap<>();
+      pfCache.get(k).ifPresent(p -> p.vfs().forEach(link -> byAddress.putIfAbsent(link.address(), link.index())));
+      return byAddress;
+    });
+    Integer index = indexes.get(vf);
+    return index == null ? OptionalInt.empty() : OptionalInt.of(index);
   }
 
   private Optional<SriovRole.PhysicalFunction> physicalFunction(Path dir, PciAddress address) {

@@ -53,10 +53,19 @@ public class NicRdmaDiscoveryBenchmark {
   private HostContext host;
   private final NicRdmaSource source = new NicRdmaSource();
 
+  /** Trees made beforehand ({@code -Dnodeatlas.bench.trees=DIR}, one {@code DIR/pfs<N>} per size) are read, not written. */
+  private boolean generated;
+
   @Setup(Level.Trial)
   public void generate() throws Exception {
-    root = Files.createTempDirectory("nic-rdma-bench");
-    GeneratedNode.write(root, pfs, VFS_PER_PF);
+    String trees = System.getProperty("nodeatlas.bench.trees");
+    if (trees != null && Files.isDirectory(Path.of(trees, "pfs" + pfs))) {
+      root = Path.of(trees, "pfs" + pfs);
+    } else {
+      root = Files.createTempDirectory("nic-rdma-bench");
+      GeneratedNode.write(root, pfs, VFS_PER_PF);
+      generated = true;
+    }
     host = HostContext.of(HostFs.of(root));
     DiscoveryResult check = source.discover(host);
     int expected = pfs * (VFS_PER_PF + 1);
@@ -73,6 +82,9 @@ public class NicRdmaDiscoveryBenchmark {
 
   @TearDown(Level.Trial)
   public void delete() throws IOException {
+    if (!generated) {
+      return;
+    }
     Files.walkFileTree(root, new SimpleFileVisitor<>() {
       @Override
       public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Issue 14, rows 3 and 4: in-process discovery against its floor, measured in the same run.
+#   row 3: cpu-numa on the 256-CPU hwloc snapshot (256ppc-8n8s4t), JMH (CpuNumaDiscoveryBench);
+#   row 4: nic-rdma on generated nodes of 4, 16 and 64 PFs x 64 VFs, each VF with its RDMA device
+#          (256, 1,024 and 4,096 VFs), JMH (NicRdmaDiscoveryBenchmark), with the growth curve.
+# The floor is bench/floor-reader.c (built here by gcc): it opens, reads and closes exactly the files,
+# and lists exactly the directories, that one discovery run opened on the same tree, recorded from
+# that run with strace. Every figure is a median (JMH iterations; runs; floor rounds), in wall and
+# in CPU time (see the note the script prints). Prints markdown rows.
+#   bench/inprocess.sh [pfs...]        (default: 4 16 64)
+# Needs: gcc, strace, python3, tar, bzip2; the shared corpus (NODEATLAS_CONFORMANCE_DIR, default
+# ../shared/conformance). JMH iterations: JMH_ARGS (default "-f 1 -wi 3 -w 2 -i 5 -r 2"). The trees go
+# to BENCH_DIR (default /dev/shm when it exists: 4,096 VFs are 400,000 files, slow to delete on disk).
+# Other JMH runs on a shared machine hold /tmp/jmh.lock: ours ignore it (-Djmh.ignoreLock=true).
+# BENCH_CLASSES: class folders put before the modules' own (to measure other compiled code, e.g. a
+# base commit's target/classes saved aside, with this script and benches).
+# The floor is timed before and after the JMH runs (load on a shared machine drifts); the lower
+# median counts, so a ratio never looks better than it is.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+corpus="${NODEATLAS_CONFORMANCE_DIR:-$here/../shared/conformance}"
+snapshot="${SNAPSHOT:-256ppc-8n8s4t}"
+pfs=("$@")
+((${#pfs[@]})) || pfs=(4 16 64)
+jmh_args=(${JMH_ARGS:--f 1 -wi 3 -w 2 -i 5 -r 2})
+rounds="${FLOOR_ROUNDS:-21}"
+cd "$here"
+
+bench_dir="${BENCH_DIR:-$([[ -d /dev/shm && -w /dev/shm ]] && echo /dev/shm || echo "${TMPDIR:-/tmp}")}"
+work="$(mktemp -d "$bench_dir/nodeatlas-inprocess.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+# Build, and write each module's test class path (the exec plugin resolves it offline, where the
+# dependency plugin cannot: it needs artifacts this machine does not have).
+# BENCH_NO_BUILD=1 reuses the last build (with BENCH_CLASSES, so that a build running meanwhile in
+# this tree cannot change what a JMH fork loads halfway).
+if [[ -z "${BENCH_NO_BUILD:-}" ]]; then
+  ./mvnw -q -B -o -pl discovery-nic-rdma,discovery-cpu-numa -am test-compile \
+    org.codehaus.mojo:exec-maven-plugin:3.6.4:exec -Dexec.executable=echo -Dexec.classpathScope=test \
+    -Dexec.args=%classpath -Dexec.outputFile=target/bench.classpath >&2
+fi
+cpu_cp="${BENCH_CLASSES:+$BENCH_CLASSES:}$(cat discovery-cpu-numa/target/bench.classpath)"
+nic_cp="${BENCH_CLASSES:+$BENCH_CLASSES:}$(cat discovery-nic-rdma/target/bench.classpath)"
+gcc -O2 -o "$work/floor" bench/floor-reader.c
+
+# strace of one discovery run -> $2.list (files and directories opened), summary "paths opens syscalls failed"
+record() { # root list-file java args...
+  local root="$1" list="$2"
+  shift 2
+  strace -f -qq -o "$list.strace" -e trace=%file,openat,readlink java "$@" >/dev/null
+  python3 bench/openlog.py "$root/" "$list.strace" "$list"
+  rm -f "$list.strace"
+}
+# the C floor's median round: "<wall us> <cpu us>"; with an earlier "<wall> <cpu>", the lower of each
+floor() { # list [earlier]
+  local wall cpu
+  read -r wall _ _ cpu < <("$work/floor" "$1" "$rounds")
+  awk -v w="$wall" -v c="$cpu" -v e="${2:-}" 'BEGIN { split(e, p, " ");
+    if (e != "" && p[1] + 0 < w + 0) w = p[1]; if (e != "" && p[2] + 0 < c + 0) c = p[2]; print w, c }'
+}
+# median JMH score (ms) per param value from a JSON result: "<param> <median ms>" lines
+jmh_medians() { # json param-name
+  python3 - "$1" "$2" <<'PY'
+import json, statistics, sys
+for b in json.load(open(sys.argv[1])):
+    unit = b["primaryMetric"]["scoreUnit"]
+    scale = {"ms/op": 1.0, "us/op": 1e-3, "s/op": 1e3}[unit]
+    raw = [x for fork in b["primaryMetric"]["rawData"] for x in fork]
+    print(b["params"].get(sys.argv[2], "-"), statistics.median(raw) * scale)
+PY
+}
+
+echo "## in-process discovery against the C floor ($(date -u +%FT%TZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo
+
+# Row 3: cpu-numa on the snapshot.
+mkdir -p "$work/cpu"
+tar -xjf "$corpus/hwloc-linux/$snapshot.tar.bz2" -C "$work/cpu"
+cpu_root="$(find "$work/cpu" -mindepth 1 -maxdepth 1 -type d | head -1)"
+read -r cpu_paths cpu_opens cpu_calls cpu_failed < <(record "$cpu_root" "$work/cpu.list" \
+  -cp "$cpu_cp" io.nodeatlas.discovery.cpu.bench.CpuNumaOnce "$cpu_root")
+cpu_floor="$(floor "$work/cpu.list")"
+cpu_time="$(java -cp "$cpu_cp" io.nodeatlas.discovery.cpu.bench.CpuNumaOnce "$cpu_root" 400 101)"
+java -Djmh.ignoreLock=true -cp "$cpu_cp" org.openjdk.jmh.Main CpuNumaDiscoveryBench -p snapshot="$snapshot" "${jmh_args[@]}" \
+  -jvmArgsAppend "-Dnodeatlas.conformance.dir=$corpus" -rf json -rff "$work/cpu.json" >&2
+cpu_ms="$(jmh_medians "$work/cpu.json" snapshot | awk '{print $2}')"
+cpu_floor="$(floor "$work/cpu.list" "$cpu_floor")"
+
+# Row 4: nic-rdma, one generated tree per size, read by the recording, the floor and JMH alike.
+declare -A nic_ms nic_floor nic_stats nic_time
+for p in "${pfs[@]}"; do
+  root="$work/trees/pfs$p"
+  java -cp "$nic_cp" io.nodeatlas.discovery.net.bench.NicRdmaTreeTool write "$root" "$p"
+  nic_stats[$p]="$(record "$root" "$work/nic$p.list" -Xmx2g -cp "$nic_cp" \
+    io.nodeatlas.discovery.net.bench.NicRdmaTreeTool discover "$root")"
+  nic_floor[$p]="$(floor "$work/nic$p.list")"
+  # Warm-up of some 100 VF-discoveries' worth of work per size, so that the JIT is done at every size.
+  nic_time[$p]="$(java -Xmx2g -cp "$nic_cp" io.nodeatlas.discovery.net.bench.NicRdmaTreeTool time "$root" $((p >= 40 ? 3 : 120 / p)) 7)"
+done
+IFS=,; java -Djmh.ignoreLock=true -cp "$nic_cp" org.openjdk.jmh.Main NicRdmaDiscoveryBenchmark -p pfs="${pfs[*]}" "${jmh_args[@]}" \
+  -jvmArgsAppend "-Dnodeatlas.bench.trees=$work/trees" -rf json -rff "$work/nic.json" >&2; unset IFS
+while read -r p ms; do nic_ms[$p]=$ms; done < <(jmh_medians "$work/nic.json" pfs)
+for p in "${pfs[@]}"; do nic_floor[$p]="$(floor "$work/nic$p.list" "${nic_floor[$p]}")"; done
+
+# A row: what, JMH ms, "<wall us> <cpu us>" in-process (own loop), "<wall us> <cpu us>" floor, file stats
+row() {
+  awk -v what="$1" -v jmh="$2" -v t="$3" -v f="$4" -v st="$5" -v aim="$6" 'BEGIN { split(t, a, " "); split(f, b, " ");
+    printf "| %s | %.2f ms | %.2f ms | %.2fx | %.2f ms (thread %.2f) | %.2f ms | %.2fx (aim <= %s) | %s |\n",
+      what, jmh, b[1] / 1000, jmh * 1000 / b[1], a[3] / 1000, a[2] / 1000, b[2] / 1000, a[3] / b[2], aim, st }'
+}
+echo "Wall time is what JMH measures, but on a shared machine it mostly measures the neighbours; CPU time is the"
+echo "ratio that holds still: in-process CPU is the whole process's (GC and JIT threads included) mean per run after"
+echo "warm-up, the discovering thread's median beside it; the floor's is its median round. Floors: the lower median"
+echo "of the C reader before and after the JMH runs."
+echo
+echo "| what | JMH wall (median) | floor wall | wall ratio | in-process CPU | floor CPU | CPU ratio | files read / opens / fs calls / failed lookups |"
+echo "|---|---|---|---|---|---|---|---|"
+row "cpu-numa, $snapshot snapshot" "$cpu_ms" "$cpu_time" "$cpu_floor" "$cpu_paths / $cpu_opens / $cpu_calls / $cpu_failed" 1.5
+base="${pfs[0]}"
+for p in "${pfs[@]}"; do
+  read -r paths opens calls failed <<<"${nic_stats[$p]}"
+  row "nic-rdma, $((p * 64)) VFs with RDMA devices" "${nic_ms[$p]}" "${nic_time[$p]}" "${nic_floor[$p]}" "$paths / $opens / $calls / $failed" 2
+done
+echo
+echo "| VFs | JMH ms per discovery | CPU ms per discovery | CPU us per VF | VF ratio | JMH time ratio | CPU time ratio (aim: 4,096 VFs <= 17x 256) | floor CPU ratio |"
+echo "|---|---|---|---|---|---|---|---|"
+for p in "${pfs[@]}"; do
+  awk -v ms="${nic_ms[$p]}" -v b="${nic_ms[$base]}" -v t="${nic_time[$p]}" -v tb="${nic_time[$base]}" \
+    -v f="${nic_floor[$p]}" -v fb="${nic_floor[$base]}" -v vfs=$((p * 64)) -v bv=$((base * 64)) \
+    'BEGIN { split(t, a, " "); split(tb, ab, " "); split(f, c, " "); split(fb, cb, " ");
+      printf "| %d | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f |\n", vfs, ms, a[3] / 1000, a[3] / vfs, vfs / bv, ms / b, a[3] / ab[3], c[2] / cb[2] }'
+done
