@@ -39,7 +39,6 @@ public final class NicRdmaAttributes {
   public static final String PHYS_STATE = Names.ours("physState");
   public static final String RATE_GBPS = Names.ours("rateGbps");
   public static final String LID = Names.ours("lid");
-  public static final String GID_TABLE_SIZE = Names.ours("gidTableSize");
   public static final String ROCE_VERSIONS = Names.ours("roceVersions");
   public static final String RDMA_NETNS_MODE = Names.ours("rdmaNetnsMode");
   public static final String SRIOV_TOTAL_VFS = Names.ours("sriovTotalVFs");
@@ -121,7 +120,6 @@ public final class NicRdmaAttributes {
     add(docs, rdmaAndVf, RATE_GBPS, "int", "Gb/s", "400",
         "Data rate of the first RDMA port (rate), rounded down to whole Gb/s; unlike speedMbps it is the RDMA port's own view and present while the link is down.");
     add(docs, rdmaAndVf, LID, "int", "", "60", "InfiniBand local identifier of the first port; only on InfiniBand ports.");
-    add(docs, rdmaAndVf, GID_TABLE_SIZE, "int", "", "16", "Number of entries of the first port's GID table.");
     add(docs, rdmaAndVf, ROCE_VERSIONS, "string", "", "v1,v2",
         "RoCE versions the first port's populated GIDs use; only on RoCE ports that have GIDs.");
     add(docs, rdmaAndVf, RDMA_NETNS_MODE, "string", "", "shared",

@@ -267,7 +267,6 @@ public final class NicRdmaPublisher {
       if (port.linkLayer().orElse(LinkLayer.UNKNOWN) == LinkLayer.INFINIBAND) {
         d.attribute(LID, port.lid());
       }
-      d.attribute(GID_TABLE_SIZE, port.gids().size());
       if (transport == Transport.ROCE && !port.gids().types().isEmpty()) {
         d.attribute(ROCE_VERSIONS, port.gids().types().stream().map(GidType::shortName).collect(Collectors.joining(",")));
       }

@@ -109,7 +109,6 @@ class SyntheticNodeDiscoveryTest {
     assertThat(attr("rdma-mlx5-0", PORT_STATE)).isEqualTo("active");
     assertThat(attr("rdma-mlx5-0", PHYS_STATE)).isEqualTo("linkup");
     assertThat(attr("rdma-mlx5-0", RATE_GBPS)).isEqualTo(400L);
-    assertThat(attr("rdma-mlx5-0", GID_TABLE_SIZE)).isEqualTo(16L);
     assertThat(attr("rdma-mlx5-0", PORT_COUNT)).isEqualTo(1L);
     assertThat(attr("rdma-mlx5-0", IF_NAME)).isEqualTo("enp26s0np0");
     assertThat(attr("rdma-mlx5-0", MAC)).isEqualTo("b8:3f:d2:1a:00:00");
