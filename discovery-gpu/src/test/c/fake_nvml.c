@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,7 +222,21 @@ static nvmlReturn_t device_uint(nvmlDevice_t d, const char *fn, const char *name
 
 static void reset_events(void);
 
+/* NVML is thread-safe: the agent's discovery and its health watch init and shut down from different
+ * threads, so the reference count changes under one lock (a lost update would free the config under
+ * the other thread's feet). */
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static nvmlReturn_t do_init_locked(void);
+
 static nvmlReturn_t do_init(void) {
+  pthread_mutex_lock(&init_lock);
+  nvmlReturn_t rc = do_init_locked();
+  pthread_mutex_unlock(&init_lock);
+  return rc;
+}
+
+static nvmlReturn_t do_init_locked(void) {
   if (init_count > 0) {
     init_count++;
     return NVML_SUCCESS;
@@ -251,9 +266,15 @@ EXPORT nvmlReturn_t nvmlInitWithFlags(unsigned int flags) {
 }
 
 EXPORT nvmlReturn_t nvmlShutdown(void) {
-  if (init_count == 0) return NVML_ERROR_UNINITIALIZED;
-  if (--init_count == 0) free_config();
-  return NVML_SUCCESS;
+  pthread_mutex_lock(&init_lock);
+  nvmlReturn_t rc = NVML_SUCCESS;
+  if (init_count == 0) {
+    rc = NVML_ERROR_UNINITIALIZED;
+  } else if (--init_count == 0) {
+    free_config();
+  }
+  pthread_mutex_unlock(&init_lock);
+  return rc;
 }
 
 /* Test hook, not an NVML symbol: how many nvmlInit calls are not yet matched by nvmlShutdown. */

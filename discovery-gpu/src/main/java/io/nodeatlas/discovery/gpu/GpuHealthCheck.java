@@ -74,6 +74,9 @@ public final class GpuHealthCheck implements HealthCheck {
       return List.of();
     }
     drainEvents();
+    if (session == null) {
+      return List.of();
+    }
     probeGpus();
     List<DeviceProblem> problems = new ArrayList<>();
     for (Device d : devices) {
@@ -151,6 +154,12 @@ public final class GpuHealthCheck implements HealthCheck {
       try {
         event = session.waitEvent(eventSet, timeout);
       } catch (NvmlException e) {
+        if (e.code() == NvmlReturn.ERROR_UNINITIALIZED.code()) {
+          // The library lost its state under us: start again with a new session on the next check.
+          log("nvmlEventSetWait_v2: " + e.getMessage() + "; NVML is opened again on the next check");
+          closeSession();
+          return;
+        }
         if (e.code() != NvmlReturn.ERROR_GPU_IS_LOST.code()) {
           log("nvmlEventSetWait_v2: " + e.getMessage());
         }
