@@ -1,6 +1,7 @@
 package io.nodeatlas.agent.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static io.nodeatlas.agent.testing.Eventually.await;
 
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
@@ -212,16 +213,5 @@ class DeviceHealthTest {
     void poll() {
       agent.health().orElseThrow().poll();
     }
-  }
-
-  static void await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 30 s");
-      }
-      Thread.sleep(20);
-    }
-    Objects.requireNonNull(condition);
   }
 }

@@ -1,6 +1,7 @@
 package io.nodeatlas.agent.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static io.nodeatlas.agent.testing.Eventually.await;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -79,16 +80,6 @@ class AgentTest {
           HttpResponse.BodyHandlers.discarding()).statusCode();
     } catch (Exception e) {
       throw new AssertionError(e);
-    }
-  }
-
-  static void await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 20 s");
-      }
-      Thread.sleep(50);
     }
   }
 

@@ -1,6 +1,6 @@
 package io.nodeatlas.agent.run;
 
-import static io.nodeatlas.agent.run.AgentTest.await;
+import static io.nodeatlas.agent.testing.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;

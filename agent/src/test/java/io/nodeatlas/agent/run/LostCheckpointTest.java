@@ -1,6 +1,6 @@
 package io.nodeatlas.agent.run;
 
-import static io.nodeatlas.agent.run.AgentTest.await;
+import static io.nodeatlas.agent.testing.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -47,7 +47,7 @@ class LostCheckpointTest {
     String deleted = ApiObjects.allocatedClaim(client, "default", "deleted",
         List.of(ApiObjects.result("gpus", "nodeatlas.io", "node-a", "gpu-1"))).getMetadata().getUid();
     List<String> ids;
-    try (Running a = new Running(settings)) {
+    try (RunningAgent a = new RunningAgent(settings, client)) {
       NodePrepareResourcesResponse r = a.kubelet.prepare(FakeKubelet.claim("default", "running", running),
           FakeKubelet.claim("default", "deleted", deleted));
       assertThat(r.getClaimsOrThrow(running).getError()).isEmpty();
@@ -59,7 +59,7 @@ class LostCheckpointTest {
     String thief = ApiObjects.allocatedClaim(client, "default", "thief",
         List.of(ApiObjects.result("gpus", "nodeatlas.io", "node-a", "gpu-0"))).getMetadata().getUid();
 
-    try (Running b = new Running(settings)) {
+    try (RunningAgent b = new RunningAgent(settings, client)) {
       NodePrepareResourcesResponse r = b.kubelet.prepare(FakeKubelet.claim("default", "thief", thief));
       assertThat(r.getClaimsOrThrow(thief).getError()).contains("checkpoint", "is missing", "--recover");
       assertThat(readyz(b.agent)).contains("503", "--recover");
@@ -67,7 +67,7 @@ class LostCheckpointTest {
       assertThat(settings.checkpointFile()).doesNotExist();
     }
 
-    try (Running c = new Running(settings.withRecover(true))) {
+    try (RunningAgent c = new RunningAgent(settings.withRecover(true), client)) {
       // Recovery is done when the readiness check of the checkpoint passes.
       await(() -> readyzUnchecked(c.agent).contains("[+]checkpoint ok"));
       assertThat(RebootTest.checkpoint(settings).at("/claims").has(running)).isTrue();
@@ -96,30 +96,5 @@ class LostCheckpointTest {
         URI.create("http://127.0.0.1:" + agent.httpPort().orElseThrow() + "/readyz?verbose")).build(),
         HttpResponse.BodyHandlers.ofString());
     return r.statusCode() + " " + r.body();
-  }
-
-  final class Running implements AutoCloseable {
-    final Agent agent;
-    final Thread loop;
-    final FakeKubelet kubelet;
-
-    Running(AgentSettings settings) throws Exception {
-      agent = new Agent(settings, () -> TestDevices.report(TestDevices.gpus(2)), client, s -> { }, Optional.empty(),
-          new AgentMetrics("test"), Clock.systemUTC());
-      agent.start();
-      loop = new Thread(agent::run, "agent-loop");
-      loop.start();
-      KubeletPaths paths = new KubeletPaths(settings.kubeletRoot(), "nodeatlas.io");
-      kubelet = new FakeKubelet(paths.registrationSocket(), paths.draSocket());
-      await(agent::hasDiscovered);
-    }
-
-    @Override
-    public void close() throws Exception {
-      kubelet.close();
-      agent.requestStop();
-      loop.join(20_000);
-      agent.close();
-    }
   }
 }

@@ -1,6 +1,6 @@
 package io.nodeatlas.agent.run;
 
-import static io.nodeatlas.agent.run.AgentTest.await;
+import static io.nodeatlas.agent.testing.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -53,7 +53,7 @@ class RebootTest {
         List.of(ApiObjects.result("gpus", "nodeatlas.io", "node-a", "gpu-1"))).getMetadata().getUid();
 
     List<String> idsBefore;
-    try (Running a = new Running(settings)) {
+    try (RunningAgent a = new RunningAgent(settings, client)) {
       NodePrepareResourcesResponse r = a.kubelet.prepare(FakeKubelet.claim("default", "kept", kept),
           FakeKubelet.claim("default", "gone", gone));
       assertThat(r.getClaimsOrThrow(kept).getError()).isEmpty();
@@ -71,7 +71,7 @@ class RebootTest {
     }
     client.resources(ResourceClaim.class).inNamespace("default").withName("gone").delete();
 
-    try (Running b = new Running(settings)) {
+    try (RunningAgent b = new RunningAgent(settings, client)) {
       JsonNode cp = checkpoint(settings);
       assertThat(cp.at("/boot/id").asText()).isEqualTo("0b7e2d36-6a4b-4a55-9d2f-222222222222");
 
@@ -97,33 +97,6 @@ class RebootTest {
       return JSON.readTree(settings.checkpointFile().toFile());
     } catch (java.io.IOException e) {
       throw new AssertionError(e);
-    }
-  }
-
-  /** One agent with its loop and a kubelet connected to its sockets. */
-  final class Running implements AutoCloseable {
-    final Agent agent;
-    final Thread loop;
-    final FakeKubelet kubelet;
-
-    Running(AgentSettings settings) throws Exception {
-      agent = new Agent(settings, () -> TestDevices.report(TestDevices.gpus(2)), client, s -> { }, Optional.empty(),
-          new AgentMetrics("test"), Clock.systemUTC());
-      agent.start();
-      loop = new Thread(agent::run, "agent-loop");
-      loop.start();
-      KubeletPaths paths = new KubeletPaths(settings.kubeletRoot(), "nodeatlas.io");
-      kubelet = new FakeKubelet(paths.registrationSocket(), paths.draSocket());
-      // Prepare needs the devices: wait for the first discovery to have filled the inventory.
-      await(agent::hasDiscovered);
-    }
-
-    @Override
-    public void close() throws Exception {
-      kubelet.close();
-      agent.requestStop();
-      loop.join(20_000);
-      agent.close();
     }
   }
 }

@@ -1,6 +1,6 @@
 package io.nodeatlas.agent.run;
 
-import static io.nodeatlas.agent.run.AgentTest.await;
+import static io.nodeatlas.agent.testing.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

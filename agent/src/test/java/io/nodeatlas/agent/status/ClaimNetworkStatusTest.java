@@ -1,6 +1,7 @@
 package io.nodeatlas.agent.status;
 
 import static io.nodeatlas.agent.testing.FakeKubelet.claim;
+import static io.nodeatlas.agent.testing.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
@@ -119,15 +120,5 @@ class ClaimNetworkStatusTest {
   private List<AllocatedDeviceStatus> devices() {
     ResourceClaim c = client.resources(ResourceClaim.class).inNamespace("default").withName("net").get();
     return c.getStatus() == null || c.getStatus().getDevices() == null ? List.of() : c.getStatus().getDevices();
-  }
-
-  static void await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 30 s");
-      }
-      Thread.sleep(20);
-    }
   }
 }

@@ -1,6 +1,7 @@
 package io.nodeatlas.cli.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static io.nodeatlas.agent.testing.Eventually.await;
 
 import com.sun.jna.Library;
 import com.sun.jna.Native;
@@ -175,16 +176,6 @@ class DeviceHealthEndToEndTest {
       agent.close();
       channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(2, TimeUnit.SECONDS);
-    }
-  }
-
-  static void await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 30 s");
-      }
-      Thread.sleep(20);
     }
   }
 }

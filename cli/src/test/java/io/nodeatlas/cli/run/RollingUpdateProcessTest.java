@@ -135,13 +135,7 @@ class RollingUpdateProcessTest {
   }
 
   private void await(String what, BooleanSupplier condition, String logName) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(what + ": not within " + WAIT.toSeconds() + " s\n" + log(logName));
-      }
-      Thread.sleep(100);
-    }
+    io.nodeatlas.agent.testing.Eventually.await(what, WAIT, condition, () -> log(logName));
   }
 
   private String log(String name) {

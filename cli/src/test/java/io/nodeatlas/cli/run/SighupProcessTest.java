@@ -70,20 +70,31 @@ class SighupProcessTest {
 
   /** The first log line {@code wanted} accepts, waiting for it (bounded by {@link #WAIT}; the process ending ends the wait). */
   private static String awaitLine(Path log, Predicate<String> wanted, Process p) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (true) {
-      if (Files.exists(log)) {
-        for (String line : Files.readAllLines(log)) {
-          if (wanted.test(line)) {
-            return line;
+    java.util.concurrent.atomic.AtomicReference<String> found = new java.util.concurrent.atomic.AtomicReference<>();
+    io.nodeatlas.agent.testing.Eventually.await("a log line", WAIT, () -> {
+      try {
+        if (Files.exists(log)) {
+          for (String line : Files.readAllLines(log)) {
+            if (wanted.test(line)) {
+              found.set(line);
+              return true;
+            }
           }
         }
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
       }
-      if (!p.isAlive() || System.nanoTime() > deadline) {
-        throw new AssertionError("no such log line" + (p.isAlive() ? " within " + WAIT.toSeconds() + " s" : "; the agent exited")
-            + "\n" + (Files.exists(log) ? Files.readString(log) : ""));
+      if (!p.isAlive()) {
+        throw new AssertionError("no such log line; the agent exited");
       }
-      Thread.sleep(100);
-    }
+      return false;
+    }, () -> {
+      try {
+        return Files.exists(log) ? Files.readString(log) : "";
+      } catch (java.io.IOException e) {
+        return "(log unreadable: " + e + ")";
+      }
+    });
+    return found.get();
   }
 }
