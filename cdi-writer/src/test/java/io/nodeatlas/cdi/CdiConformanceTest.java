@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Our specs and the real specs of other projects (shared/conformance/cdi-examples), checked both by our
  * validator and by the CDI project's JSON schema (shared/conformance/cdi-schema, draft-07, through
- * networknt json-schema-validator). The schema is lax (cdi.md §6): it is the type check, our validator
+ * networknt json-schema-validator). The schema is lax: it is the type check, our validator
  * the library's rules.
  */
 class CdiConformanceTest {

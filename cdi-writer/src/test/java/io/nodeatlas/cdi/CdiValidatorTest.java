@@ -16,8 +16,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * One negative case per rule of shared/reference/cdi.md §3 (and the minimum-version rule of §1.2),
- * each asserting the exact message (the reference library's wording, §7.3), the rule and the device.
+ * One negative case per rule of the CDI specification v1.0 (SPEC.md; and its minimum-version rule),
+ * each asserting the exact message (the wording of container-device-interface's pkg/cdi), the rule and the device.
  */
 class CdiValidatorTest {
 

@@ -9,10 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The devices of the synthetic HGX-like node of shared/reference/rdma-nic-hugepages.md §6, as the
+ * The devices of the synthetic HGX-like node of this project's fixtures, as the
  * discovery sources describe them: 8 GPUs with {@code /dev/nvidiaN} (195:N) plus the control nodes and
  * driver mounts; the RDMA devices with {@code /dev/infiniband/uverbsN} + {@code rdma_cm} (10:58), and
- * {@code umadN} for the IB HCA (§6.5); the RoCE PFs and VFs as NICs with {@code netDevices}; the 2M and
+ * {@code umadN} for the IB HCA; the RoCE PFs and VFs as NICs with {@code netDevices}; the 2M and
  * 1G hugepage pools per NUMA node as hugetlbfs mounts; NUMA nodes without edits.
  */
 final class SyntheticNode {

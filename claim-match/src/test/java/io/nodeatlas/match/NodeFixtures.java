@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The devices of the synthetic HGX-like node of rdma-nic-hugepages.md §6, as the discovery modules name
+ * The devices of the synthetic HGX-like node of this project's fixtures, as the discovery modules name
  * them: 8 H100 GPUs, 3 ConnectX-7 RDMA functions (2 RoCE PFs, 1 IB HCA) with 8 RoCE VFs under each PF,
  * one CPU device per NUMA node with {@code nodeatlas.io/cpu} capacity, and one hugepages device per NUMA
  * node and page size.
@@ -16,7 +16,7 @@ public final class NodeFixtures {
 
   public static final String TYPE = Names.ours("type");
 
-  /** GPU index → PCI bus id and PCIe root (§6.2). */
+  /** GPU index → PCI bus id and PCIe root. */
   private static final String[][] GPUS = {
       {"0000:18:00.0", "pci0000:15"}, {"0000:19:00.0", "pci0000:15"},
       {"0000:3a:00.0", "pci0000:37"}, {"0000:3b:00.0", "pci0000:37"},

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The DRA CEL environment against the devices of the synthetic HGX node (rdma-nic-hugepages.md §6). */
+/** The DRA CEL environment against the devices of the synthetic HGX node (the synthetic HGX-like node). */
 class DraCelEnvironmentTest {
 
   private static final DraCelEnvironment ENV = new DraCelEnvironment();
@@ -58,7 +58,7 @@ class DraCelEnvironmentTest {
 
   @Test
   void selectorExamplesOfTheApiDocumentation() throws Exception {
-    // dra-api.md §5, with our driver's domain.
+    // The DRA CEL environment (KEP-4381), with our driver's domain.
     assertThat(matching("device.attributes[\"resource.kubernetes.io\"].numaNode == 0"))
         .contains("gpu-0", "gpu-3", "rdma-mlx5-0", "rdma-mlx5-1", "cpu-numa0", "hugepages-2mi-numa0")
         .doesNotContain("gpu-4", "rdma-mlx5-2", "cpu-numa1");

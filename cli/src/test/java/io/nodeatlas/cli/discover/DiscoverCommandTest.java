@@ -28,8 +28,14 @@ class DiscoverCommandTest {
 
   @BeforeEach
   void smallHost() {
-    // A two-CPU host with one NUMA node and one 2 MiB hugepage pool (the sysfs layout of
-    // rdma-nic-hugepages.md §3-4).
+    smallHost(root);
+  }
+
+  /**
+   * A two-CPU host with one NUMA node and one 2 MiB hugepage pool, mounted (Documentation/ABI/stable/
+   * sysfs-devices-node, Documentation/admin-guide/mm/hugetlbpage.rst).
+   */
+  static void smallHost(Path root) {
     FixtureTree.at(root)
         .value("proc/sys/kernel/hostname", "fixture-node")
         .value("proc/sys/kernel/osrelease", "6.8.0-test")

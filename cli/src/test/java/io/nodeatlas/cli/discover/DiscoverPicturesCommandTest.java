@@ -30,29 +30,7 @@ class DiscoverPicturesCommandTest {
 
   @BeforeEach
   void smallHost() {
-    // Two CPUs, one NUMA node with 1 MiB of memory and a 2 MiB hugepage pool (sysfs-devices-node).
-    FixtureTree.at(root)
-        .value("proc/sys/kernel/hostname", "fixture-node")
-        .value("proc/sys/kernel/osrelease", "6.8.0-test")
-        .value("sys/devices/system/cpu/online", "0-1")
-        .value("sys/devices/system/cpu/possible", "0-1")
-        .value("sys/devices/system/cpu/present", "0-1")
-        .file("sys/devices/system/cpu/offline", "\n")
-        .value("sys/devices/system/cpu/cpu0/topology/physical_package_id", 0)
-        .value("sys/devices/system/cpu/cpu0/topology/core_id", 0)
-        .value("sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "0")
-        .value("sys/devices/system/cpu/cpu1/topology/physical_package_id", 0)
-        .value("sys/devices/system/cpu/cpu1/topology/core_id", 1)
-        .value("sys/devices/system/cpu/cpu1/topology/thread_siblings_list", "1")
-        .value("sys/devices/system/node/online", "0")
-        .value("sys/devices/system/node/possible", "0")
-        .value("sys/devices/system/node/node0/cpulist", "0-1")
-        .value("sys/devices/system/node/node0/distance", "10")
-        .file("sys/devices/system/node/node0/meminfo", "Node 0 MemTotal:  1024 kB\nNode 0 MemFree:  512 kB\n")
-        .value("sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", 4)
-        .value("sys/devices/system/node/node0/hugepages/hugepages-2048kB/free_hugepages", 4)
-        .value("sys/devices/system/node/node0/hugepages/hugepages-2048kB/surplus_hugepages", 0)
-        .file("proc/meminfo", "MemTotal: 1024 kB\nHugepagesize:       2048 kB\n");
+    DiscoverCommandTest.smallHost(root);
   }
 
   private Result discover(String... args) {

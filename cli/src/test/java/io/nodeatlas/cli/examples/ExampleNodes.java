@@ -22,7 +22,7 @@ import java.util.TreeMap;
 
 /**
  * The saved {@code discover} documents of {@code examples/nodes/}: the synthetic HGX-like node of
- * rdma-nic-hugepages.md §6 (two Intel sockets, 8 H100 GPUs of which one is in MIG mode, ConnectX-7 RDMA
+ * the synthetic HGX-like node (two Intel sockets, 8 H100 GPUs of which one is in MIG mode, ConnectX-7 RDMA
  * functions under the GPUs' PCIe roots, CPUs and hugepage pools per NUMA node as the cpu-numa source
  * publishes them, shared with request policies) and a one-socket Arm node. The CPU identity
  * attributes ({@code architecture}, {@code vendor}, {@code cpuModel}) are written here by hand, as the

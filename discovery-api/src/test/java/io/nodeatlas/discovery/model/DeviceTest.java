@@ -9,7 +9,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The ResourceSlice limits (dra-api.md §3.2–3.3) hold for every device we can build. */
+/** The ResourceSlice limits (resource.k8s.io/v1 ResourceSlice validation: 32 attributes and capacities per device, 128 devices per slice) hold for every device we can build. */
 class DeviceTest {
 
   @Test

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 class CpuListParserTest {
 
-  /** Lists captured from real machines (shared/reference/rdma-nic-hugepages.md §4) round-trip unchanged. */
+  /** Lists captured from real machines (Documentation/ABI/stable/sysfs-devices-node) round-trip unchanged. */
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
       "0-7,16-23",

@@ -11,14 +11,14 @@ class CpuMaskParserTest {
 
   @Test
   void synthNodeMasksMatchTheirLists() {
-    // rdma-nic-hugepages.md §6.1: node0 cpumap and cpulist describe the same CPUs.
+    // the synthetic HGX-like node (Documentation/ABI/stable/sysfs-devices-node): node0 cpumap and cpulist describe the same CPUs.
     assertThat(CpuMaskParser.parse("00000000,ffffffff,00000000,ffffffff\n").toString()).isEqualTo("0-31,64-95");
     assertThat(CpuMaskParser.parse("ffffffff,00000000,ffffffff,00000000\n").toString()).isEqualTo("32-63,96-127");
   }
 
   @Test
   void shortFirstGroup() {
-    // Real capture with 80 possible CPUs (§4): the first group has 4 digits.
+    // Real capture with 80 possible CPUs: the first group has 4 digits.
     assertThat(CpuMaskParser.parse("0000,019c6700,00019c67").toString())
         .isEqualTo(CpuListParser.parse("0-2,5-6,10-12,15-16,40-42,45-46,50-52,55-56").toString());
   }

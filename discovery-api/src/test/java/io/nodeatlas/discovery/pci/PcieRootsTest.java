@@ -14,7 +14,7 @@ class PcieRootsTest {
 
   @Test
   void rootIsTheHostBridgeAboveTheFunctionEvenThroughSwitches() {
-    // GPU0 of the synthetic node (rdma-nic-hugepages.md §6.2), three switch levels below pci0000:15.
+    // GPU0 of the synthetic node (the synthetic HGX-like node), three switch levels below pci0000:15.
     FixtureTree.at(root).symlink("sys/bus/pci/devices/0000:18:00.0",
         "../../../devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/0000:18:00.0");
     assertThat(PcieRoots.of(HostFs.of(root), "0000:18:00.0")).contains("pci0000:15");

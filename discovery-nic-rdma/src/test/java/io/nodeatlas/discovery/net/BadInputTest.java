@@ -99,7 +99,7 @@ class BadInputTest {
     DiscoveryResult r = discover();
     assertThat(messages(r)).isEmpty();
     assertThat(byName(r)).containsOnlyKeys("rdma-mlx5-0", "nic-0000-03-00-0");
-    // numa_node -1 means no affinity: no numaNode attribute at all (§7.5).
+    // numa_node -1 means no affinity: no numaNode attribute at all.
     assertThat(attr(r, "nic-0000-03-00-0", Names.NUMA_NODE)).isNull();
   }
 

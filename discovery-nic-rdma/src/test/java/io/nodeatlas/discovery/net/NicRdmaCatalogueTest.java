@@ -71,7 +71,7 @@ class NicRdmaCatalogueTest {
   }
 
   /**
-   * What neither the §6 node nor the generated one has: an InfiniBand VF (its LID), a VF without an
+   * What neither the synthetic node nor the generated one has: an InfiniBand VF (its LID), a VF without an
    * RDMA device, and the uplink of an eswitch in switchdev mode (phys_port_name, phys_switch_id), a
    * plain NIC behind a PCIe switch (upstream port {@code 0000:01:00.0}: its pcieSwitch).
    */

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Every expectation of rdma-nic-hugepages.md §6.5 that concerns NICs, SR-IOV and RDMA, on the §6 fixture tree. */
+/** Every expectation of this project's fixtures that concerns NICs, SR-IOV and RDMA on its fixture tree. */
 class SyntheticNodeDiscoveryTest {
 
   @TempDir static Path root;

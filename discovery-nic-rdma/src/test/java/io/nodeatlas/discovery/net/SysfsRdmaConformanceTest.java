@@ -63,7 +63,7 @@ class SysfsRdmaConformanceTest {
     assertThat(devices.keySet()).containsExactlyInAnyOrder("nic-0000-02-00-0", "nic-0000-02-00-3", "rdma-mlx4-0");
 
     Device mlx4 = devices.get("rdma-mlx4-0");
-    // PCI class 0x028000, yet InfiniBand: the transport comes from link_layer (§7.4).
+    // PCI class 0x028000, yet InfiniBand: the transport comes from link_layer.
     assertThat(attr(mlx4, TRANSPORT)).isEqualTo("infiniband");
     assertThat(attr(mlx4, LINK_LAYER)).isEqualTo("infiniband");
     assertThat(attr(mlx4, NODE_GUID)).isEqualTo("0002:c903:00f9:bfa0");

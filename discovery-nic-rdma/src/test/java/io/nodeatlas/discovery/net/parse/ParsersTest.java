@@ -22,7 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Values as the kernel prints them (rdma-nic-hugepages.md §1–§2), and what must be rejected. */
+/** Values as the kernel prints them (Documentation/ABI/testing/sysfs-class-net and sysfs-class-infiniband), and what must be rejected. */
 class ParsersTest {
 
   @ParameterizedTest
