@@ -51,19 +51,24 @@ drive() { # extra JVM flags for the agent... -> the driver's output
     2> >(grep -v '^INFO: \|MockWebServer\|^[A-Z][a-z][a-z] [0-9]' >&2)
 }
 
-: >"$work/idle"; : >"$work/loaded"; : >"$work/hello.rss"
+: >"$work/idle"; : >"$work/loaded"; : >"$work/hello.rss"; : >"$work/anon"
 for ((i = 0; i < runs; i++)); do
   out="$(drive)"
   grep 'RSS' <<<"$out" >&2
   sed -n 's/.*RSS idle: \([0-9.]*\) MiB, under load (peak sampled): \([0-9.]*\) MiB.*/\1 \2/p' <<<"$out" >"$work/line"
   read -r idle loaded <"$work/line"
   echo "$idle" >>"$work/idle"; echo "$loaded" >>"$work/loaded"
+  sed -n 's/.*RssAnon idle: \([0-9.]*\) MiB, under load (peak sampled): \([0-9.]*\) MiB.*/\1 \2/p' <<<"$out" >>"$work/anon"
   peak_rss_kib "${hello[@]}" | awk '{print $1 / 1024}' >>"$work/hello.rss"
 done
 idle=$(median <"$work/idle"); loaded=$(median <"$work/loaded"); hello_mib=$(median <"$work/hello.rss" | awk '{printf "%.1f", $1}')
+anon_idle=$(awk '{print $1}' "$work/anon" | median); anon_loaded=$(awk '{print $2}' "$work/anon" | median)
 ri=$(ratio "$idle" "$hello_mib"); rl=$(ratio "$loaded" "$hello_mib")
 printf '%d runs, %d concurrent claims x %d rounds, java %s, flags: %s\n' "$runs" "$n" "$rounds" "$java_bin" "$NODEATLAS_JAVA_OPTS"
 printf '  agent RSS idle %s MiB, loaded %s MiB; hello JVM (same flags) %s MiB; ratios %sx / %sx\n' "$idle" "$loaded" "$hello_mib" "$ri" "$rl"
+# RssAnon: the agent's own pages; RSS less RssAnon is file pages (jar, libjvm, the JDK's CDS archive)
+# that other processes share and the kernel can drop, which a cgroup charges as page cache.
+printf '  agent RssAnon idle %s MiB, loaded %s MiB\n' "$anon_idle" "$anon_loaded"
 row "nodeatlas run RSS idle / loaded" "$idle / $loaded MiB" "hello JVM $hello_mib MiB" "${ri}x / ${rl}x" "< 64 / < 128 MiB" \
   "$(( $(le "$idle" 63.99) && $(le "$loaded" 127.99) ))"
 

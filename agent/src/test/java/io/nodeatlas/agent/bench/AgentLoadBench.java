@@ -121,21 +121,27 @@ public final class AgentLoadBench {
         }
         Thread.sleep(5000);
         long idleRss = rssKib(agent.pid());
+        long idleAnon = status(agent.pid(), "RssAnon:");
         long idleThreads = status(agent.pid(), "Threads:");
 
         ExecutorService pool = Executors.newFixedThreadPool(n);
         AtomicLong peakRss = new AtomicLong(idleRss);
+        AtomicLong peakAnon = new AtomicLong(idleAnon);
         System.out.printf("claims per round (concurrent): %d, devices per claim: %d, measured rounds: %d (after 1 warm-up)%n",
             n, devicesPerClaim, rounds);
-        Phase endToEnd = measure(kubelet, pool, agent, peakRss, uids, rounds, devicesPerClaim);
+        Phase endToEnd = measure(kubelet, pool, agent, peakRss, peakAnon, uids, rounds, devicesPerClaim);
         endToEnd.print("end to end, claim GET served by the fabric8 mock");
         front.instant(true);
-        Phase own = measure(kubelet, pool, agent, peakRss, uids, rounds, devicesPerClaim);
+        Phase own = measure(kubelet, pool, agent, peakRss, peakAnon, uids, rounds, devicesPerClaim);
         own.print("agent's own share, claim GET answered at once");
         pool.shutdown();
         Thread.sleep(2000);
         System.out.printf("agent RSS idle: %.1f MiB, under load (peak sampled): %.1f MiB, idle after load: %.1f MiB%n",
             idleRss / 1024.0, peakRss.get() / 1024.0, rssKib(agent.pid()) / 1024.0);
+        // RssAnon leaves out file pages (the jar, libjvm, a CDS archive): those are shared and
+        // reclaimable, and a cgroup charges them as page cache rather than as the process's own.
+        System.out.printf("agent RssAnon idle: %.1f MiB, under load (peak sampled): %.1f MiB, idle after load: %.1f MiB%n",
+            idleAnon / 1024.0, peakAnon.get() / 1024.0, status(agent.pid(), "RssAnon:") / 1024.0);
         System.out.printf("agent threads idle: %d, after load: %d%n", idleThreads, status(agent.pid(), "Threads:"));
         System.out.printf("agent JVM options: %s%n", String.join(" ", jvm));
       }
@@ -164,7 +170,7 @@ public final class AgentLoadBench {
   }
 
   private static Phase measure(FakeKubelet kubelet, ExecutorService pool, Process agent, AtomicLong peakRss,
-      List<String> uids, int rounds, int devicesPerClaim) throws Exception {
+      AtomicLong peakAnon, List<String> uids, int rounds, int devicesPerClaim) throws Exception {
     int n = uids.size();
     List<Long> latencies = new ArrayList<>();
     long measuredNanos = 0;
@@ -192,6 +198,7 @@ public final class AgentLoadBench {
       }
       long elapsed = System.nanoTime() - start;
       peakRss.accumulateAndGet(rssKib(agent.pid()), Math::max);
+      peakAnon.accumulateAndGet(status(agent.pid(), "RssAnon:"), Math::max);
       for (int c = 0; c < n; c++) {
         kubelet.unprepare(FakeKubelet.claim("bench", "claim-" + c, uids.get(c)));
       }
@@ -213,7 +220,7 @@ public final class AgentLoadBench {
     return status(pid, "VmRSS:");
   }
 
-  /** A number from /proc/PID/status ({@code VmRSS:} in KiB, {@code Threads:}). */
+  /** A number from /proc/PID/status ({@code VmRSS:} and {@code RssAnon:} in KiB, {@code Threads:}). */
   static long status(long pid, String key) throws java.io.IOException {
     for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
       if (line.startsWith(key)) {
