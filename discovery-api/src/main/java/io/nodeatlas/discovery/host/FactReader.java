@@ -235,6 +235,24 @@ public final class FactReader {
     }
   }
 
+  /**
+   * {@link #readText} of a file that is usually absent (the {@code cpuN/online} of CPUs that cannot be
+   * unplugged): the absent case costs one stat(2) and no exception (see {@link HostFs#isAbsent}). A
+   * symlink loop or an unsearchable directory at the path then reads as absent, without the warning
+   * {@link #readText} gives, so use it only where absence is the usual answer and the fallback is safe.
+   */
+  public <T> Optional<T> readTextIfPresent(Path file, FactParser<T> parser) {
+    return fs.isAbsent(file) ? Optional.empty() : readText(file, parser);
+  }
+
+  /**
+   * {@link #isDirectory} of a path that is usually absent ({@code cpuN/cache/index4}): the same answer
+   * (both are false for missing paths, dangling links and loops), the absent case without an exception.
+   */
+  public boolean isDirectoryIfPresent(Path path) {
+    return !fs.isAbsent(path) && fs.isDirectory(path);
+  }
+
   public boolean exists(Path path) {
     return fs.exists(path);
   }

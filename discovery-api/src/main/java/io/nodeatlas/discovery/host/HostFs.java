@@ -1,8 +1,9 @@
 package io.nodeatlas.discovery.host;
 
-import java.io.FileInputStream;
-import java.io.FileNotFoundException;
+import java.io.File;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
@@ -12,7 +13,9 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.NotLinkException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -67,6 +70,9 @@ public final class HostFs {
 
   /** Read buffers up to this size are kept for the next read on the same thread; larger ones are dropped. */
   private static final int MAX_KEPT_BUFFER = 64 << 10;
+
+  /** Host files are opened read-only and never through a symlink in the last element (see {@link #read}). */
+  private static final Set<OpenOption> READ_NO_FOLLOW = Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
 
   /** One reused read buffer per reading thread (a run reads up to hundreds of thousands of small files). */
   private final ThreadLocal<byte[]> buffers = ThreadLocal.withInitial(() -> new byte[4096]);
@@ -253,6 +259,48 @@ public final class HostFs {
     } catch (IOException | HostFileException e) {
       return false;
     }
+  }
+
+  /**
+   * Whether nothing is reachable at {@code path}: it is missing, a dangling symlink, a loop or behind
+   * a path we may not search. One stat(2) through java.io, which answers failure with a flag, where
+   * NIO's lstat of a missing path builds two exceptions (three times the cost of the call itself):
+   * for probes that usually find nothing ({@code cpuN/cache/index4}, a {@code cpuN/online} most CPUs
+   * lack). {@code false} says only that something is there: confinement and type are for
+   * {@link #isDirectory} or a read to decide.
+   */
+  public boolean isAbsent(Path path) {
+    return !new File(path.toString()).exists();
+  }
+
+  /**
+   * What is at a path that should be a directory, from one lookup: {@code directory} when it is one
+   * inside the roots; otherwise {@code problem} says why it is unusable (a regular file, a symlink
+   * loop, a link out of the roots, no permission), or is null when it is simply absent (missing, or a
+   * dangling link). {@link #isDirectory} and then {@link #list} for the reason cost two failed lookups
+   * for an absent directory; this costs one.
+   */
+  public record DirectoryCheck(boolean directory, String problem) {}
+
+  /** See {@link DirectoryCheck}. */
+  public DirectoryCheck checkDirectory(Path dir) {
+    Resolved r;
+    try {
+      r = resolve(dir, false, true);
+    } catch (FileSystemLoopException e) {
+      return new DirectoryCheck(false, "symlink loop");
+    } catch (AccessDeniedException e) {
+      return new DirectoryCheck(false, "permission denied");
+    } catch (IOException e) {
+      return new DirectoryCheck(false, e.toString());
+    }
+    if (r == null) {
+      return new DirectoryCheck(false, null);
+    }
+    if (!r.confined()) {
+      return new DirectoryCheck(false, outside(dir, r.real()).reason());
+    }
+    return r.isDirectory() ? new DirectoryCheck(true, null) : new DirectoryCheck(false, "not a directory");
   }
 
   /** Whether a path is a directory inside the roots, following symlinks. */
@@ -509,8 +557,15 @@ public final class HostFs {
     if (!r.isDirectory()) {
       throw new HostFileException(dir, "not a directory", null);
     }
-    // Names sorted as strings (sorting Paths by getFileName().toString() built two objects per
-    // comparison: most of listing a 4,096-entry class).
+    // java.io.File.list is opendir/readdir/closedir and one String per entry: three system calls
+    // fewer than a DirectoryStream (which dups the descriptor and fstats it in fdopendir) and no Path
+    // per entry. It answers null for every failure, so the rare failure is listed again below for
+    // its reason. Names are sorted as strings.
+    String[] entries = new File(r.real().toString()).list();
+    if (entries != null) {
+      Arrays.sort(entries);
+      return Arrays.asList(entries);
+    }
     List<String> names = new ArrayList<>();
     try (DirectoryStream<Path> stream = Files.newDirectoryStream(r.real())) {
       for (Path p : stream) {
@@ -619,22 +674,21 @@ public final class HostFs {
     }
     byte[] buf = buffers.get();
     int length = 0;
-    // A plain FileInputStream reads straight into the array: a FileChannel's interruptible-I/O
-    // bookkeeping, thread set and direct-buffer copy were about a tenth of a 4,096-VF run's samples.
-    FileInputStream in;
+    // open(2) with O_NOFOLLOW and no fstat(2) after it (FileInputStream adds one to refuse
+    // directories, which the lstat above already did): a read is lstat, open, read to EOF, close,
+    // one call more than a C reader needs. O_NOFOLLOW also refuses a symlink swapped in since the lstat.
+    SeekableByteChannel channel;
     try {
-      in = new FileInputStream(open.toString());
-    } catch (FileNotFoundException e) {
-      // open(2) failed after the lstat: gone meanwhile (absent), or not allowed.
-      if (!Files.exists(open, LinkOption.NOFOLLOW_LINKS)) {
-        return null;
-      }
-      if (!Files.isReadable(open)) {
-        throw new HostFileException(file, "permission denied", new AccessDeniedException(open.toString()));
-      }
+      channel = Files.newByteChannel(open, READ_NO_FOLLOW);
+    } catch (NoSuchFileException | NotDirectoryException e) {
+      return null; // gone since the lstat: absent
+    } catch (AccessDeniedException e) {
+      throw new HostFileException(file, "permission denied", e);
+    } catch (IOException e) {
       throw new HostFileException(file, ioReason(e), e);
     }
-    try (in) {
+    try (channel) {
+      ByteBuffer window = ByteBuffer.wrap(buf);
       while (true) {
         if (length == buf.length) {
           if (buf.length > MAX_FILE_BYTES) {
@@ -644,8 +698,9 @@ public final class HostFs {
           if (buf.length <= MAX_KEPT_BUFFER) {
             buffers.set(buf);
           }
+          window = ByteBuffer.wrap(buf, length, buf.length - length);
         }
-        int n = in.read(buf, length, buf.length - length);
+        int n = channel.read(window);
         if (n < 0) {
           break;
         }

@@ -54,7 +54,7 @@ public record RequestPolicy(Quantity defaultValue, Optional<ValidRange> validRan
       if (max.isPresent() && max.get().compareTo(min) < 0) {
         throw new IllegalArgumentException("valid range max " + max.get() + " is below min " + min);
       }
-      if (step.isPresent() && step.get().toBigDecimal().signum() <= 0) {
+      if (step.isPresent() && !step.get().isPositive()) {
         throw new IllegalArgumentException("valid range step " + step.get() + " must be positive");
       }
     }
@@ -64,8 +64,7 @@ public record RequestPolicy(Quantity defaultValue, Optional<ValidRange> validRan
       if (q.compareTo(min) < 0 || (max.isPresent() && q.compareTo(max.get()) > 0)) {
         return false;
       }
-      return step.isEmpty()
-          || q.toBigDecimal().subtract(min.toBigDecimal()).remainder(step.get().toBigDecimal()).signum() == 0;
+      return step.isEmpty() || q.isOnStep(min, step.get());
     }
   }
 }

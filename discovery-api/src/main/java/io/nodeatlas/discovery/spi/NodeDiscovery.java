@@ -23,8 +23,9 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * Runs the selected sources one after another behind a guard: a source that throws is recorded as
- * failed with its reason and the others still run. The merged result is a {@link NodeReport}.
+ * Runs the selected sources, at once where there are processors for it, each behind a guard: a source
+ * that throws is recorded as failed with its reason and the others still run; results are merged in
+ * the order the sources were given, whichever finished first. The merged result is a {@link NodeReport}.
  */
 public final class NodeDiscovery {
 
@@ -49,41 +50,41 @@ public final class NodeDiscovery {
     Topology topology = null;
     host.fs().forgetResolvedDirectories();
 
-    for (DiscoverySource source : sources) {
-      String name = source.name();
-      try {
-        Availability availability = source.availability(host);
-        if (!availability.available()) {
-          statuses.put(name, SourceStatus.unavailable(availability.reason()));
-          warnings.add(new DiscoveryWarning(name, "source unavailable: " + availability.reason()));
-          continue;
+    // Sources read different files (and the gpu source waits on its driver), so they run at once, one
+    // thread each up to the processors there are; their results are merged below in the given order,
+    // so the report does not depend on which finished first. One source runs on the calling thread.
+    List<Outcome> outcomes = outcomes(sources, host);
+    for (int i = 0; i < sources.size(); i++) {
+      String name = sources.get(i).name();
+      Outcome outcome = outcomes.get(i);
+      if (outcome.unavailable() != null) {
+        statuses.put(name, SourceStatus.unavailable(outcome.unavailable()));
+        warnings.add(new DiscoveryWarning(name, "source unavailable: " + outcome.unavailable()));
+        continue;
+      }
+      if (outcome.failure() != null) {
+        statuses.put(name, SourceStatus.failed(outcome.failure()));
+        warnings.add(new DiscoveryWarning(name, "source failed: " + outcome.failure()));
+        continue;
+      }
+      DiscoveryResult result = outcome.result();
+      statuses.put(name, SourceStatus.OK);
+      warnings.addAll(result.warnings());
+      for (Device d : result.devices()) {
+        String owner = deviceOwners.putIfAbsent(d.name(), name);
+        if (owner != null) {
+          warnings.add(new DiscoveryWarning(name,
+              "device " + d.name() + " left out: source " + owner + " already published a device of that name"));
+        } else {
+          devices.add(d);
         }
-        DiscoveryResult result = source.discover(host);
-        statuses.put(name, SourceStatus.OK);
-        warnings.addAll(result.warnings());
-        for (Device d : result.devices()) {
-          String owner = deviceOwners.putIfAbsent(d.name(), name);
-          if (owner != null) {
-            warnings.add(new DiscoveryWarning(name,
-                "device " + d.name() + " left out: source " + owner + " already published a device of that name"));
-          } else {
-            devices.add(d);
-          }
+      }
+      if (result.topology().isPresent()) {
+        if (topology == null) {
+          topology = result.topology().get();
+        } else {
+          warnings.add(new DiscoveryWarning(name, "topology ignored: another source already described it"));
         }
-        if (result.topology().isPresent()) {
-          if (topology == null) {
-            topology = result.topology().get();
-          } else {
-            warnings.add(new DiscoveryWarning(name, "topology ignored: another source already described it"));
-          }
-        }
-      } catch (DiscoveryException e) {
-        statuses.put(name, SourceStatus.failed(e.getMessage()));
-        warnings.add(new DiscoveryWarning(name, "source failed: " + e.getMessage()));
-      } catch (RuntimeException | LinkageError e) {
-        // A bug or a broken native library in one source must not take the other sources down.
-        statuses.put(name, SourceStatus.failed(e.toString()));
-        warnings.add(new DiscoveryWarning(name, "source failed: " + e));
       }
     }
     Topology merged = topology == null ? Topology.EMPTY : topology;
@@ -141,6 +142,77 @@ public final class NodeDiscovery {
     } catch (HostFileException e) {
       warnings.add(new DiscoveryWarning("host", e.getMessage()));
       return Optional.empty();
+    }
+  }
+
+  /** What one source gave: a result, or why it is unavailable, or why it failed. */
+  private record Outcome(DiscoveryResult result, String unavailable, String failure) {}
+
+  private static Outcome outcome(DiscoverySource source, HostContext host) {
+    try {
+      Availability availability = source.availability(host);
+      if (!availability.available()) {
+        return new Outcome(null, availability.reason(), null);
+      }
+      return new Outcome(source.discover(host), null, null);
+    } catch (DiscoveryException e) {
+      return new Outcome(null, null, e.getMessage());
+    } catch (RuntimeException | LinkageError e) {
+      // A bug or a broken native library in one source must not take the other sources down.
+      return new Outcome(null, null, e.toString());
+    }
+  }
+
+  /** Each source's outcome, in the order of {@code sources}; see {@link #run(List, HostContext, boolean)}. */
+  private static List<Outcome> outcomes(List<DiscoverySource> sources, HostContext host) {
+    int threads = Math.min(sources.size(), Runtime.getRuntime().availableProcessors());
+    if (threads <= 1) {
+      List<Outcome> out = new ArrayList<>();
+      for (DiscoverySource source : sources) {
+        out.add(outcome(source, host));
+      }
+      return out;
+    }
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads, task -> {
+      Thread t = new Thread(task, "nodeatlas-discovery");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      List<java.util.concurrent.Future<Outcome>> futures = new ArrayList<>();
+      for (DiscoverySource source : sources) {
+        futures.add(pool.submit(() -> outcome(source, host)));
+      }
+      List<Outcome> out = new ArrayList<>();
+      for (java.util.concurrent.Future<Outcome> f : futures) {
+        out.add(await(f));
+      }
+      return out;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** A source's outcome; an Error it threw (out of memory) is rethrown here as it would have been inline. */
+  private static Outcome await(java.util.concurrent.Future<Outcome> future) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return future.get();
+        } catch (InterruptedException e) {
+          interrupted = true; // a discovery is not abandoned halfway; the interrupt is kept for the caller
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (e.getCause() instanceof Error error) {
+            throw error;
+          }
+          throw new IllegalStateException(e.getCause());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

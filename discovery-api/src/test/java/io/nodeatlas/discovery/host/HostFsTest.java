@@ -227,4 +227,67 @@ class HostFsTest {
     assertThat(fs.readValue(root.resolve("sys/ws"))).contains("");
     assertThat(fs.readString(root.resolve("sys/v"))).contains("\u2003 0x15b3 \u2003\n\0");
   }
+
+  @Test
+  void absenceProbeAgreesWithExistsForEveryKindOfPath(@TempDir Path outside) throws Exception {
+    FixtureTree.at(root)
+        .value("sys/devices/system/cpu/cpu0/online", 1)
+        .dir("sys/devices/system/cpu/cpu0/cache/index0")
+        .symlink("sys/devices/system/cpu/cpu1", "cpu0")
+        .symlink("sys/devices/system/cpu/cpu2", "gone")
+        .symlink("sys/devices/system/cpu/loop", "loop")
+        .symlink("sys/devices/system/cpu/away", outside.toString());
+    HostFs fs = HostFs.of(root);
+    Path cpu = root.resolve("sys/devices/system/cpu");
+    // Nothing there: the probe says absent, and so does every other question.
+    for (String absent : new String[] {"cpu0/offline", "cpu0/cache/index1", "cpu2", "cpu2/online", "loop", "nope/online"}) {
+      assertThat(fs.isAbsent(cpu.resolve(absent))).as(absent).isTrue();
+      assertThat(fs.exists(cpu.resolve(absent))).as(absent).isFalse();
+      assertThat(fs.isDirectory(cpu.resolve(absent))).as(absent).isFalse();
+    }
+    // Something there: the probe only says so; confinement stays with exists and isDirectory.
+    assertThat(fs.isAbsent(cpu.resolve("cpu0/online"))).isFalse();
+    assertThat(fs.isAbsent(cpu.resolve("cpu1/cache/index0"))).isFalse();
+    assertThat(fs.isDirectory(cpu.resolve("cpu1/cache/index0"))).isTrue();
+    assertThat(fs.isAbsent(cpu.resolve("away"))).isFalse();
+    assertThat(fs.isDirectory(cpu.resolve("away"))).isFalse();
+  }
+
+  @Test
+  void checkDirectoryTellsAbsenceFromBrokenInOneLookup(@TempDir Path outside) {
+    FixtureTree.at(root)
+        .dir("sys/devices/system/node/node0/hugepages")
+        .value("sys/devices/system/node/node1", "not a directory")
+        .symlink("sys/devices/system/node/node2", "node2")
+        .symlink("sys/devices/system/node/node3", "node9")
+        .symlink("sys/devices/system/node/node4", outside.toString())
+        .symlink("sys/devices/system/node/node5", "node0");
+    HostFs fs = HostFs.of(root);
+    Path node = root.resolve("sys/devices/system/node");
+    assertThat(fs.checkDirectory(node.resolve("node0/hugepages"))).isEqualTo(new HostFs.DirectoryCheck(true, null));
+    assertThat(fs.checkDirectory(node.resolve("node5/hugepages"))).isEqualTo(new HostFs.DirectoryCheck(true, null));
+    assertThat(fs.checkDirectory(node.resolve("node0/access0"))).isEqualTo(new HostFs.DirectoryCheck(false, null));
+    assertThat(fs.checkDirectory(node.resolve("node3"))).as("dangling").isEqualTo(new HostFs.DirectoryCheck(false, null));
+    assertThat(fs.checkDirectory(node.resolve("node1"))).isEqualTo(new HostFs.DirectoryCheck(false, "not a directory"));
+    assertThat(fs.checkDirectory(node.resolve("node2"))).isEqualTo(new HostFs.DirectoryCheck(false, "symlink loop"));
+    assertThat(fs.checkDirectory(node.resolve("node4")).directory()).isFalse();
+    assertThat(fs.checkDirectory(node.resolve("node4")).problem()).contains("resolves outside the host root");
+  }
+
+  @Test
+  void aFileIsReadWholeWhateverItsSizeAndNeverThroughALastElementLink(@TempDir Path outside) throws Exception {
+    String big = "x".repeat(70_000) + "\n";
+    FixtureTree.at(root)
+        .file("proc/mounts", big)
+        .value("sys/class/net/eth0/mtu", 1500)
+        .symlink("sys/class/net/eth0/alias", "mtu");
+    Files.writeString(outside.resolve("secret"), "42");
+    FixtureTree.at(root).symlink("sys/class/net/eth0/ifalias", outside.resolve("secret").toString());
+    HostFs fs = HostFs.of(root);
+    assertThat(fs.readString(root.resolve("proc/mounts"))).contains(big);
+    // A link inside the root is followed to its target, which is opened itself (O_NOFOLLOW is for races).
+    assertThat(fs.readValue(root.resolve("sys/class/net/eth0/alias"))).contains("1500");
+    assertThatThrownBy(() -> fs.readValue(root.resolve("sys/class/net/eth0/ifalias")))
+        .isInstanceOf(HostFileException.class).hasMessageContaining("resolves outside the host root");
+  }
 }

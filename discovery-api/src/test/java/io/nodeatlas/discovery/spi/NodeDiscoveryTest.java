@@ -120,4 +120,77 @@ class NodeDiscoveryTest {
         new FixedSource("gpu", Availability.ok(), List.of(), null))))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("two discovery sources are named \"gpu\"");
   }
+
+  /** A source that runs only after {@code before} has finished (or after a generous bound). */
+  record LateSource(String name, java.util.concurrent.CountDownLatch before) implements DiscoverySource {
+    @Override
+    public Availability availability(HostContext host) {
+      return Availability.ok();
+    }
+
+    @Override
+    public DiscoveryResult discover(HostContext host) {
+      try {
+        before.await(60, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return DiscoveryResult.of(List.of(device("late0", name)), List.of(new DiscoveryWarning(name, "late warning")));
+    }
+  }
+
+  /** A source that finishes first and opens {@code done}. */
+  record EarlySource(String name, java.util.concurrent.CountDownLatch done) implements DiscoverySource {
+    @Override
+    public Availability availability(HostContext host) {
+      return Availability.ok();
+    }
+
+    @Override
+    public DiscoveryResult discover(HostContext host) {
+      done.countDown();
+      return DiscoveryResult.of(List.of(device("early0", name), device("late0", name)),
+          List.of(new DiscoveryWarning(name, "early warning")));
+    }
+  }
+
+  @Test
+  void sourcesThatFinishOutOfOrderAreMergedInTheGivenOrder() {
+    // The first source waits for the second: with sources run at once the second finishes first, and
+    // the report must still read as if they had run one after the other (devices, duplicate rule, warnings).
+    java.util.concurrent.CountDownLatch secondDone = new java.util.concurrent.CountDownLatch(1);
+    NodeReport report = NodeDiscovery.run(List.of(new LateSource("a", secondDone), new EarlySource("b", secondDone),
+        new FixedSource("c", Availability.unavailable("no such hardware"), List.of(), null)), HostContext.of(HostFs.of(root)));
+    // late0 is a's, though b published one of that name first in time.
+    assertThat(report.devices()).extracting(d -> d.name() + "@" + d.source()).containsExactlyInAnyOrder("late0@a", "early0@b");
+    assertThat(report.warnings()).extracting(DiscoveryWarning::message).containsExactlyInAnyOrder(
+        "late warning", "early warning", "device late0 left out: source a already published a device of that name",
+        "source unavailable: no such hardware");
+    assertThat(report.sources()).containsEntry("a", SourceStatus.OK).containsEntry("b", SourceStatus.OK);
+  }
+
+  @Test
+  void anErrorInASourceStillEscapesAsItWouldInline() {
+    assertThatThrownBy(() -> NodeDiscovery.run(List.of(
+        new FixedSource("ok", Availability.ok(), List.of(), null),
+        new ErrorSource()), HostContext.of(HostFs.of(root))))
+        .isInstanceOf(OutOfMemoryError.class).hasMessage("test: heap exhausted");
+  }
+
+  record ErrorSource() implements DiscoverySource {
+    @Override
+    public String name() {
+      return "oom";
+    }
+
+    @Override
+    public Availability availability(HostContext host) {
+      return Availability.ok();
+    }
+
+    @Override
+    public DiscoveryResult discover(HostContext host) {
+      throw new OutOfMemoryError("test: heap exhausted");
+    }
+  }
 }

@@ -52,7 +52,7 @@ final class CacheReader {
       Path cacheDir = cpuDir.resolve("cpu" + cpu).resolve("cache");
       if (!coveredByIndex.isEmpty() && coveredByIndex.values().stream().allMatch(b -> b.get(cpu))) {
         // Every cache this CPU has been seen sharing is known; only an extra index could be new.
-        if (!in.isDirectory(cacheDir.resolve("index" + coveredByIndex.size()))) {
+        if (!in.isDirectoryIfPresent(cacheDir.resolve("index" + coveredByIndex.size()))) {
           return;
         }
       } else if (!SysfsFacts.directory(in, cacheDir, "the caches of cpu" + cpu + " left out")) {

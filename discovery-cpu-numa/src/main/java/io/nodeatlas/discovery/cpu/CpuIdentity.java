@@ -3,6 +3,7 @@ package io.nodeatlas.discovery.cpu;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -100,6 +101,22 @@ record CpuIdentity(
    * machine name when the host says it ({@code /proc/sys/kernel/arch}, an arm64 modalias), else null
    * and hinted from cpuinfo.
    */
+  /**
+   * The cpuinfo fields {@link #of} reads, and only those: CPUs whose values of these agree have the same
+   * identity (the others, such as {@code processor}, {@code core id} or {@code cpu MHz}, differ per CPU).
+   */
+  static final List<String> FIELDS = List.of("vendor_id", "cpu family", "arch", "CPU implementer", "cpu", "flags",
+      "CPU architecture", "vendor", "model name", "Processor", "model", "stepping", "CPU part", "Features");
+
+  /** The values of {@link #FIELDS} in {@code fields} (null where absent): equal keys, equal identity. */
+  static List<String> key(Map<String, String> fields) {
+    String[] values = new String[FIELDS.size()];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = fields.get(FIELDS.get(i));
+    }
+    return java.util.Arrays.asList(values);
+  }
+
   static CpuIdentity of(Map<String, String> fields, String machine) {
     String vendorId = fields.get("vendor_id");
     boolean x86 = vendorId != null && fields.containsKey("cpu family");

@@ -56,6 +56,11 @@ final class CpuIdentityReader {
     private final CpuInfo info;
     private final String machine;
     private final Map<Integer, CpuIdentity> perCpu = new HashMap<>();
+    /**
+     * Identities by the fields they derive from: a host's CPUs are of one or two kinds, so of 256 CPUs
+     * 255 reuse an identity instead of splitting their flags and collapsing their model names again.
+     */
+    private final Map<List<String>, CpuIdentity> byFields = new HashMap<>();
 
     CpuIdentities(CpuInfo info, String machine) {
       this.info = info;
@@ -72,7 +77,10 @@ final class CpuIdentityReader {
         return CpuIdentity.UNKNOWN;
       }
       List<CpuIdentity> ids = new ArrayList<>();
-      cpus.stream().forEach(cpu -> ids.add(perCpu.computeIfAbsent(cpu, c -> CpuIdentity.of(info.fieldsOf(c), machine))));
+      cpus.stream().forEach(cpu -> ids.add(perCpu.computeIfAbsent(cpu, c -> {
+        Map<String, String> fields = info.fieldsOf(c);
+        return byFields.computeIfAbsent(CpuIdentity.key(fields), k -> CpuIdentity.of(fields, machine));
+      })));
       return CpuIdentity.common(ids);
     }
   }

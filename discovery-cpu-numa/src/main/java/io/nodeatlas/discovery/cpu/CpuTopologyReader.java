@@ -187,7 +187,8 @@ final class CpuTopologyReader {
   private static CpuSet onlineFromDirectories(FactReader in, Path cpuDir, CpuSet present) {
     BitSet bits = new BitSet();
     present.stream().forEach(cpu -> {
-      Optional<Long> flag = in.readText(cpuDir.resolve("cpu" + cpu).resolve("online"), SysfsFacts.COUNT);
+      // Most CPUs lack the file (those that cannot be unplugged): absence is the usual answer here.
+      Optional<Long> flag = in.readTextIfPresent(cpuDir.resolve("cpu" + cpu).resolve("online"), SysfsFacts.COUNT);
       if (flag.isEmpty() || flag.get() != 0) {
         bits.set(cpu);
       }

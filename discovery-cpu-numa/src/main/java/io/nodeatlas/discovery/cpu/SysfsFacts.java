@@ -3,6 +3,7 @@ package io.nodeatlas.discovery.cpu;
 import io.nodeatlas.discovery.host.FactParser;
 import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.host.HostFileException;
+import io.nodeatlas.discovery.host.HostFs;
 import io.nodeatlas.discovery.parse.CpuListParser;
 import io.nodeatlas.discovery.parse.CpuMaskParser;
 import io.nodeatlas.discovery.parse.SizeParser;
@@ -106,11 +107,11 @@ final class SysfsFacts {
    * what is published, so it costs one warning: {@code <host path>: <reason>; <consequence>}.
    */
   static boolean directory(FactReader in, Path dir, String consequence) {
-    if (in.isDirectory(dir)) {
-      return true;
+    HostFs.DirectoryCheck check = in.fs().checkDirectory(dir);
+    if (check.problem() != null) {
+      in.warn(dir, check.problem() + "; " + consequence);
     }
-    brokenReason(in, dir).ifPresent(reason -> in.warn(dir, reason + "; " + consequence));
-    return false;
+    return check.directory();
   }
 
   /**
@@ -118,22 +119,12 @@ final class SysfsFacts {
    * NUMA node): its absence is a warning too.
    */
   static boolean requiredDirectory(FactReader in, Path dir, String consequence) {
-    if (in.isDirectory(dir)) {
-      return true;
+    HostFs.DirectoryCheck check = in.fs().checkDirectory(dir);
+    if (!check.directory()) {
+      String reason = check.problem() != null ? check.problem() : isLink(in, dir) ? "dangling symlink" : "missing";
+      in.warn(dir, reason + "; " + consequence);
     }
-    String reason = brokenReason(in, dir).orElseGet(() -> isLink(in, dir) ? "dangling symlink" : "missing");
-    in.warn(dir, reason + "; " + consequence);
-    return false;
-  }
-
-  /** Why a path that is not a readable directory is broken; empty when it is simply absent. */
-  private static Optional<String> brokenReason(FactReader in, Path dir) {
-    try {
-      in.fs().list(dir); // throws for a regular file, a symlink loop, a link out of the root
-      return Optional.empty();
-    } catch (HostFileException e) {
-      return Optional.of(e.reason());
-    }
+    return check.directory();
   }
 
   private static boolean isLink(FactReader in, Path path) {

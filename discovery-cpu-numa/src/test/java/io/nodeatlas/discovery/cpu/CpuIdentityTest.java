@@ -111,4 +111,29 @@ class CpuIdentityTest {
     }
     CpuIdentity.of(info.shared(), null);
   }
+
+  /** CpuIdentities shares one identity among CPUs whose FIELDS agree: of() must read no other field. */
+  @Test
+  void theIdentityDependsOnlyOnTheFieldsItIsKeyedBy() {
+    List<Map<String, String>> machines = List.of(
+        x86("GenuineIntel", 6, 143, 8, "fpu lm avx512f amx_tile"),
+        Map.of("CPU implementer", "0x41", "CPU architecture", "8", "CPU part", "0xd0c", "Features", "fp asimd sve",
+            "model name", "ARMv8 Processor rev 1 (v8l)"),
+        Map.of("cpu", "POWER9 (raw), altivec supported", "revision", "2.2 (pvr 004e 1202)", "machine", "PowerNV"),
+        Map.of("vendor_id", "IBM/S390", "Processor", "IBM/S390"),
+        Map.of("arch", "IA-64", "vendor", "GenuineIntel", "family", "Itanium 2"));
+    for (Map<String, String> fields : machines) {
+      Map<String, String> noisy = new java.util.HashMap<>(fields);
+      noisy.putAll(Map.of("processor", "17", "core id", "3", "cpu MHz", "2394.374", "bogomips", "4788.74",
+          "apicid", "34", "physical id", "1", "clock", "3800.000000MHz"));
+      Map<String, String> keyed = new java.util.HashMap<>();
+      for (String name : CpuIdentity.FIELDS) {
+        if (fields.containsKey(name)) {
+          keyed.put(name, fields.get(name));
+        }
+      }
+      assertThat(CpuIdentity.of(noisy, null)).as(fields.toString()).isEqualTo(CpuIdentity.of(keyed, null));
+      assertThat(CpuIdentity.key(noisy)).isEqualTo(CpuIdentity.key(keyed));
+    }
+  }
 }

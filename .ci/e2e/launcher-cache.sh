@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# End-to-end: the launcher's start-up cache. From a clean cache, the first `./nodeatlas discover` records
+# the cache while it runs (JDK 25+: the AOT configuration of that run, then the cache created from it;
+# JDK 17: an AppCDS archive at exit), and a later run maps it. What a user must see:
+#   - the recording run prints exactly what a later run prints: the JSON on stdout, nothing on stderr
+#     (the JVM's own "AOTConfiguration recorded" line and a child JVM's JAVA_TOOL_OPTIONS are kept out);
+#   - its exit status is the command's own;
+#   - a cache file for this java and jar exists afterwards, and a later run's java command line uses it.
+# Runs on one small fixture host from the conformance corpus (no root needed), so the output is stable.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+fail() { echo "FAIL: $*" >&2; exit 1; }
+corpus="${NODEATLAS_CONFORMANCE_DIR:-$(pwd)/../shared/conformance}/hwloc-linux"
+snapshot="$(ls "$corpus"/*.tar.bz2 | head -1)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+tar -xjf "$snapshot" -C "$work"
+root="$(find "$work" -mindepth 1 -maxdepth 1 -type d | head -1)"
+./nodeatlas --version >/dev/null # builds the jar when needed (and records a cache: removed below)
+rm -f cli/target/nodeatlas-*.aot cli/target/nodeatlas-*.jsa cli/target/nodeatlas-*.none
+
+set +e
+./nodeatlas discover --sources cpu-numa --host-root "$root" >"$work/first.json" 2>"$work/first.err"
+first=$?
+./nodeatlas discover --sources cpu-numa --host-root "$root" >"$work/second.json" 2>"$work/second.err"
+second=$?
+./nodeatlas discover --sources cpu-numa --host-root "$root" --no-such-flag >/dev/null 2>&1
+usage=$?
+set -e
+[[ $first == 0 && $second == 0 ]] || fail "exit statuses $first and $second, want 0 and 0"
+[[ $usage == 2 ]] || fail "a bad flag exits $usage with the cache in place, want 2"
+cmp -s "$work/first.json" "$work/second.json" || fail "the recording run printed other output: $(diff "$work/first.json" "$work/second.json" | head -5)"
+[[ ! -s "$work/first.err" ]] || fail "the recording run wrote to stderr: $(head -3 "$work/first.err")"
+jq -e '.devices | length > 0' "$work/first.json" >/dev/null || fail "no devices in the output"
+caches=(cli/target/nodeatlas-*.aot cli/target/nodeatlas-*.jsa)
+found=()
+for c in "${caches[@]}"; do [[ -s "$c" ]] && found+=("$(basename "$c")"); done
+((${#found[@]} == 1)) || fail "want one start-up cache recorded, found: ${found[*]:-none}"
+command_line="$(NODEATLAS_PRINT_COMMAND=1 ./nodeatlas discover)"
+grep -Eq -- '^-XX:(AOTCache|SharedArchiveFile)=' <<<"$command_line" || fail "a later run does not map the cache"
+echo "launcher cache: recorded by the first discover (${found[0]}), its output unchanged; later runs map it"
