@@ -49,6 +49,8 @@ public final class Checkpoint {
   private final CheckpointCodec codec;
   private final Object stateLock = new Object();
   private final ReentrantLock writeLock = new ReentrantLock();
+  /** The checksum's state of the last commit (guarded by {@link #writeLock}): a commit hashes only what changed. */
+  private final CheckpointCodec.Digests digests = new CheckpointCodec.Digests();
   private final Map<String, CheckpointCodec.Entry> claims;
   /** Top-level members of a newer minor version of the format, written back as read. */
   private final SortedMap<String, JsonNode> unknownMembers;
@@ -203,6 +205,13 @@ public final class Checkpoint {
     return Optional.ofNullable(before);
   }
 
+  /** Whether {@code uid} was recorded in an earlier boot and not prepared again since. */
+  public boolean isUnconfirmed(String uid) {
+    synchronized (stateLock) {
+      return unconfirmed.contains(uid);
+    }
+  }
+
   /** The kubelet asked for this claim again in this boot; durable on return. */
   public void confirm(String uid) throws IOException {
     long change;
@@ -293,7 +302,7 @@ public final class Checkpoint {
         boot = new CheckpointCodec.Boot(bootId, unconfirmed);
         snapshotCount = changeCount;
       }
-      AtomicFiles.write(file, codec.encode(snapshot, unknownMembers, boot), AtomicFiles.OWNER_ONLY);
+      AtomicFiles.write(file, codec.encode(snapshot, unknownMembers, boot, digests), AtomicFiles.OWNER_ONLY);
       durableCount = snapshotCount;
     } finally {
       writeLock.unlock();
