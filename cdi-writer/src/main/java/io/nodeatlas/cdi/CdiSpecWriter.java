@@ -6,7 +6,6 @@ import io.nodeatlas.cdi.spec.SpecFormat;
 import io.nodeatlas.discovery.files.AtomicFiles;
 import java.io.IOException;
 import java.nio.channels.SeekableByteChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -135,7 +134,7 @@ public final class CdiSpecWriter {
 
   /** The bytes {@code file} is written as. */
   public byte[] render(CdiSpecFile file) {
-    return codec.write(file.spec(), file.format()).getBytes(StandardCharsets.UTF_8);
+    return codec.writeBytes(file.spec(), file.format());
   }
 
   /**

@@ -56,6 +56,12 @@ public final class Checkpoint {
   private final SortedMap<String, JsonNode> unknownMembers;
   /** Device name → UID of a claim holding it (the claim that recorded it last, when several do). */
   private final Map<String, String> holders = new HashMap<>();
+  /**
+   * Device name → how many device entries of recorded claims name it, so that forgetting a claim looks
+   * for another holder of its device only when there is one (a device held by one claim, the common
+   * case, would otherwise cost a walk of every claim).
+   */
+  private final Map<String, Integer> entriesByDevice = new HashMap<>();
   private long changeCount;
   private long durableCount;
   /** Whether a file was there when opened (a missing file while claim specs exist is a lost checkpoint). */
@@ -76,11 +82,21 @@ public final class Checkpoint {
   }
 
   private void index(PreparedClaim c) {
-    c.devices().forEach(d -> holders.put(d.device(), c.claim().uid()));
+    for (PreparedDevice d : c.devices()) {
+      holders.put(d.device(), c.claim().uid());
+      entriesByDevice.merge(d.device(), 1, Integer::sum);
+    }
   }
 
   private void unindex(PreparedClaim c) {
     for (PreparedDevice d : c.devices()) {
+      Integer left = entriesByDevice.merge(d.device(), -1, Integer::sum);
+      if (left == null || left <= 0) {
+        // No other entry names the device: nothing to look for.
+        entriesByDevice.remove(d.device());
+        holders.remove(d.device());
+        continue;
+      }
       if (c.claim().uid().equals(holders.get(d.device()))) {
         holders.remove(d.device());
         // Another claim may hold the same device (admin access, a shared device): let it be found again.
