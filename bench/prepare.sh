@@ -8,7 +8,8 @@
 # round trip to the same agent plus two small atomic file writes (fsync, rename, directory fsync) on
 # the same tmpfs. Aim: p99 < 5 ms at both N. NODEATLAS_VERBOSITY=1 makes the agent log per-claim spans
 # ("prepare spans": API lookup, checks, CDI write, checkpoint commit, in microseconds) to
-# agent/target/prepare-bench.log. NODEATLAS_BENCH_CLAIM_BYTES=1400000 pads every claim answer to that
+# agent/target/prepare-bench.log. The agent's CPU time per call (/proc/PID/stat) is printed against the
+# floor's, and then the in-process figures of PrepareBenchPath. NODEATLAS_BENCH_CLAIM_BYTES=1400000 pads every claim answer to that
 # size (issue 12 case 3: 32 concurrent claims of 1.4 MB); the agent's peak RSS is printed either way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,3 +33,7 @@ trap 'cp "$work/agent.log" agent/target/prepare-bench.log 2>/dev/null; rm -rf "$
 java -cp "$cp" -Dnodeatlas.bench.claimBytes="${NODEATLAS_BENCH_CLAIM_BYTES:-0}" \
   io.nodeatlas.agent.bench.PrepareBench cli/target/nodeatlas.jar "$work" "$single" "$many" $NODEATLAS_JAVA_OPTS \
   2> >(grep -v '^INFO: \|MockWebServer\|^[A-Z][a-z][a-z] [0-9]' >&2)
+# The agent's own part of a Prepare, in this process and on one thread (no gRPC, no HTTP, the lookup
+# answered from memory): CPU per Prepare and per Unprepare against two atomic writes, see PrepareBenchPath.
+# shellcheck disable=SC2086
+java $NODEATLAS_JAVA_OPTS -cp "$cp" io.nodeatlas.agent.bench.PrepareBenchPath "${NODEATLAS_BENCH_PATH_ROUNDS:-300}"

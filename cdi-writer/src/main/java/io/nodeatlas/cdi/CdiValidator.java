@@ -455,7 +455,9 @@ public final class CdiValidator {
   List<CdiProblem> conflicts(Path dir, Map<String, CdiSpec> candidates, Set<String> ignored, SpecFileIndex index)
       throws IOException {
     // Only names the candidates define can conflict, so collect those first and look up the others' names in it.
-    Map<String, List<Path>> definers = new TreeMap<>();
+    // A hash map: qualified names share long prefixes (vendor/class=<claim UID>-), which makes every
+    // comparison of a sorted map walk them; the conflicts found are sorted below.
+    Map<String, List<Path>> definers = new HashMap<>();
     candidates.forEach((name, spec) -> {
       Set<String> once = new HashSet<>();
       for (CdiDevice d : spec.devices()) {
@@ -481,12 +483,14 @@ public final class CdiValidator {
         }
       }
     });
-    List<CdiProblem> out = new ArrayList<>();
+    SortedMap<String, List<Path>> conflicting = new TreeMap<>();
     definers.forEach((qualified, files) -> {
       if (files.size() > 1) {
-        out.add(conflict(qualified, files));
+        conflicting.put(qualified, files);
       }
     });
+    List<CdiProblem> out = new ArrayList<>();
+    conflicting.forEach((qualified, files) -> out.add(conflict(qualified, files)));
     return out;
   }
 

@@ -46,6 +46,15 @@ class CdiSpecWriterTest {
   }
 
   @Test
+  void theBytesWrittenAreTheTextInUtf8AlsoForEscapedAndNonAsciiCharacters() {
+    CdiSpec spec = new CdiSpec("0.6.0", "nodeatlas.io/claim", null,
+        List.of(new CdiDevice("d0", new CdiContainerEdits(
+            List.of("NOTE=gr\u00f6\u00dfe \"q\" \\ \t \u2713 \ud83d\ude00"), List.of(), List.of(), List.of()))), null);
+    CdiSpecFile file = new CdiSpecFile("nodeatlas.io-claim_x.json", spec, SpecFormat.JSON);
+    assertThat(writer.render(file)).isEqualTo(writer.renderText(file).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  @Test
   void anUnchangedSpecIsNotRewritten(@TempDir Path dir) throws Exception {
     CdiSpecFile gpu = specs(SyntheticNode.devices()).get(0);
     writer.write(dir, gpu);

@@ -49,11 +49,19 @@ public final class Checkpoint {
   private final CheckpointCodec codec;
   private final Object stateLock = new Object();
   private final ReentrantLock writeLock = new ReentrantLock();
+  /** The checksum's state of the last commit (guarded by {@link #writeLock}): a commit hashes only what changed. */
+  private final CheckpointCodec.Digests digests = new CheckpointCodec.Digests();
   private final Map<String, CheckpointCodec.Entry> claims;
   /** Top-level members of a newer minor version of the format, written back as read. */
   private final SortedMap<String, JsonNode> unknownMembers;
   /** Device name → UID of a claim holding it (the claim that recorded it last, when several do). */
   private final Map<String, String> holders = new HashMap<>();
+  /**
+   * Device name → how many device entries of recorded claims name it, so that forgetting a claim looks
+   * for another holder of its device only when there is one (a device held by one claim, the common
+   * case, would otherwise cost a walk of every claim).
+   */
+  private final Map<String, Integer> entriesByDevice = new HashMap<>();
   private long changeCount;
   private long durableCount;
   /** Whether a file was there when opened (a missing file while claim specs exist is a lost checkpoint). */
@@ -74,11 +82,21 @@ public final class Checkpoint {
   }
 
   private void index(PreparedClaim c) {
-    c.devices().forEach(d -> holders.put(d.device(), c.claim().uid()));
+    for (PreparedDevice d : c.devices()) {
+      holders.put(d.device(), c.claim().uid());
+      entriesByDevice.merge(d.device(), 1, Integer::sum);
+    }
   }
 
   private void unindex(PreparedClaim c) {
     for (PreparedDevice d : c.devices()) {
+      Integer left = entriesByDevice.merge(d.device(), -1, Integer::sum);
+      if (left == null || left <= 0) {
+        // No other entry names the device: nothing to look for.
+        entriesByDevice.remove(d.device());
+        holders.remove(d.device());
+        continue;
+      }
       if (c.claim().uid().equals(holders.get(d.device()))) {
         holders.remove(d.device());
         // Another claim may hold the same device (admin access, a shared device): let it be found again.
@@ -203,6 +221,13 @@ public final class Checkpoint {
     return Optional.ofNullable(before);
   }
 
+  /** Whether {@code uid} was recorded in an earlier boot and not prepared again since. */
+  public boolean isUnconfirmed(String uid) {
+    synchronized (stateLock) {
+      return unconfirmed.contains(uid);
+    }
+  }
+
   /** The kubelet asked for this claim again in this boot; durable on return. */
   public void confirm(String uid) throws IOException {
     long change;
@@ -293,7 +318,7 @@ public final class Checkpoint {
         boot = new CheckpointCodec.Boot(bootId, unconfirmed);
         snapshotCount = changeCount;
       }
-      AtomicFiles.write(file, codec.encode(snapshot, unknownMembers, boot), AtomicFiles.OWNER_ONLY);
+      AtomicFiles.write(file, codec.encode(snapshot, unknownMembers, boot, digests), AtomicFiles.OWNER_ONLY);
       durableCount = snapshotCount;
     } finally {
       writeLock.unlock();

@@ -354,10 +354,20 @@ public final class ClaimPreparer {
         return stopped(budget);
       }
       try {
-        // Crash safety: the spec is in place before the claim is recorded, so every recorded claim's CDI
-        // ids resolve. A crash after the spec and before the commit leaves a spec that no record names:
-        // the kubelet's retried Prepare rewrites it (same file, same ids) and records the claim, or its
-        // Unprepare removes it (Unprepare removes the spec also for a claim the checkpoint does not know).
+        // Crash safety, with one durable commit per claim (the checkpoint's fsync and directory fsync,
+        // shared by claims committed together): the spec is renamed into place before the claim is
+        // recorded, and the kubelet gets its answer only after the commit, so
+        //  - a killed agent (the page cache survives it) leaves a spec for every recorded claim, and at
+        //    most a spec that no record names: the kubelet's retried Prepare rewrites it (same file, same
+        //    ids) and records the claim, or its Unprepare removes it (Unprepare removes the spec also for
+        //    a claim the checkpoint does not know);
+        //  - a power cut or kernel crash, which may lose the un-synced spec (ClaimSpecStore writes it
+        //    without fsync) whatever the order, starts a new boot: every recorded claim becomes unconfirmed,
+        //    the kubelet prepares the claims of the pods it restarts again before starting their containers
+        //    (KEP-4381), and that Prepare re-creates the spec from the checkpoint unless the file there is a
+        //    valid spec with the recorded ids (restoreSpec). A claim the kubelet does not ask for again is
+        //    dropped when its claim is gone (the agent's sweep of unconfirmed claims).
+        // The CDI spec's own fsyncs would so buy nothing that the checkpoint does not already give.
         checkpoint.put(new PreparedClaim(claim, prepared));
       } catch (IOException e) {
         try {
@@ -442,7 +452,15 @@ public final class ClaimPreparer {
    */
   private String restoreSpec(PreparedClaim known) {
     try {
-      Optional<Map<String, List<String>>> written = specs.ensure(known.claim(), () -> recordedDevices(known));
+      // Specs are written without fsync (see the commit in prepareOne): only a power cut or a kernel crash
+      // can leave one missing, empty or partial, and either starts a new boot, which makes every recorded
+      // claim unconfirmed (Checkpoint.startBoot). So the spec of an unconfirmed claim, or of any claim on a
+      // host whose boot cannot be told, is read and checked; for the others finding the file is enough.
+      String uid = known.claim().uid();
+      Optional<Map<String, List<String>>> written = checkpoint.isUnconfirmed(uid) || checkpoint.bootId().isEmpty()
+          ? specs.ensureValid(known.claim(), () -> recordedDevices(known),
+              known.devices().stream().flatMap(d -> d.cdiDeviceIds().stream()).toList())
+          : specs.ensure(known.claim(), () -> recordedDevices(known));
       if (written.isPresent()) {
         List<String> ids = written.get().values().stream().flatMap(List::stream).toList();
         for (PreparedDevice d : known.devices()) {

@@ -3,6 +3,7 @@ package io.nodeatlas.agent.claims;
 import io.nodeatlas.cdi.CdiSpecGenerator;
 import io.nodeatlas.cdi.CdiSpecWriter;
 import io.nodeatlas.cdi.CdiValidationException;
+import io.nodeatlas.cdi.CdiValidator;
 import io.nodeatlas.cdi.ClaimCdiSpecs;
 import io.nodeatlas.discovery.model.Device;
 import java.io.IOException;
@@ -20,7 +21,13 @@ public final class ClaimSpecStore implements ClaimSpecs {
 
   private final Path cdiRoot;
   private final ClaimCdiSpecs claimSpecs = new ClaimCdiSpecs();
-  private final CdiSpecWriter writer = new CdiSpecWriter();
+  /**
+   * Claim specs are written without {@code fsync}: the checkpoint is the durable record of a prepared
+   * claim, and {@link ClaimPreparer} re-creates a claim's spec from it when the kubelet prepares the
+   * claim again after a reboot (KEP-4381), the only event that can lose an un-synced write.
+   */
+  private final CdiSpecWriter writer = CdiSpecWriter.withoutFsync();
+  private final CdiValidator validator = new CdiValidator();
 
   public ClaimSpecStore(Path cdiRoot) {
     this.cdiRoot = cdiRoot;
@@ -51,6 +58,27 @@ public final class ClaimSpecStore implements ClaimSpecs {
       return java.util.Optional.empty();
     }
     return java.util.Optional.of(write(claim, devices.get()));
+  }
+
+  @Override
+  public java.util.Optional<Map<String, List<String>>> ensureValid(ClaimRef claim,
+      java.util.function.Supplier<List<Device>> devices, java.util.Collection<String> recordedIds) throws IOException {
+    Path file = cdiRoot.resolve(claimSpecs.fileName(claim.uid()));
+    if (java.nio.file.Files.isRegularFile(file, java.nio.file.LinkOption.NOFOLLOW_LINKS) && definesAll(file, recordedIds)) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(write(claim, devices.get()));
+  }
+
+  /** Whether {@code file} is a valid spec, as a runtime reads it, that defines every id of {@code ids}. */
+  private boolean definesAll(Path file, java.util.Collection<String> ids) {
+    CdiValidator.LoadedFile loaded = validator.load(file);
+    if (loaded.spec() == null || !validator.validate(loaded.spec(), file.getFileName().toString()).isEmpty()) {
+      return false;
+    }
+    java.util.Set<String> defined = new java.util.HashSet<>();
+    loaded.spec().devices().forEach(d -> defined.add(loaded.spec().qualifiedName(d.name())));
+    return defined.containsAll(ids);
   }
 
   /** UIDs of the claims that have a spec of ours in the CDI dir (by file name and content). */

@@ -27,6 +27,16 @@ public interface ClaimSpecs {
     return java.util.Optional.of(write(claim, devices.get()));
   }
 
+  /**
+   * As {@link #ensure}, but a spec that is there is also read: unless it is a valid spec that defines
+   * every one of {@code recordedIds}, it is written again. For claims whose spec a power cut may have
+   * left empty or partial (specs are written without {@code fsync}).
+   */
+  default java.util.Optional<Map<String, List<String>>> ensureValid(ClaimRef claim,
+      java.util.function.Supplier<List<Device>> devices, java.util.Collection<String> recordedIds) throws IOException {
+    return java.util.Optional.of(write(claim, devices.get()));
+  }
+
   /** Removes the claim's spec; no error when there is none. */
   void remove(String claimUid) throws IOException;
 }

@@ -17,8 +17,17 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class DeviceInventory {
 
-  /** One discovery's devices and topology, swapped together so a reader never mixes two discoveries. */
-  private record Snapshot(Map<String, Device> devices, Topology topology) {}
+  /**
+   * One discovery's devices and topology, swapped together so a reader never mixes two discoveries,
+   * and each device's {@link SharedDevice} made once, when Prepare first asks for it (the same for
+   * every claim until the next discovery; Prepare asks for each device of each claim).
+   */
+  private record Snapshot(Map<String, Device> devices, Topology topology,
+      java.util.concurrent.ConcurrentHashMap<String, SharedDevice> shared) {
+    Snapshot(Map<String, Device> devices, Topology topology) {
+      this(devices, topology, new java.util.concurrent.ConcurrentHashMap<>());
+    }
+  }
 
   private final String pool;
   private final AtomicReference<Snapshot> current = new AtomicReference<>(new Snapshot(Map.of(), Topology.EMPTY));
@@ -50,7 +59,8 @@ public final class DeviceInventory {
   /** The device with what sharing needs to know of it, from one discovery. */
   public Optional<SharedDevice> shared(String name) {
     Snapshot s = current.get();
-    return Optional.ofNullable(s.devices().get(name)).map(d -> SharedDevice.of(d, s.topology()));
+    Device d = s.devices().get(name);
+    return d == null ? Optional.empty() : Optional.of(s.shared().computeIfAbsent(name, n -> SharedDevice.of(d, s.topology())));
   }
 
   public Topology topology() {

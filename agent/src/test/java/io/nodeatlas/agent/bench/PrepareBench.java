@@ -157,13 +157,19 @@ public final class PrepareBench {
         long idleRss = status(agent.pid(), "VmRSS:");
         System.out.printf("%-5s %-9s %9s %9s %9s | %9s %9s | %8s %8s%n", "N", "samples", "p50 ms", "p99 ms", "max ms",
             "floor p50", "floor p99", "p50/flr", "p99/flr");
+        List<String> cpu = new ArrayList<>();
         for (int n : CONCURRENCY) {
           int rounds = n == 1 ? roundsSingle : roundsMany;
           // Warm-up at this concurrency (JIT, connection pools), not measured.
           run(pool, n, Math.max(20, rounds / 5), w -> prepareOnce(kubelet, w, uids.get(w)));
           run(pool, n, Math.max(20, rounds / 5), w -> floorOnce(health, floorDir, w, small));
+          long cpu0 = cpuTicks(agent.pid());
           List<Long> prepare = run(pool, n, rounds, w -> prepareOnce(kubelet, w, uids.get(w)));
+          long cpu1 = cpuTicks(agent.pid());
           List<Long> floor = run(pool, n, rounds, w -> floorOnce(health, floorDir, w, small));
+          long cpu2 = cpuTicks(agent.pid());
+          cpu.add(String.format("%-5d %13.3f %13.3f %8.1fx", n, ticksToMs(cpu1 - cpu0) / prepare.size(),
+              ticksToMs(cpu2 - cpu1) / floor.size(), (double) (cpu1 - cpu0) / Math.max(1, cpu2 - cpu1)));
           double p50 = pct(prepare, 0.50);
           double p99 = pct(prepare, 0.99);
           double f50 = pct(floor, 0.50);
@@ -171,6 +177,12 @@ public final class PrepareBench {
           System.out.printf("%-5d %-9d %9.2f %9.2f %9.2f | %9.3f %9.3f | %7.1fx %7.1fx%n", n, prepare.size(), p50, p99,
               prepare.get(prepare.size() - 1) / 1e6, f50, f99, p50 / f50, p99 / f99);
         }
+        // The agent's own CPU time (user + system, /proc/PID/stat) per call: less swayed by other load on
+        // the machine than latency is. Prepare's includes the Unprepare that follows it; the floor's is the
+        // agent's side of the gRPC round trip only (its file writes are this process's).
+        System.out.printf("%-5s %13s %13s %9s%n", "N", "agent CPU ms", "floor CPU ms", "ratio");
+        System.out.printf("%-5s %13s %13s %9s%n", "", "per Prep+Unp", "per call", "");
+        cpu.forEach(System.out::println);
         System.out.printf("agent RSS idle before the runs: %.1f MiB, peak (VmHWM): %.1f MiB%n", idleRss / 1024.0,
             status(agent.pid(), "VmHWM:") / 1024.0);
         System.out.printf("aim: p99 < 5 ms at both N; agent JVM options: %s%n", String.join(" ", jvm));
@@ -243,6 +255,19 @@ public final class PrepareBench {
     }
     samples.sort(null);
     return samples;
+  }
+
+  /** User plus system CPU time of {@code pid} in clock ticks ({@code /proc/PID/stat} fields 14 and 15, proc(5)). */
+  static long cpuTicks(long pid) throws java.io.IOException {
+    String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+    // The command name (field 2) may hold spaces; the fields after it start past its closing parenthesis.
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+  }
+
+  /** Clock ticks in milliseconds: USER_HZ is 100 on every Linux ABI the agent runs on (sysconf(_SC_CLK_TCK)). */
+  static double ticksToMs(long ticks) {
+    return ticks * 10.0;
   }
 
   /** A number from /proc/PID/status ({@code VmRSS:}, {@code VmHWM:} in KiB). */

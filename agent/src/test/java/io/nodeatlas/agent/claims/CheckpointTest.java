@@ -109,6 +109,49 @@ class CheckpointTest {
   }
 
   @Test
+  void everyCommitOfAChangingCheckpointCarriesTheChecksumOfItsWholeContent() throws Exception {
+    // A commit hashes only from its first changed claim on: whatever changed (claims anywhere in UID
+    // order, more claims than kept digest states, the boot), each file's checksum is still the SHA-256
+    // of all its content, as any JSON tool redoes it, and the file reads back as written.
+    Path file = dir.resolve("checkpoint.json");
+    Checkpoint checkpoint = Checkpoint.open(file);
+    checkpoint.startBoot("boot-1");
+    java.util.Random random = new java.util.Random(14);
+    java.util.SortedMap<String, PreparedClaim> recorded = new java.util.TreeMap<>();
+    int first = CheckpointCodec.Digests.MAX_STATES + 16;
+    List<Integer> order = new java.util.ArrayList<>(java.util.stream.IntStream.range(0, first).boxed().toList());
+    java.util.Collections.shuffle(order, random);
+    int most = 0;
+    for (int i = 0; i < first + 100; i++) {
+      String uid = String.format("u%03d", i < first ? order.get(i) : random.nextInt(first + 20));
+      if (i == first + 50) {
+        checkpoint.startBoot("boot-2");
+      } else if (recorded.containsKey(uid) && random.nextInt(3) == 0) {
+        checkpoint.remove(uid);
+        recorded.remove(uid);
+      } else if (checkpoint.isUnconfirmed(uid)) {
+        checkpoint.confirm(uid);
+      } else {
+        PreparedClaim c = i % 5 == 0 ? shareClaim(uid) : claim(uid);
+        checkpoint.put(c);
+        recorded.put(uid, c);
+      }
+      JsonNode written = JSON.readTree(Files.readAllBytes(file));
+      ObjectNode content = ((ObjectNode) written).deepCopy();
+      content.remove("checksum");
+      String canonical = SORTED.writeValueAsString(SORTED.treeToValue(content, Object.class));
+      assertThat(written.get("checksum").asText()).as("commit %d", i).isEqualTo("sha256:" + HexFormat.of().formatHex(
+          MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8))));
+      most = Math.max(most, recorded.size());
+      if (i % 60 == 59) {
+        assertThat(Checkpoint.open(file).all()).containsExactlyElementsOf(recorded.values());
+      }
+    }
+    assertThat(most).as("more claims than digest states kept").isGreaterThan(CheckpointCodec.Digests.MAX_STATES);
+    assertThat(Checkpoint.open(file).unconfirmed()).isEqualTo(checkpoint.unconfirmed()).isNotEmpty();
+  }
+
+  @Test
   void theFileIsAVersionedRecordWhoseChecksumCoversItsContentNotItsLayout() throws Exception {
     List<PreparedClaim> claims = List.of(claim("a"), claim("b"), claim("c"));
     JsonNode file = JSON.readTree(Checkpoint.encode(claims));

@@ -77,6 +77,9 @@ public final class CdiSpecCodec {
     JsonMapper jsonMapper = JsonMapper.builder()
         .enable(SerializationFeature.INDENT_OUTPUT)
         .enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED)
+        // writeBytes writes UTF-8 directly: a character outside the BMP as its four bytes, as the text does,
+        // not as an escaped surrogate pair, so both give the same file.
+        .enable(com.fasterxml.jackson.core.json.JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
         .build();
     jsonMapper.getFactory().setStreamReadConstraints(limits);
     this.json = jsonMapper;
@@ -100,6 +103,25 @@ public final class CdiSpecCodec {
         case YAML -> yaml.writeValueAsString(tree);
       };
     } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialise CDI spec " + spec.kind(), e);
+    }
+  }
+
+  /**
+   * The bytes of {@link #write} in UTF-8, made without the intermediate text (a claim's spec is
+   * rendered on every Prepare).
+   */
+  public byte[] writeBytes(CdiSpec spec, SpecFormat format) {
+    if (format != SpecFormat.JSON) {
+      return write(spec, format).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+    ObjectNode tree = toTree(spec);
+    try {
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(2048);
+      json.writeValue(out, tree);
+      out.write('\n');
+      return out.toByteArray();
+    } catch (java.io.IOException e) {
       throw new IllegalStateException("cannot serialise CDI spec " + spec.kind(), e);
     }
   }

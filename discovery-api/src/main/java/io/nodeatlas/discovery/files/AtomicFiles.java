@@ -39,6 +39,13 @@ import java.util.function.Predicate;
  *   <li>The directory is {@code fsync}ed, so the rename survives a power cut. A failure there is an
  *       error too: the caller must not answer "prepared" for a file that may vanish.
  * </ol>
+ *
+ * <p>{@link #replace} keeps rules 1 and 2's rename but leaves out both {@code fsync}s: readers still
+ * see the old or the new file, never half of one, and a process killed at any point leaves one of
+ * the two (the page cache survives the process). Only a power cut or kernel crash may lose it, and
+ * then the target may be missing, old, empty or partial (a new file's data may not have reached the
+ * disk when its rename did). It is for files the caller re-creates from a durable record of its own
+ * after such an event, so their {@code fsync}s would buy nothing.
  */
 public final class AtomicFiles {
 
@@ -69,6 +76,28 @@ public final class AtomicFiles {
   /** {@link #write(Path, byte[], Set)} with a chosen temporary name (tests plant files there). */
   static void write(Path target, byte[] content, Set<PosixFilePermission> permissions, String tempSuffix)
       throws IOException {
+    write(target, content, permissions, tempSuffix, true);
+  }
+
+  /**
+   * Replaces {@code target} with {@code content} atomically (temporary file and rename, as {@link
+   * #write}) but without any {@code fsync}: see the class comment for what a power cut may leave.
+   * Throws on any failure; the target is then unchanged and no temporary file is left behind.
+   */
+  public static void replace(Path target, byte[] content, Set<PosixFilePermission> permissions) throws IOException {
+    byte[] random = new byte[6];
+    RANDOM.nextBytes(random);
+    write(target, content, permissions, HexFormat.of().formatHex(random), false);
+  }
+
+  /** {@link #replace(Path, byte[], Set)} with a chosen temporary name (tests plant files there). */
+  static void replace(Path target, byte[] content, Set<PosixFilePermission> permissions, String tempSuffix)
+      throws IOException {
+    write(target, content, permissions, tempSuffix, false);
+  }
+
+  private static void write(Path target, byte[] content, Set<PosixFilePermission> permissions, String tempSuffix,
+      boolean durable) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
     if (dir == null || !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       throw new IOException("cannot write " + target + ": " + dir + " is not a directory");
@@ -89,7 +118,9 @@ public final class AtomicFiles {
         while (buf.hasRemaining()) {
           ch.write(buf);
         }
-        ch.force(true);
+        if (durable) {
+          ch.force(true);
+        }
       }
       // The umask may have narrowed the mode given at creation; set it exactly.
       Files.setPosixFilePermissions(temp, permissions);
@@ -99,7 +130,9 @@ public final class AtomicFiles {
         throw new IOException("cannot replace " + target + " atomically on this file system: " + e.getMessage(), e);
       }
       moved = true;
-      syncDirectory(dir);
+      if (durable) {
+        syncDirectory(dir);
+      }
     } finally {
       if (!moved) {
         Files.deleteIfExists(temp);

@@ -63,6 +63,26 @@ class AtomicFilesTest {
   }
 
   @Test
+  void replaceWithoutFsyncKeepsTheRenameGuarantees() throws Exception {
+    Path victim = Files.writeString(dir.resolve("victim"), "precious");
+    Path target = Files.createSymbolicLink(dir.resolve("spec.json"), victim);
+    AtomicFiles.replace(target, bytes("one"), AtomicFiles.WORLD_READABLE);
+    assertThat(Files.isSymbolicLink(target)).as("a link at the target is replaced, not written through").isFalse();
+    assertThat(Files.readString(victim)).isEqualTo("precious");
+    AtomicFiles.replace(target, bytes("two"), AtomicFiles.WORLD_READABLE);
+    assertThat(Files.readString(target)).isEqualTo("two");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target))).isEqualTo("rw-r--r--");
+    assertThat(names()).containsExactly("spec.json", "victim");
+
+    Path planted = Files.createSymbolicLink(dir.resolve(".spec.json" + AtomicFiles.TEMP_MARKER + "fixed"), victim);
+    assertThatThrownBy(() -> AtomicFiles.replace(target, bytes("three"), AtomicFiles.WORLD_READABLE, "fixed"))
+        .isInstanceOf(IOException.class).hasMessageContaining("already exists");
+    assertThat(Files.readString(victim)).isEqualTo("precious");
+    assertThat(Files.readString(target)).isEqualTo("two");
+    assertThat(Files.isSymbolicLink(planted)).isTrue();
+  }
+
+  @Test
   void aDirectoryThatIsALinkIsRefused() throws Exception {
     Path real = Files.createDirectory(dir.resolve("real"));
     Path link = Files.createSymbolicLink(dir.resolve("link"), real);

@@ -1,0 +1,107 @@
+package io.nodeatlas.agent.bench;
+
+import io.nodeatlas.agent.claims.AllocatedDevice;
+import io.nodeatlas.agent.claims.Checkpoint;
+import io.nodeatlas.agent.claims.ClaimPreparer;
+import io.nodeatlas.agent.claims.ClaimRef;
+import io.nodeatlas.agent.claims.ClaimResult;
+import io.nodeatlas.agent.claims.ClaimSpecStore;
+import io.nodeatlas.agent.claims.DeviceInventory;
+import io.nodeatlas.agent.testing.TestDevices;
+import io.nodeatlas.discovery.files.AtomicFiles;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The agent's own part of a Prepare, in this process and on one thread (bench/prepare.sh runs it after
+ * the end-to-end figures): {@link ClaimPreparer} with the claim lookup answered from memory, state and
+ * CDI directories on tmpfs, 32 claims of 8 devices prepared one after another and then unprepared, round
+ * after round, as the N=32 rounds of PrepareBench leave the directories. Prints the CPU time of this
+ * thread per Prepare and per Unprepare (less swayed by other load on the machine than wall time), and
+ * the floor: two small atomic file writes ({@link AtomicFiles#write}), the least a Prepare that records
+ * a CDI spec and a checkpoint entry costs.
+ *
+ * <p>Arguments: {@code [rounds, default 300]}. Run it with the agent's JVM options for its JIT.
+ */
+public final class PrepareBenchPath {
+
+  private static final int CLAIMS = 32;
+  private static final int DEVICES_PER_CLAIM = 8;
+
+  private PrepareBenchPath() {}
+
+  public static void main(String[] args) throws Exception {
+    int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 300;
+    Path shm = Path.of("/dev/shm");
+    Path tmp = Files.isDirectory(shm) ? Files.createTempDirectory(shm, "nodeatlas-path-bench")
+        : Files.createTempDirectory("nodeatlas-path-bench");
+    ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
+    try {
+      DeviceInventory inventory = new DeviceInventory("node-a");
+      inventory.replace(TestDevices.gpus(CLAIMS * DEVICES_PER_CLAIM));
+      List<ClaimRef> claims = new ArrayList<>();
+      for (int c = 0; c < CLAIMS; c++) {
+        claims.add(new ClaimRef("bench", "claim-" + c, String.format("00000000-0000-0000-0000-%012x", 10 + c)));
+      }
+      ClaimPreparer preparer = new ClaimPreparer("nodeatlas.io", inventory, claim -> {
+        int c = Integer.parseInt(claim.name().substring("claim-".length()));
+        List<AllocatedDevice> out = new ArrayList<>();
+        for (int d = 0; d < DEVICES_PER_CLAIM; d++) {
+          out.add(new AllocatedDevice("gpus", "nodeatlas.io", "node-a", "gpu-" + (c * DEVICES_PER_CLAIM + d), false, "",
+              Map.of()));
+        }
+        return out;
+      }, new ClaimSpecStore(Files.createDirectories(tmp.resolve("cdi"))),
+          Checkpoint.open(tmp.resolve("state/checkpoint.json")), ClaimPreparer.Listener.NONE);
+      Path floorDir = Files.createDirectories(tmp.resolve("floor"));
+      byte[] small = "{\"cdiVersion\":\"0.6.0\",\"kind\":\"nodeatlas.io/claim\",\"devices\":[]}".repeat(8)
+          .getBytes(StandardCharsets.UTF_8);
+      long[] totals = new long[3];
+      for (int r = -rounds / 3; r < rounds; r++) {
+        long t0 = cpu.getCurrentThreadCpuTime();
+        for (ClaimRef c : claims) {
+          ClaimResult result = preparer.prepare(List.of(c)).get(c.uid());
+          if (result.failed() || result.devices().size() != DEVICES_PER_CLAIM) {
+            throw new IllegalStateException("prepare failed: " + result.error());
+          }
+        }
+        long t1 = cpu.getCurrentThreadCpuTime();
+        for (ClaimRef c : claims) {
+          String error = preparer.unprepare(List.of(c)).get(c.uid());
+          if (!error.isEmpty()) {
+            throw new IllegalStateException("unprepare failed: " + error);
+          }
+        }
+        long t2 = cpu.getCurrentThreadCpuTime();
+        for (int c = 0; c < CLAIMS; c++) {
+          AtomicFiles.write(floorDir.resolve("spec-" + c + ".json"), small, AtomicFiles.WORLD_READABLE);
+          AtomicFiles.write(floorDir.resolve("checkpoint-" + c + ".json"), small, AtomicFiles.OWNER_ONLY);
+        }
+        long t3 = cpu.getCurrentThreadCpuTime();
+        if (r >= 0) {
+          totals[0] += t1 - t0;
+          totals[1] += t2 - t1;
+          totals[2] += t3 - t2;
+        }
+      }
+      double n = (double) rounds * CLAIMS;
+      System.out.printf("in-process, one thread, %d claims of %d devices, %d rounds: CPU us per Prepare %.1f, per Unprepare"
+          + " %.1f; floor (two atomic writes) %.1f; Prepare/floor %.1fx%n", CLAIMS, DEVICES_PER_CLAIM, rounds,
+          totals[0] / n / 1e3, totals[1] / n / 1e3, totals[2] / n / 1e3, (double) totals[0] / totals[2]);
+    } finally {
+      try (Stream<Path> files = Files.walk(tmp)) {
+        for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(f);
+        }
+      }
+    }
+  }
+}
