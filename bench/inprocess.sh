@@ -104,8 +104,9 @@ for p in "${pfs[@]}"; do
   # Warm-up of some 100 VF-discoveries' worth of work per size, so that the JIT is done at every size.
   nic_time[$p]="$(java "${nic_heap[@]}" -cp "$nic_cp" io.nodeatlas.discovery.net.bench.NicRdmaTreeTool time "$root" $((p >= 40 ? 3 : 120 / p)) 7)"
 done
+nic_jvm="${nic_heap[*]} -Dnodeatlas.bench.trees=$work/trees" # joined with spaces, before IFS=, below
 IFS=,; java -Djmh.ignoreLock=true -cp "$nic_cp" org.openjdk.jmh.Main NicRdmaDiscoveryBenchmark -p pfs="${pfs[*]}" "${jmh_args[@]}" \
-  -jvmArgsAppend "${nic_heap[*]} -Dnodeatlas.bench.trees=$work/trees" -rf json -rff "$work/nic.json" >&2; unset IFS
+  -jvmArgsAppend "$nic_jvm" -rf json -rff "$work/nic.json" >&2; unset IFS
 while read -r p ms; do nic_ms[$p]=$ms; done < <(jmh_medians "$work/nic.json" pfs)
 for p in "${pfs[@]}"; do nic_floor[$p]="$(floor "$work/nic$p.list" "${nic_floor[$p]}")"; done
 
