@@ -12,6 +12,12 @@
 # ../shared/conformance). JMH iterations: JMH_ARGS (default "-f 1 -wi 3 -w 2 -i 5 -r 2"). The trees go
 # to BENCH_DIR (default /dev/shm when it exists: 4,096 VFs are 400,000 files, slow to delete on disk).
 # Other JMH runs on a shared machine hold /tmp/jmh.lock: ours ignore it (-Djmh.ignoreLock=true).
+# NIC_HEAP (default "-Xms2g -Xmx2g -Xmn1g"): the heap of every nic-rdma JVM, JMH forks included (a
+# -jvmArgsAppend here replaces the benchmark's own). Fixed sizes, the same for every node: with the
+# JVM's defaults the heap starts at 1/64 of RAM and G1 sizes the young generation per fork from that
+# fork's allocation rate, so each size ran under a different collector setting. 1 GiB of young
+# generation holds two 4,096-VF discoveries' garbage (~480 MB each), so even the largest node collects
+# about once per two runs, copying only what one run keeps alive (~25 MB).
 # BENCH_CLASSES: class folders put before the modules' own (to measure other compiled code, e.g. a
 # base commit's target/classes saved aside, with this script and benches).
 # The floor is timed before and after the JMH runs (load on a shared machine drifts); the lower
@@ -24,6 +30,7 @@ pfs=("$@")
 ((${#pfs[@]})) || pfs=(4 16 64)
 jmh_args=(${JMH_ARGS:--f 1 -wi 3 -w 2 -i 5 -r 2})
 rounds="${FLOOR_ROUNDS:-21}"
+read -r -a nic_heap <<<"${NIC_HEAP:--Xms2g -Xmx2g -Xmn1g}"
 cd "$here"
 
 bench_dir="${BENCH_DIR:-$([[ -d /dev/shm && -w /dev/shm ]] && echo /dev/shm || echo "${TMPDIR:-/tmp}")}"
@@ -91,14 +98,15 @@ declare -A nic_ms nic_floor nic_stats nic_time
 for p in "${pfs[@]}"; do
   root="$work/trees/pfs$p"
   java -cp "$nic_cp" io.nodeatlas.discovery.net.bench.NicRdmaTreeTool write "$root" "$p"
-  nic_stats[$p]="$(record "$root" "$work/nic$p.list" -Xmx2g -cp "$nic_cp" \
+  nic_stats[$p]="$(record "$root" "$work/nic$p.list" "${nic_heap[@]}" -cp "$nic_cp" \
     io.nodeatlas.discovery.net.bench.NicRdmaTreeTool discover "$root")"
   nic_floor[$p]="$(floor "$work/nic$p.list")"
   # Warm-up of some 100 VF-discoveries' worth of work per size, so that the JIT is done at every size.
-  nic_time[$p]="$(java -Xmx2g -cp "$nic_cp" io.nodeatlas.discovery.net.bench.NicRdmaTreeTool time "$root" $((p >= 40 ? 3 : 120 / p)) 7)"
+  nic_time[$p]="$(java "${nic_heap[@]}" -cp "$nic_cp" io.nodeatlas.discovery.net.bench.NicRdmaTreeTool time "$root" $((p >= 40 ? 3 : 120 / p)) 7)"
 done
+nic_jvm="${nic_heap[*]} -Dnodeatlas.bench.trees=$work/trees" # joined with spaces, before IFS=, below
 IFS=,; java -Djmh.ignoreLock=true -cp "$nic_cp" org.openjdk.jmh.Main NicRdmaDiscoveryBenchmark -p pfs="${pfs[*]}" "${jmh_args[@]}" \
-  -jvmArgsAppend "-Dnodeatlas.bench.trees=$work/trees" -rf json -rff "$work/nic.json" >&2; unset IFS
+  -jvmArgsAppend "$nic_jvm" -rf json -rff "$work/nic.json" >&2; unset IFS
 while read -r p ms; do nic_ms[$p]=$ms; done < <(jmh_medians "$work/nic.json" pfs)
 for p in "${pfs[@]}"; do nic_floor[$p]="$(floor "$work/nic$p.list" "${nic_floor[$p]}")"; done
 

@@ -4,6 +4,7 @@ import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.host.HostFs;
 import io.nodeatlas.discovery.net.model.CharDevice;
 import io.nodeatlas.discovery.net.model.CharDeviceTable;
+import io.nodeatlas.discovery.net.model.LinkLayer;
 import io.nodeatlas.discovery.net.model.NetInterface;
 import io.nodeatlas.discovery.net.model.NetnsMode;
 import io.nodeatlas.discovery.net.model.PciFunction;
@@ -35,7 +36,16 @@ public final class NicRdmaScanner {
 
   private NicRdmaScanner() {}
 
+  /** A scan that reads every char device, the MAD devices included. */
   public static NicRdmaInventory scan(FactReader facts, boolean includeVirtual) {
+    return scan(facts, includeVirtual, true);
+  }
+
+  /**
+   * @param madDevices whether the run publishes every port's MAD devices ({@code nic-rdma.madDevices});
+   *     without it the MAD devices are read only when an InfiniBand port needs its {@code umadN}
+   */
+  public static NicRdmaInventory scan(FactReader facts, boolean includeVirtual, boolean madDevices) {
     HostFs fs = facts.fs();
     List<RdmaDeviceReader.Found> rdma = new RdmaDeviceReader(facts).readAll();
     List<NetInterfaceReader.Found> nics = new NetInterfaceReader(facts).readAll(includeVirtual);
@@ -92,9 +102,13 @@ public final class NicRdmaScanner {
     }
     CharDeviceTable chars = devices.isEmpty()
         ? new CharDeviceTable(Map.of(), Map.of(), Map.of(), Optional.<CharDevice>empty())
-        : new CharDeviceResolver(facts).resolve(parents);
+        : new CharDeviceResolver(facts).resolve(parents, madDevices || devices.stream().anyMatch(NicRdmaScanner::hasInfiniBandPort));
     Optional<NetnsMode> netns = devices.isEmpty() ? Optional.empty() : new NetnsModeReader(facts).read();
     return new NicRdmaInventory(devices, interfaces, pci, chars, netns);
+  }
+
+  private static boolean hasInfiniBandPort(RdmaDevice device) {
+    return device.ports().stream().anyMatch(p -> p.linkLayer().orElse(LinkLayer.UNKNOWN) == LinkLayer.INFINIBAND);
   }
 
   /** The path itself when it is the function's directory (not an SF or virtio child below it). */

@@ -87,7 +87,7 @@ public final class NicRdmaSource implements DiscoverySource {
     boolean madDevices = flag(host, MAD_DEVICES);
     DiscoveryResult.Builder result = new DiscoveryResult.Builder(NAME);
     FactReader facts = new FactReader(host.fs(), result::warn);
-    NicRdmaInventory inventory = NicRdmaScanner.scan(facts, includeVirtual);
+    NicRdmaInventory inventory = NicRdmaScanner.scan(facts, includeVirtual, madDevices);
     Uplinks uplinks = new UplinkReader(facts).read(nodeIps(host));
     NicRdmaPublisher.publish(inventory, madDevices, facts, uplinks, flag(host, ALLOW_UPLINKS)).forEach(result::device);
     return result.build();

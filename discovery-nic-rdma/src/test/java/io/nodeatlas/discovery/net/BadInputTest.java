@@ -248,6 +248,33 @@ class BadInputTest {
     assertThat(attr(r, "rdma-mlx5-1", LID)).isEqualTo(7L);
   }
 
+  /**
+   * The small node's only port is RoCE: without madDevices nothing publishes a MAD device, so a broken
+   * one (no ibdev file) costs nothing and says nothing; asked for, it is read and reported, and the good
+   * ones are published.
+   */
+  @Test
+  void madDevicesAreReadOnlyWhenARunCanPublishThem() throws Exception {
+    b.mad(PF, "umad0", "mlx5_0", 1, "231:0").mad(PF, "issm0", "mlx5_0", 1, "231:64");
+    b.tree().value("sys/devices/" + PF + "/infiniband_mad/umad1/dev", "231:1");
+    b.tree().symlink("sys/class/infiniband_mad/umad1", "../../devices/" + PF + "/infiniband_mad/umad1");
+
+    DiscoveryResult plain = discover();
+    assertThat(messages(plain)).isEmpty();
+    assertThat(byName(plain).get("rdma-mlx5-0").containerEdits().deviceNodes())
+        .extracting(ContainerEdits.DeviceNode::path)
+        .containsExactly("/dev/infiniband/uverbs0", "/dev/infiniband/rdma_cm");
+
+    DiscoveryResult mad = new NicRdmaSource().discover(HostContext.of(HostFs.of(root))
+        .withOptions(SourceOptions.NONE.with(NicRdmaSource.MAD_DEVICES, "true")));
+    assertThat(messages(mad)).containsExactly(
+        "/sys/class/infiniband_mad/umad1: no ibdev file to map it to an RDMA device; left out");
+    assertThat(byName(mad).get("rdma-mlx5-0").containerEdits().deviceNodes())
+        .extracting(ContainerEdits.DeviceNode::path)
+        .containsExactly("/dev/infiniband/uverbs0", "/dev/infiniband/umad0", "/dev/infiniband/issm0",
+            "/dev/infiniband/rdma_cm");
+  }
+
   @Test
   void exclusiveNetnsModeIsPublishedAndWarnedAbout() throws Exception {
     b.tree().value("sys/module/ib_core/parameters/netns_mode", "N");

@@ -10,6 +10,7 @@ import io.nodeatlas.discovery.net.parse.Numbers;
 import io.nodeatlas.discovery.net.parse.TextValues;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,7 +18,6 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * Maps RDMA devices to their user-space char devices ({@code Documentation/ABI/stable/sysfs-class-infiniband}):
@@ -26,6 +26,9 @@ import java.util.TreeSet;
  * {@code ibdev} and {@code port} files only. The class directories are read first; an ibdev still
  * without a uverbs device is looked up in its parent's {@code infiniband_verbs}/{@code infiniband_mad}
  * children, where the class devices really live (old captures lack {@code /sys/class/infiniband_verbs}).
+ * The MAD devices are read only when a run can publish one: an InfiniBand port needs its {@code umadN},
+ * and {@code madDevices} asks for all of them; a RoCE-only node with thousands of VFs would otherwise
+ * read three files and list a directory per VF for devices nothing publishes.
  */
 public final class CharDeviceResolver {
 
@@ -37,19 +40,31 @@ public final class CharDeviceResolver {
     this.facts = facts;
   }
 
-  /** @param parentDirs ibdev name → its parent device's directory */
+  /** Every char device, MAD devices included; @param parentDirs ibdev name → its parent device's directory */
   public CharDeviceTable resolve(Map<String, Path> parentDirs) {
+    return resolve(parentDirs, true);
+  }
+
+  /**
+   * @param parentDirs ibdev name → its parent device's directory
+   * @param madDevices whether to read the {@code umadN} and {@code issmN} devices too
+   */
+  public CharDeviceTable resolve(Map<String, Path> parentDirs, boolean madDevices) {
     HostFs fs = facts.fs();
     Map<String, CharDevice> byName = new TreeMap<>(CharDeviceResolver::compareNames);
-    Set<String> attempted = new TreeSet<>();
+    Set<String> attempted = new HashSet<>();
     scan(fs.sys("class/infiniband_verbs"), byName, attempted);
-    scan(fs.sys("class/infiniband_mad"), byName, attempted);
-    Set<String> withVerbs = new TreeSet<>();
+    if (madDevices) {
+      scan(fs.sys("class/infiniband_mad"), byName, attempted);
+    }
+    Set<String> withVerbs = new HashSet<>();
     byName.values().stream().filter(d -> d.kind() == CharDevice.Kind.UVERBS).forEach(d -> withVerbs.add(d.ibdev()));
     for (Map.Entry<String, Path> e : new TreeMap<>(parentDirs).entrySet()) {
       if (!withVerbs.contains(e.getKey())) {
         scan(e.getValue().resolve("infiniband_verbs"), byName, attempted);
-        scan(e.getValue().resolve("infiniband_mad"), byName, attempted);
+        if (madDevices) {
+          scan(e.getValue().resolve("infiniband_mad"), byName, attempted);
+        }
       }
     }
 
@@ -95,13 +110,12 @@ public final class CharDeviceResolver {
 
   /** @param attempted names already read (or failed) through another directory: each is read once */
   private void scan(Path classDir, Map<String, CharDevice> byName, Set<String> attempted) {
-    for (Path entry : facts.list(classDir)) {
-      String name = entry.getFileName().toString();
+    for (String name : facts.names(classDir)) {
       String prefix = prefix(name);
       if (prefix == null || !attempted.add(name)) {
         continue; // abi_version and other class attributes; devices seen through another directory
       }
-      read(entry, name, prefix).ifPresent(d -> byName.put(name, d));
+      read(classDir.resolve(name), name, prefix).ifPresent(d -> byName.put(name, d));
     }
   }
 

@@ -36,8 +36,12 @@ public final class NetInterfaceReader {
 
   private final FactReader facts;
 
+  /** {@code <sysfs>/devices/virtual}, built once: every interface is checked against it. */
+  private final Path virtualDevices;
+
   public NetInterfaceReader(FactReader facts) {
     this.facts = facts;
+    this.virtualDevices = facts.fs().sysfsRoot().resolve("devices").resolve("virtual");
   }
 
   /** Every interface, sorted by name; virtual ones only when {@code includeVirtual}. */
@@ -72,7 +76,7 @@ public final class NetInterfaceReader {
       facts.warn(entry, "not a valid interface name; interface left out");
       return Optional.empty();
     }
-    boolean underVirtual = underVirtual(fs, dir);
+    boolean underVirtual = underVirtual(dir);
     if (underVirtual && !includeVirtual) {
       return Optional.empty();
     }
@@ -111,9 +115,9 @@ public final class NetInterfaceReader {
     return Optional.of(new Found(nic, dir, deviceDir));
   }
 
-  private static boolean underVirtual(HostFs fs, Path dir) {
-    Path sysfs = fs.sysfsRoot();
-    return dir.startsWith(sysfs) && sysfs.relativize(dir).startsWith(Path.of("devices", "virtual"));
+  /** Whether the (lexically normalised) directory lies below {@code devices/virtual}, compared by element. */
+  private boolean underVirtual(Path dir) {
+    return dir.startsWith(virtualDevices);
   }
 
   private static OptionalInt optionalInt(Optional<Integer> value) {

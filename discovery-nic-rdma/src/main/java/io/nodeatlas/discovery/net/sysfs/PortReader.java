@@ -55,25 +55,33 @@ public final class PortReader {
 
   private GidTable gidTable(Path portDir) {
     SortedMap<Integer, String> gids = new TreeMap<>();
-    for (Path entry : facts.list(portDir.resolve("gids"))) {
-      String name = entry.getFileName().toString();
+    Path gidDir = portDir.resolve("gids");
+    // Names, not a Path per entry: a port lists its whole table (16 to 256 entries), most of them empty.
+    for (String name : facts.names(gidDir)) {
       int index;
       try {
         index = Numbers.parseInt(name, 0, 1 << 16);
       } catch (IllegalArgumentException e) {
         continue;
       }
-      facts.value(entry).filter(t -> !t.isEmpty()).ifPresent(text -> gids.put(index, text));
+      facts.value(gidDir.resolve(name)).filter(t -> !t.isEmpty()).ifPresent(text -> gids.put(index, text));
     }
     Map<Integer, String> types = new HashMap<>();
     Map<Integer, String> ndevs = new HashMap<>();
+    Path typeDir = null;
+    Path ndevDir = null;
     for (Map.Entry<Integer, String> e : gids.entrySet()) {
       if (e.getValue().equalsIgnoreCase(GidParser.ZERO)) {
         continue;
       }
+      if (typeDir == null) {
+        typeDir = portDir.resolve("gid_attrs/types");
+        ndevDir = portDir.resolve("gid_attrs/ndevs");
+      }
       int i = e.getKey();
-      facts.readIfApplicable(portDir.resolve("gid_attrs/types/" + i), t -> t).ifPresent(t -> types.put(i, t));
-      facts.readIfApplicable(portDir.resolve("gid_attrs/ndevs/" + i), t -> t).ifPresent(t -> ndevs.put(i, t));
+      String file = Integer.toString(i);
+      facts.readIfApplicable(typeDir.resolve(file), t -> t).ifPresent(t -> types.put(i, t));
+      facts.readIfApplicable(ndevDir.resolve(file), t -> t).ifPresent(t -> ndevs.put(i, t));
     }
     return GidTableParser.parse(gids, types, ndevs,
         (file, problem) -> facts.warn(portDir.resolve(file), "not understood: " + problem));

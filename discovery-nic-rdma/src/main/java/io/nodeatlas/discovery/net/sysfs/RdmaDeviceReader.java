@@ -92,9 +92,11 @@ public final class RdmaDeviceReader {
 
   private List<RdmaPort> readPorts(Path dir, String ibdev) {
     TreeMap<Integer, Path> byNumber = new TreeMap<>();
-    for (Path p : facts.list(dir.resolve("ports"))) {
+    Path portsDir = dir.resolve("ports");
+    for (String name : facts.names(portsDir)) {
+      Path p = portsDir.resolve(name);
       try {
-        byNumber.put(Numbers.parseInt(p.getFileName().toString(), 0, 255), p);
+        byNumber.put(Numbers.parseInt(name, 0, 255), p);
       } catch (IllegalArgumentException e) {
         facts.warn(p, "not a port number; ignored");
       }

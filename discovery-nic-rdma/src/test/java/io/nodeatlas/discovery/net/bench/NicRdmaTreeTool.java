@@ -32,6 +32,7 @@ public final class NicRdmaTreeTool {
         HostContext host = HostContext.of(HostFs.of(root));
         DiscoveryResult last = null;
         for (int i = 0; i < runs; i++) {
+          host.fs().forgetResolvedDirectories(); // as NodeDiscovery does before every run
           last = new NicRdmaSource().discover(host);
         }
         System.out.println(last.devices().size() + " devices, " + last.warnings().size() + " warnings");
@@ -39,7 +40,10 @@ public final class NicRdmaTreeTool {
       case "time" -> {
         HostContext host = HostContext.of(HostFs.of(root));
         NicRdmaSource source = new NicRdmaSource();
-        System.out.println(CpuTimedRuns.measure(Integer.parseInt(args[2]), Integer.parseInt(args[3]), () -> source.discover(host)));
+        System.out.println(CpuTimedRuns.measure(Integer.parseInt(args[2]), Integer.parseInt(args[3]), () -> {
+          host.fs().forgetResolvedDirectories(); // as NodeDiscovery does before every run
+          source.discover(host);
+        }));
       }
       default -> throw new IllegalArgumentException("write <dir> <pfs> | discover <dir> [runs] | time <dir> <warmup> <runs>");
     }
