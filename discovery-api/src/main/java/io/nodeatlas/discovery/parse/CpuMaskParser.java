@@ -58,7 +58,7 @@ public final class CpuMaskParser {
     }
     long value = 0;
     for (int i = start; i < end; i++) {
-      int digit = hexDigit((char) (ascii[i] & 0xff));
+      int digit = HexDigits.value((char) (ascii[i] & 0xff));
       if (digit < 0) {
         return signed(s, start, end);
       }
@@ -76,7 +76,9 @@ public final class CpuMaskParser {
     }
     long value = 0;
     for (int i = start; i < end; i++) {
-      int digit = hexDigit(s.charAt(i));
+      // ASCII only: anything else (a sign, the Unicode digits Character.digit accepts) goes to signed(),
+      // which decides as before; the common case skips Character.digit's table walk per character.
+      int digit = HexDigits.value(s.charAt(i));
       if (digit < 0) {
         return signed(s, start, end);
       }
@@ -85,24 +87,6 @@ public final class CpuMaskParser {
     return value;
   }
 
-  /**
-   * An ASCII hex digit's value, else -1: the kernel prints nothing else. Anything else (a sign, the
-   * Unicode digits Character.digit accepts) goes to {@link #signed}, which decides as before; the common
-   * case no longer pays Character.digit's table walk per character (a 256-CPU host reads some 20,000
-   * mask digits per discovery, most of them before the JIT has compiled this).
-   */
-  private static int hexDigit(char c) {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-      return c - 'A' + 10;
-    }
-    return -1;
-  }
 
   /** What Long.parseLong made of a group with a sign ({@code -1}: its low 32 bits), as before; else not hex. */
   private static long signed(String s, int start, int end) {

@@ -1,5 +1,7 @@
 package io.nodeatlas.discovery.net.parse;
 
+import io.nodeatlas.discovery.parse.HexDigits;
+
 import java.util.Locale;
 
 /**
@@ -25,7 +27,7 @@ final class ColonHex {
     }
     for (int i = 0; i < n; i++) {
       char c = text.charAt(i);
-      boolean ok = (i % width == digits) ? c == ':' : Expected.isHex(c);
+      boolean ok = (i % width == digits) ? c == ':' : HexDigits.is(c);
       if (!ok) {
         throw Expected.but(expected, text);
       }

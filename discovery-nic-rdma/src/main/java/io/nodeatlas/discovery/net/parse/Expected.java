@@ -14,23 +14,6 @@ final class Expected {
     return new IllegalArgumentException("expected " + expected + ", got " + Excerpt.of(text));
   }
 
-  static boolean isHex(char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-  }
-
-  static int hexValue(char c) {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-      return c - 'A' + 10;
-    }
-    return -1;
-  }
-
   static boolean isDigit(char c) {
     return c >= '0' && c <= '9';
   }

@@ -1,5 +1,7 @@
 package io.nodeatlas.discovery.net.parse;
 
+import io.nodeatlas.discovery.parse.HexDigits;
+
 /**
  * Decimal and hexadecimal integers as sysfs prints them ({@code %d}, {@code %u}, {@code 0x%x}).
  * ASCII digits only: {@link Character#digit} would also accept other scripts' digits.
@@ -48,7 +50,7 @@ public final class Numbers {
     }
     long value = 0;
     for (int i = 2; i < text.length(); i++) {
-      int d = Expected.hexValue(text.charAt(i));
+      int d = HexDigits.value(text.charAt(i));
       if (d < 0) {
         throw Expected.but("a 0x-prefixed hex number", text);
       }
