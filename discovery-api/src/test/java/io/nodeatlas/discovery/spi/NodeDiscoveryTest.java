@@ -121,8 +121,13 @@ class NodeDiscoveryTest {
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("two discovery sources are named \"gpu\"");
   }
 
-  /** A source that runs only after {@code before} has finished (or after a generous bound). */
-  record LateSource(String name, java.util.concurrent.CountDownLatch before) implements DiscoverySource {
+  /**
+   * A source that waits for {@code await} (at most 60 s; {@code gateOpened} says whether it opened in
+   * time), publishes {@code devices}, then opens {@code done}: two of them, the first waiting for the
+   * second, finish out of order.
+   */
+  record GatedSource(String name, java.util.concurrent.CountDownLatch await, java.util.concurrent.CountDownLatch done,
+      List<String> devices, java.util.concurrent.atomic.AtomicBoolean gateOpened) implements DiscoverySource {
     @Override
     public Availability availability(HostContext host) {
       return Availability.ok();
@@ -131,26 +136,13 @@ class NodeDiscoveryTest {
     @Override
     public DiscoveryResult discover(HostContext host) {
       try {
-        before.await(60, java.util.concurrent.TimeUnit.SECONDS);
+        gateOpened.set(await.await(60, java.util.concurrent.TimeUnit.SECONDS));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      return DiscoveryResult.of(List.of(device("late0", name)), List.of(new DiscoveryWarning(name, "late warning")));
-    }
-  }
-
-  /** A source that finishes first and opens {@code done}. */
-  record EarlySource(String name, java.util.concurrent.CountDownLatch done) implements DiscoverySource {
-    @Override
-    public Availability availability(HostContext host) {
-      return Availability.ok();
-    }
-
-    @Override
-    public DiscoveryResult discover(HostContext host) {
       done.countDown();
-      return DiscoveryResult.of(List.of(device("early0", name), device("late0", name)),
-          List.of(new DiscoveryWarning(name, "early warning")));
+      return DiscoveryResult.of(devices.stream().map(d -> device(d, name)).toList(),
+          List.of(new DiscoveryWarning(name, name + " warning")));
     }
   }
 
@@ -159,14 +151,22 @@ class NodeDiscoveryTest {
     // The first source waits for the second: with sources run at once the second finishes first, and
     // the report must still read as if they had run one after the other (devices, duplicate rule, warnings).
     java.util.concurrent.CountDownLatch secondDone = new java.util.concurrent.CountDownLatch(1);
-    NodeReport report = NodeDiscovery.run(List.of(new LateSource("a", secondDone), new EarlySource("b", secondDone),
+    java.util.concurrent.CountDownLatch open = new java.util.concurrent.CountDownLatch(0);
+    java.util.concurrent.atomic.AtomicBoolean aRanWithB = new java.util.concurrent.atomic.AtomicBoolean();
+    NodeReport report = NodeDiscovery.run(List.of(
+        new GatedSource("a", secondDone, new java.util.concurrent.CountDownLatch(1), List.of("late0"), aRanWithB),
+        new GatedSource("b", open, secondDone, List.of("early0", "late0"), new java.util.concurrent.atomic.AtomicBoolean()),
         new FixedSource("c", Availability.unavailable("no such hardware"), List.of(), null)), HostContext.of(HostFs.of(root)));
     // late0 is a's, though b published one of that name first in time.
     assertThat(report.devices()).extracting(d -> d.name() + "@" + d.source()).containsExactlyInAnyOrder("late0@a", "early0@b");
     assertThat(report.warnings()).extracting(DiscoveryWarning::message).containsExactlyInAnyOrder(
-        "late warning", "early warning", "device late0 left out: source a already published a device of that name",
+        "a warning", "b warning", "device late0 left out: source a already published a device of that name",
         "source unavailable: no such hardware");
     assertThat(report.sources()).containsEntry("a", SourceStatus.OK).containsEntry("b", SourceStatus.OK);
+    if (Runtime.getRuntime().availableProcessors() > 1) {
+      // Run one after the other, a would have waited out its 60 s for b.
+      assertThat(aRanWithB).as("a's wait ended because b ran meanwhile").isTrue();
+    }
   }
 
   @Test
