@@ -5,7 +5,9 @@
 #   - the recording run prints exactly what a later run prints: the JSON on stdout, nothing on stderr
 #     (the JVM's own "AOTConfiguration recorded" line and a child JVM's JAVA_TOOL_OPTIONS are kept out);
 #   - its exit status is the command's own;
-#   - a cache file for this java and jar exists afterwards, and a later run's java command line uses it.
+#   - a cache file for this java and jar exists afterwards, and a later run's java command line uses it;
+#   - with the AOT cache, that later run spins no class at run time (no lambda or method-handle class);
+#   - the launcher finds its jar however it is named, and runs in the caller's directory.
 # Runs on one small fixture host from the conformance corpus (no root needed), so the output is stable.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,4 +40,28 @@ for c in "${caches[@]}"; do [[ -s "$c" ]] && found+=("$(basename "$c")"); done
 ((${#found[@]} == 1)) || fail "want one start-up cache recorded, found: ${found[*]:-none}"
 command_line="$(NODEATLAS_PRINT_COMMAND=1 ./nodeatlas discover)"
 grep -Eq -- '^-XX:(AOTCache|SharedArchiveFile)=' <<<"$command_line" || fail "a later run does not map the cache"
+if grep -q -- '^-XX:AOTCache=' <<<"$command_line"; then
+  # With the AOT cache a repeated discover spins no class at run time: a record's generated
+  # equals/hashCode or a JDK Comparator combinator on the discover path would spin method-handle and
+  # lambda classes there, which the cache cannot hold (see Order). A few ordinary classes the cache
+  # skipped may still be read from the jar or the JDK; they are not counted.
+  NODEATLAS_JAVA_OPTS="-Xlog:class+load=info:file=$work/classes.log" \
+    ./nodeatlas discover --sources cpu-numa --host-root "$root" >/dev/null
+  grep -q 'source: shared objects file' "$work/classes.log" || fail "a repeated discover did not map the AOT cache"
+  spun="$(grep -v 'source: shared objects file' "$work/classes.log" | grep -E 'LambdaForm\$|\$\$Lambda|__JVM_LookupDefineClass__|/0x' || true)"
+  [[ -z "$spun" ]] || fail "a repeated discover spun classes at run time:
+$(head -20 <<<"$spun")"
+fi
+
+# However the launcher is named (relative, absolute, through bash, from a subdirectory, through `..`),
+# it finds the same jar, and runs the command in the caller's directory.
+want="$(cd "$(pwd)" && pwd)/cli/target/nodeatlas.jar"
+for form in "./nodeatlas" "$(pwd)/nodeatlas" "bash nodeatlas" "cd cli && ../nodeatlas" "cd cli && ./../nodeatlas"; do
+  got="$(bash -c "export NODEATLAS_PRINT_COMMAND=1; $form --version" | grep -x -- '.*nodeatlas.jar')"
+  [[ "$got" == "$want" ]] || fail "launched as '$form' it runs $got, want $want"
+done
+# A relative path in the arguments means the caller's directory.
+(cd "$work" && "$OLDPWD/nodeatlas" discover --sources cpu-numa --host-root "./${root##*/}") >"$work/relative.json" ||
+  fail "discover with a host root relative to the caller's directory failed"
+cmp -s "$work/first.json" "$work/relative.json" || fail "a relative host root gave other output"
 echo "launcher cache: recorded by the first discover (${found[0]}), its output unchanged; later runs map it"

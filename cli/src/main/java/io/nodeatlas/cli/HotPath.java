@@ -10,8 +10,9 @@ import io.nodeatlas.discovery.spi.SourceSetting;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -129,7 +130,7 @@ final class HotPath {
         names.put(alias, setting);
       }
     }
-    Map<Object, String> given = new HashMap<>();
+    Map<Object, String> given = new IdentityHashMap<>();
     for (String arg : args) {
       if (arg.startsWith("@")) {
         return Optional.empty(); // picocli reads @FILE as more arguments
@@ -177,7 +178,7 @@ final class HotPath {
     if (format == null) {
       return Optional.empty();
     }
-    Map<Flag<Path>, Path> roots = new HashMap<>();
+    Map<Flag<Path>, Path> roots = new IdentityHashMap<>();
     for (Flag<Path> root : ROOTS) {
       String text = valueOrEnv(given.get(root), root.env(), root.defaultValue());
       if (text == null) {
@@ -185,8 +186,8 @@ final class HotPath {
       }
       roots.put(root, text.isEmpty() ? null : Path.of(text));
     }
-    Map<SourceSetting, String> settings = new HashMap<>();
-    Set<SourceSetting> fromFlag = new HashSet<>();
+    Map<SourceSetting, String> settings = new IdentityHashMap<>();
+    Set<SourceSetting> fromFlag = Collections.newSetFromMap(new IdentityHashMap<>());
     for (SourceSetting setting : sources.settings()) {
       if (given.containsKey(setting)) {
         fromFlag.add(setting);

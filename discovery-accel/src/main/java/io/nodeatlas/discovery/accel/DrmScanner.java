@@ -70,7 +70,7 @@ final class DrmScanner {
     List<DrmFunction> out = new ArrayList<>();
     for (Map.Entry<PciAddress, List<DrmFunction.Minor>> e : nodes.entrySet()) {
       List<DrmFunction.Minor> sorted = new ArrayList<>(e.getValue());
-      sorted.sort(java.util.Comparator.comparing(DrmFunction.Minor::name));
+      sorted.sort(io.nodeatlas.discovery.model.Order.by(DrmFunction.Minor::name));
       out.add(new DrmFunction(e.getKey(), dirs.get(e.getKey()), sorted));
     }
     return out;

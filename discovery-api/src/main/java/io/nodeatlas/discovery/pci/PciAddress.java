@@ -153,6 +153,20 @@ public record PciAddress(long domain, int bus, int device, int function) impleme
     return c != 0 ? c : Integer.compare(function, o.function);
   }
 
+  // Written out with the generated pair's meaning: addresses key the maps of every PCI walk, and a
+  // record's generated equals and hashCode are bound through an invokedynamic bootstrap that the JDK's
+  // AOT cache does not link ahead of time (see Topology.CacheInfo).
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof PciAddress other && domain == other.domain && bus == other.bus && device == other.device
+        && function == other.function;
+  }
+
+  @Override
+  public int hashCode() {
+    return ((Long.hashCode(domain) * 31 + bus) * 31 + device) * 31 + function;
+  }
+
   private static boolean isLowerHex(char c) {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
   }

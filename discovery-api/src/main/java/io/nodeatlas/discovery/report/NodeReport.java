@@ -1,10 +1,10 @@
 package io.nodeatlas.discovery.report;
 
+import io.nodeatlas.discovery.model.Order;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.spi.DiscoveryWarning;
 import io.nodeatlas.discovery.topology.Topology;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -25,7 +25,7 @@ public record NodeReport(
   public static final String SCHEMA_VERSION = "v1";
 
   public NodeReport {
-    devices = devices.stream().sorted(Comparator.comparing(Device::name)).toList();
+    devices = devices.stream().sorted(Order.by(Device::name)).toList();
     warnings = warnings.stream().sorted().toList();
     sources = Collections.unmodifiableSortedMap(new TreeMap<>(sources));
   }

@@ -1,12 +1,13 @@
 package io.nodeatlas.discovery.spi;
 
+import io.nodeatlas.discovery.model.Order;
 import java.util.Comparator;
 
 /** Something a source could not read or understand; one warning costs one fact, never the run. */
 public record DiscoveryWarning(String source, String message) implements Comparable<DiscoveryWarning> {
 
   private static final Comparator<DiscoveryWarning> ORDER =
-      Comparator.comparing(DiscoveryWarning::source).thenComparing(DiscoveryWarning::message);
+      Order.by(DiscoveryWarning::source).then(DiscoveryWarning::message);
 
   @Override
   public int compareTo(DiscoveryWarning o) {

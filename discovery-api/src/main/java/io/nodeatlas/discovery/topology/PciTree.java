@@ -1,6 +1,6 @@
 package io.nodeatlas.discovery.topology;
 
-import java.util.Comparator;
+import io.nodeatlas.discovery.model.Order;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
@@ -20,8 +20,8 @@ public record PciTree(List<PciNode> hostBridges, List<PciPair> pairs) {
   public static final PciTree EMPTY = new PciTree(List.of(), List.of());
 
   public PciTree {
-    hostBridges = hostBridges.stream().sorted(Comparator.comparing(PciNode::address)).toList();
-    pairs = pairs.stream().sorted(Comparator.comparing(PciPair::deviceA).thenComparing(PciPair::deviceB)).toList();
+    hostBridges = hostBridges.stream().sorted(Order.by(PciNode::address)).toList();
+    pairs = pairs.stream().sorted(Order.by(PciPair::deviceA).then(PciPair::deviceB)).toList();
   }
 
   public boolean isEmpty() {
@@ -86,7 +86,7 @@ public record PciTree(List<PciNode> hostBridges, List<PciPair> pairs) {
       List<PciNode> children) {
     public PciNode {
       devices = devices.stream().sorted().distinct().toList();
-      children = children.stream().sorted(Comparator.comparing(PciNode::address)).toList();
+      children = children.stream().sorted(Order.by(PciNode::address)).toList();
     }
 
     public void forEach(Consumer<PciNode> visitor) {

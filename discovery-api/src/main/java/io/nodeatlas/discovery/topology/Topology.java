@@ -1,5 +1,6 @@
 package io.nodeatlas.discovery.topology;
 
+import io.nodeatlas.discovery.model.Order;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -35,15 +36,15 @@ public record Topology(
 
   public Topology {
     pci = pci == null ? PciTree.EMPTY : pci;
-    packages = sorted(packages, Comparator.comparingInt(PackageInfo::id));
-    dies = sorted(dies, Comparator.comparingInt(DieInfo::packageId).thenComparingInt(DieInfo::id));
-    clusters = sorted(clusters, Comparator.comparingInt(ClusterInfo::packageId).thenComparingInt(ClusterInfo::id));
-    cores = sorted(cores, Comparator.comparingInt(CoreInfo::packageId).thenComparingInt(CoreInfo::dieId)
-        .thenComparingInt(CoreInfo::id).thenComparing(CoreInfo::cpus));
-    caches = sorted(caches, Comparator.comparingInt(CacheInfo::level).thenComparing(CacheInfo::type)
-        .thenComparing(CacheInfo::cpus));
-    numaNodes = sorted(numaNodes, Comparator.comparingInt(NumaNodeInfo::id));
-    hugepages = sorted(hugepages, Comparator.comparingLong(HugepageSize::pageSizeBytes));
+    packages = sorted(packages, Order.byInt(PackageInfo::id));
+    dies = sorted(dies, Order.byInt(DieInfo::packageId).thenInt(DieInfo::id));
+    clusters = sorted(clusters, Order.byInt(ClusterInfo::packageId).thenInt(ClusterInfo::id));
+    cores = sorted(cores, Order.byInt(CoreInfo::packageId).thenInt(CoreInfo::dieId)
+        .thenInt(CoreInfo::id).then(CoreInfo::cpus));
+    caches = sorted(caches, Order.byInt(CacheInfo::level).then(CacheInfo::type)
+        .then(CacheInfo::cpus));
+    numaNodes = sorted(numaNodes, Order.byInt(NumaNodeInfo::id));
+    hugepages = sorted(hugepages, Order.byLong(HugepageSize::pageSizeBytes));
   }
 
   /** This topology with {@code tree} as its PCI tree. */
@@ -95,7 +96,27 @@ public record Topology(
   }
 
   /** One cache instance: the CPUs that share it. */
-  public record CacheInfo(int level, CacheType type, long sizeBytes, CpuSet cpus) {}
+  public record CacheInfo(int level, CacheType type, long sizeBytes, CpuSet cpus) {
+    /*
+     * equals and hashCode are written out, with the generated ones' meaning (all components), because
+     * cache instances are deduplicated in a hash set on every discover run. A record's generated pair
+     * is bound at its first call through an invokedynamic bootstrap (java.lang.runtime.ObjectMethods)
+     * that the JDK's AOT cache does not link ahead of time (JEP 483 links lambdas and string
+     * concatenation only): a cold start spins its method-handle classes and then runs every call
+     * through a method-handle chain in the interpreter.
+     */
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof CacheInfo other && level == other.level && type == other.type
+          && sizeBytes == other.sizeBytes && java.util.Objects.equals(cpus, other.cpus);
+    }
+
+    @Override
+    public int hashCode() {
+      return ((31 * level + java.util.Objects.hashCode(type)) * 31 + Long.hashCode(sizeBytes)) * 31
+          + java.util.Objects.hashCode(cpus);
+    }
+  }
 
   /**
    * A NUMA node. {@code cpus} is empty for memory-only nodes (HBM, CXL, persistent memory);
@@ -121,7 +142,7 @@ public record Topology(
       CpuSet initiatorCpus) {
     public NumaNodeInfo {
       distances = Collections.unmodifiableSortedMap(new TreeMap<>(distances));
-      hugepages = hugepages.stream().sorted(Comparator.comparingLong(HugepagePool::pageSizeBytes)).toList();
+      hugepages = hugepages.stream().sorted(Order.byLong(HugepagePool::pageSizeBytes)).toList();
       initiatorNodes = initiatorNodes == null ? List.of() : initiatorNodes.stream().sorted().distinct().toList();
       initiatorCpus = initiatorCpus == null ? CpuSet.EMPTY : initiatorCpus;
     }

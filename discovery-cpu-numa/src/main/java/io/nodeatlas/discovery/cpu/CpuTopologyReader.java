@@ -2,6 +2,7 @@ package io.nodeatlas.discovery.cpu;
 
 import io.nodeatlas.discovery.cpu.SysfsFacts.CpuSetFiles;
 import io.nodeatlas.discovery.host.FactReader;
+import io.nodeatlas.discovery.model.Order;
 import io.nodeatlas.discovery.topology.CpuSet;
 import io.nodeatlas.discovery.topology.Topology.ClusterInfo;
 import io.nodeatlas.discovery.topology.Topology.CoreInfo;
@@ -11,7 +12,6 @@ import io.nodeatlas.discovery.topology.Topology.PackageInfo;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -168,15 +168,15 @@ final class CpuTopologyReader {
 
     List<PackageInfo> packages = new ArrayList<>();
     packageCpus.forEach((k, bits) -> packages.add(new PackageInfo(k.id(), CpuSet.fromBits(bits))));
-    packages.sort(Comparator.comparingInt(PackageInfo::id).thenComparing(PackageInfo::cpus));
+    packages.sort(Order.byInt(PackageInfo::id).then(PackageInfo::cpus));
     List<DieInfo> dies = new ArrayList<>();
     dieCpus.forEach((k, bits) -> dies.add(new DieInfo(((PackageKey) k.get(0)).id(), (Integer) k.get(1), CpuSet.fromBits(bits))));
-    dies.sort(Comparator.comparingInt(DieInfo::packageId).thenComparingInt(DieInfo::id).thenComparing(DieInfo::cpus));
+    dies.sort(Order.byInt(DieInfo::packageId).thenInt(DieInfo::id).then(DieInfo::cpus));
     List<ClusterInfo> clusters = new ArrayList<>();
     clusterCpus.forEach((k, bits) ->
         clusters.add(new ClusterInfo(((PackageKey) k.get(0)).id(), (Integer) k.get(1), CpuSet.fromBits(bits))));
-    clusters.sort(Comparator.comparingInt(ClusterInfo::packageId).thenComparingInt(ClusterInfo::id)
-        .thenComparing(ClusterInfo::cpus));
+    clusters.sort(Order.byInt(ClusterInfo::packageId).thenInt(ClusterInfo::id)
+        .then(ClusterInfo::cpus));
     return new CpuTopology(summary, packages, dies, clusters, cores);
   }
 
@@ -227,5 +227,17 @@ final class CpuTopologyReader {
    * separate CPUs the kernel gave one id; both are published under that id, ordered by their lowest
    * CPU, and devices are then named by position ({@link CpuNumaDevices#cpuDevices}).
    */
-  private record PackageKey(int id, CpuSet siblings) {}
+  private record PackageKey(int id, CpuSet siblings) {
+    // Written out: see Topology.CacheInfo#equals for why a record hashed on the discover path does not
+    // use the generated pair.
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof PackageKey other && id == other.id && java.util.Objects.equals(siblings, other.siblings);
+    }
+
+    @Override
+    public int hashCode() {
+      return 31 * id + java.util.Objects.hashCode(siblings);
+    }
+  }
 }

@@ -161,7 +161,9 @@ public final class GpuDiscoverySource implements DiscoverySource {
         }
       }
     }
-    found.sort(Comparator.comparing(Device::name, GpuDiscoverySource::naturalOrder));
+    // A plain lambda, not Comparator.comparing (see Order for why the discover path avoids the JDK's
+    // combinators).
+    found.sort((a, b) -> naturalOrder(a.name(), b.name()));
     found.forEach(result::device);
   }
 

@@ -1,9 +1,9 @@
 package io.nodeatlas.discovery.cpu.parse;
 
+import io.nodeatlas.discovery.model.Order;
 import io.nodeatlas.discovery.host.Excerpt;
 import io.nodeatlas.discovery.parse.SizeParser;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -88,7 +88,7 @@ public final class HugetlbfsMountsParser {
   /** Mounts in mount-point order, the order {@code discover} prints them in. */
   public static List<HugetlbfsMount> sorted(List<HugetlbfsMount> mounts) {
     List<HugetlbfsMount> out = new ArrayList<>(mounts);
-    out.sort(Comparator.comparing(HugetlbfsMount::mountPoint));
+    out.sort(Order.by(HugetlbfsMount::mountPoint));
     return List.copyOf(out);
   }
 
