@@ -491,6 +491,20 @@ class GpuDiscoverySourceTest {
   }
 
   @Test
+  void aHostWithoutTheNvidiaKernelDriverIsToldSoWithoutTryingTheLibraryPath() throws Exception {
+    // No libnvidia-ml.so.1 under the host root (only the versioned file) and no nvidia module: the
+    // library path (where the fake NVML is) is not tried.
+    FakeNvml.twoGpus().install(confDir);
+    Availability a = source.availability(context(Map.of()));
+    assertThat(a.available()).isFalse();
+    assertThat(a.reason()).isEqualTo("NVML not loaded: load NVML: no NVIDIA kernel driver loaded (neither "
+        + "/sys/module/nvidia nor /proc/driver/nvidia exists) and no libnvidia-ml.so.1 under /; on a GPU node, "
+        + "load the driver, or give --nvidia-driver-root or --nvml-library (NVML_ERROR_DRIVER_NOT_LOADED)");
+    assertThatThrownBy(() -> source.discover(context(Map.of()))).isInstanceOf(DiscoveryException.class)
+        .hasMessageContaining("no NVIDIA kernel driver loaded");
+  }
+
+  @Test
   void nvmlIsFoundUnderTheDriverRoot() throws Exception {
     // The SONAME a relative link to the versioned file, as driver installs have them.
     FixtureTree.at(host)
@@ -560,12 +574,17 @@ class GpuDiscoverySourceTest {
   }
 
   @Test
-  void withoutOptionsNvmlComesFromTheLibraryPath() throws Exception {
+  void withoutOptionsNvmlComesFromTheLibraryPathWhereTheKernelDriverIsLoaded() throws Exception {
     FakeNvml.twoGpus().install(confDir);
-    HostContext ctx = context(Map.of());
+    // Either sign of the loaded nvidia module will do.
+    for (String driver : new String[] {"sys/module/nvidia", "proc/driver/nvidia"}) {
+      FixtureTree.at(host).dir(driver);
+      HostContext ctx = context(Map.of());
 
-    assertThat(source.availability(ctx)).isEqualTo(Availability.ok());
-    assertThat(source.discover(ctx).devices()).hasSize(3);
+      assertThat(source.availability(ctx)).as(driver).isEqualTo(Availability.ok());
+      assertThat(source.discover(ctx).devices()).as(driver).hasSize(3);
+      FixtureTree.at(host).delete(driver);
+    }
   }
 
   @Test
