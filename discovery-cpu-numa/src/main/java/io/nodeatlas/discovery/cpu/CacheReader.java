@@ -50,7 +50,7 @@ final class CacheReader {
     Set<CacheInfo> caches = new LinkedHashSet<>();
     online.stream().forEach(cpu -> {
       Path cacheDir = cpuDir.resolve("cpu" + cpu).resolve("cache");
-      if (!coveredByIndex.isEmpty() && coveredByIndex.values().stream().allMatch(b -> b.get(cpu))) {
+      if (!coveredByIndex.isEmpty() && coversAll(coveredByIndex.values(), cpu)) {
         // Every cache this CPU has been seen sharing is known; only an extra index could be new.
         if (!in.isDirectoryIfPresent(cacheDir.resolve("index" + coveredByIndex.size()))) {
           return;
@@ -75,6 +75,16 @@ final class CacheReader {
       }
     });
     return new ArrayList<>(caches);
+  }
+
+  /** Whether every set has {@code cpu}: a loop, not a stream, since it runs once per CPU of a cold start. */
+  private static boolean coversAll(Iterable<BitSet> sets, int cpu) {
+    for (BitSet covered : sets) {
+      if (!covered.get(cpu)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static CacheInfo readIndex(FactReader in, Path index, int cpu, CpuSet online, IntFunction<CpuSet> coreOf) {
