@@ -255,7 +255,7 @@ public final class CdiSpecWriter {
     byte[] bytes = render(file);
     Path target = dir.resolve(file.fileName());
     if (sameContent(target, bytes)) {
-      index.remember(dir, file.fileName(), file.spec(), SpecFileIndex.fileKey(target));
+      index.remember(dir, file.fileName(), file.spec());
       return new Change(target, Outcome.UNCHANGED);
     }
     if (!Files.isDirectory(dir)) {
@@ -267,7 +267,7 @@ public final class CdiSpecWriter {
       AtomicFiles.replace(target, bytes, AtomicFiles.WORLD_READABLE);
     }
     // What is there now is ours: no other writer writes this file name (see the class comment).
-    index.remember(dir, file.fileName(), file.spec(), SpecFileIndex.fileKey(target));
+    index.remember(dir, file.fileName(), file.spec());
     return new Change(target, Outcome.WRITTEN);
   }
 

@@ -460,10 +460,11 @@ public final class CdiValidator {
     Map<String, List<Path>> definers = new HashMap<>();
     candidates.forEach((name, spec) -> {
       Set<String> once = new HashSet<>();
+      Path file = dir.resolve(name);
       for (CdiDevice d : spec.devices()) {
         String qualified = spec.qualifiedName(d.name());
         if (once.add(qualified)) {
-          definers.computeIfAbsent(qualified, k -> new ArrayList<>()).add(dir.resolve(name));
+          definers.computeIfAbsent(qualified, k -> new ArrayList<>()).add(file);
         }
       }
     });

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 
 /**
  * The transient CDI spec of one prepared ResourceClaim, for the DRA {@code NodePrepareResources} answer
@@ -32,8 +31,6 @@ import java.util.regex.Pattern;
 public final class ClaimCdiSpecs {
 
   public static final String DEFAULT_CLASS = "claim";
-  /** Kubernetes UIDs are RFC 4122 text; anything else must at least be a valid CDI name fragment. */
-  private static final Pattern UID = Pattern.compile("^[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?$");
 
   private final String vendor;
   private final String deviceClass;
@@ -112,8 +109,31 @@ public final class ClaimCdiSpecs {
   }
 
   private static void requireUid(String claimUid) {
-    if (claimUid == null || !UID.matcher(claimUid).matches()) {
+    if (claimUid == null || !validUid(claimUid)) {
       throw new IllegalArgumentException("claim UID \"" + claimUid + "\" cannot name a CDI device or file");
     }
+  }
+
+  /**
+   * Kubernetes UIDs are RFC 4122 text; anything else must at least be a valid CDI name fragment:
+   * {@code [A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?}. Checked by hand, as each Prepare and Unprepare asks
+   * several times and a regular expression's matcher is garbage each time.
+   */
+  static boolean validUid(String uid) {
+    int n = uid.length();
+    if (n == 0 || !alnum(uid.charAt(0)) || !alnum(uid.charAt(n - 1))) {
+      return false;
+    }
+    for (int i = 1; i < n - 1; i++) {
+      char c = uid.charAt(i);
+      if (!alnum(c) && c != '_' && c != '.' && c != '-') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean alnum(char c) {
+    return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9';
   }
 }

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -56,23 +58,25 @@ final class SpecFileIndex {
       return out;
     }
     ConcurrentHashMap<String, Entry> known = dirs.computeIfAbsent(dir, d -> new ConcurrentHashMap<>());
-    List<String> names = new ArrayList<>();
+    // By name, in name order; each with the path the listing made (a write scans the whole directory, so
+    // nothing per file is made twice). A name that is not valid in the platform's encoding reads with
+    // U+FFFD in it and stands for the path its text names, as a path made from the name would.
+    SortedMap<String, Path> files = new TreeMap<>();
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
       for (Path p : entries) {
         String name = p.getFileName().toString();
         if (SpecFormat.ofFileName(name).isPresent()) {
-          names.add(name);
+          files.put(name, name.indexOf('\uFFFD') < 0 ? p : dir.resolve(name));
         }
       }
     }
-    names.sort(null);
-    Set<String> present = new HashSet<>(names);
-    known.keySet().removeIf(name -> !present.contains(name));
-    for (String name : names) {
+    known.keySet().removeIf(name -> !files.containsKey(name));
+    for (Map.Entry<String, Path> f : files.entrySet()) {
+      String name = f.getKey();
       if (skip.contains(name)) {
         continue;
       }
-      Path file = dir.resolve(name);
+      Path file = f.getValue();
       Optional<Stamp> stamp = stamp(file);
       if (stamp.isEmpty()) {
         known.remove(name); // gone since the listing, or not a regular file: a runtime skips it too
@@ -83,20 +87,22 @@ final class SpecFileIndex {
         e = new Entry(stamp.get(), loadValid.apply(file).map(SpecFileIndex::qualifiedNames));
         known.put(name, e);
       }
-      e.qualifiedNames().ifPresent(q -> out.put(file, q));
+      if (e.qualifiedNames().isPresent()) {
+        out.put(file, e.qualifiedNames().get());
+      }
     }
     return out;
   }
 
   /**
    * Records that {@code dir/name} now holds {@code spec}, which the caller has just validated and
-   * written as the file with identity {@code fileKey}; nothing is recorded when the file there now is
-   * another one (replaced by someone else in between).
+   * written (or found there with the same bytes) and no other writer writes: one stat of the file
+   * there now, so the next scan re-reads it only when it changes.
    */
-  void remember(Path dir, String name, CdiSpec spec, Object fileKey) throws IOException {
+  void remember(Path dir, String name, CdiSpec spec) throws IOException {
     Optional<Stamp> stamp = stamp(dir.resolve(name));
     ConcurrentHashMap<String, Entry> known = dirs.computeIfAbsent(dir, d -> new ConcurrentHashMap<>());
-    if (stamp.isPresent() && fileKey != null && fileKey.equals(stamp.get().fileKey())) {
+    if (stamp.isPresent()) {
       known.put(name, new Entry(stamp.get(), Optional.of(qualifiedNames(spec))));
     } else {
       known.remove(name);
@@ -132,11 +138,6 @@ final class SpecFileIndex {
     } catch (NoSuchFileException e) {
       return Optional.empty();
     }
-  }
-
-  /** The identity {@link #remember} compares with: the same as {@link Stamp#fileKey()}. */
-  static Object fileKey(Path file) throws IOException {
-    return stamp(file).map(Stamp::fileKey).orElse(null);
   }
 
   private static List<String> qualifiedNames(CdiSpec spec) {

@@ -55,6 +55,32 @@ class CdiSpecWriterTest {
   }
 
   @Test
+  void theBytesWrittenAreTheTextWithEveryMemberOfTheFormatPresent() {
+    // Every member CDI defines, set (the bytes are written without sorting again; the text sorts them).
+    CdiContainerEdits all = new CdiContainerEdits(List.of("A=1", "B=2"),
+        List.of(new CdiContainerEdits.DeviceNode("/dev/x", "/dev/host-x", "c", 195L, 7L, 438L, "rw", 0L, 44L)),
+        List.of(new CdiContainerEdits.NetDevice("eth9", "net0")),
+        List.of(new CdiContainerEdits.Hook("createContainer", "/bin/hook", List.of("hook", "--x"), List.of("H=1"), 5L)),
+        List.of(new CdiContainerEdits.Mount("/host/lib", "/lib/x", "bind", List.of("ro", "nosuid"))),
+        new CdiContainerEdits.IntelRdt("clos1", "L3:0=ff", "MB:0=50", List.of("L2:0=f"), true),
+        List.of(5L, 6L));
+    CdiSpec spec = new CdiSpec("1.1.0", "nodeatlas.io/claim", new java.util.TreeMap<>(java.util.Map.of("z.io/b", "2", "a.io/a", "1",
+        "Z.io/c", "3")), List.of(new CdiDevice("d1", new java.util.TreeMap<>(java.util.Map.of("k.io/x", "y", "B.io/y", "z")), all),
+            new CdiDevice("d0", null, new CdiContainerEdits(List.of("E=1"), List.of(), List.of(), List.of())),
+            new CdiDevice("d2", null, new CdiContainerEdits(List.of(), List.of(), List.of(), List.of(), List.of(),
+                new CdiContainerEdits.IntelRdt(null, null, null, List.of(), false), List.of()))), all);
+    CdiSpecFile file = new CdiSpecFile("nodeatlas.io-claim_x.json", spec, SpecFormat.JSON);
+    String text = writer.renderText(file);
+    assertThat(writer.render(file)).isEqualTo(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    for (String member : List.of("annotations", "cdiVersion", "containerEdits", "devices", "kind", "name", "additionalGids",
+        "deviceNodes", "env", "hooks", "intelRdt", "mounts", "netDevices", "fileMode", "gid", "hostPath", "major", "minor",
+        "path", "permissions", "type", "uid", "hostInterfaceName", "args", "hookName", "timeout", "containerPath", "options",
+        "closID", "enableMonitoring", "l3CacheSchema", "memBwSchema", "schemata")) {
+      assertThat(text).contains("\"" + member + "\" : ");
+    }
+  }
+
+  @Test
   void anUnchangedSpecIsNotRewritten(@TempDir Path dir) throws Exception {
     CdiSpecFile gpu = specs(SyntheticNode.devices()).get(0);
     writer.write(dir, gpu);

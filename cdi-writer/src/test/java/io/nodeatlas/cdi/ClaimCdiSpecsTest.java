@@ -18,6 +18,32 @@ class ClaimCdiSpecsTest {
   }
 
   @Test
+  void aUidIsAcceptedExactlyWhenItIsAValidCdiNameFragment() {
+    // The rule: [A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?, whole text; every UID of every short string over
+    // an alphabet with each kind of character, and some longer ones, against that expression.
+    java.util.regex.Pattern rule = java.util.regex.Pattern.compile("[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?");
+    String alphabet = "aZ09_.-/ \n\u00e9=";
+    List<String> samples = new java.util.ArrayList<>(List.of(UID, "", "a", "-", "a-", "-a", "a\n", "ab\n", UID + "\n",
+        "a".repeat(300), "x_y.z-0", "\u0661"));
+    for (char a : alphabet.toCharArray()) {
+      samples.add(String.valueOf(a));
+      for (char b : alphabet.toCharArray()) {
+        for (char c : alphabet.toCharArray()) {
+          samples.add("" + a + b + c);
+        }
+      }
+    }
+    ClaimCdiSpecs specs = new ClaimCdiSpecs();
+    for (String uid : samples) {
+      boolean valid = rule.matcher(uid).matches();
+      assertThat(ClaimCdiSpecs.validUid(uid)).as("\"%s\"", uid).isEqualTo(valid);
+      if (!valid) {
+        assertThatThrownBy(() -> specs.fileName(uid)).isInstanceOf(IllegalArgumentException.class);
+      }
+    }
+  }
+
+  @Test
   void aClaimGetsOneTransientSpecAndOneIdPerDeviceWithEdits() {
     ClaimCdiSpecs.ClaimSpec claim = new ClaimCdiSpecs().forClaim(UID,
         List.of(device("gpu-1"), device("rdma-mlx5-0"), device("numa-0"), device("gpu-1")));

@@ -96,11 +96,11 @@ public final class CheckpointCodec {
       .build();
 
   /**
-   * One recorded claim: what this version understands of it, its entry as stored (canonical, with
-   * any members of a newer minor version), and that entry's canonical encoding, made once when the
-   * claim is recorded or read so that a commit only joins bytes. The tree is never changed once made.
+   * One recorded claim: what this version understands of it, and its entry's canonical encoding as
+   * stored (with any members of a newer minor version), made once when the claim is recorded or read so
+   * that a commit only joins bytes.
    */
-  public record Entry(PreparedClaim claim, ObjectNode json, byte[] canonicalBytes) {}
+  public record Entry(PreparedClaim claim, byte[] canonicalBytes) {}
 
   /**
    * A checkpoint's content: the version it was written in, the claims by UID, and the top-level members
@@ -137,14 +137,28 @@ public final class CheckpointCodec {
     }
   }
 
-  /** The entry this version writes for {@code claim}. */
+  /**
+   * The entry this version writes for {@code claim}. Every Prepare records one, so it is written straight
+   * from the record, without a tree: its encoding is canonical already (members sorted by name, the
+   * mapper's {@link MapperFeature#SORT_PROPERTIES_ALPHABETICALLY}; consumedCapacity a sorted map; text
+   * only, no numbers), which {@code CheckpointTest} checks against the canonical form of its tree.
+   */
   public Entry entry(PreparedClaim claim) {
-    return entry(claim, (ObjectNode) canonical(json.valueToTree(claim)));
+    try {
+      return new Entry(claim, json.writeValueAsBytes(claim));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot encode the checkpoint entry of " + claim.claim(), e);
+    }
+  }
+
+  /** The canonical encoding of {@code claim}'s tree: what {@link #entry(PreparedClaim)} must equal (tests). */
+  byte[] canonicalEntryBytes(PreparedClaim claim) throws JsonProcessingException {
+    return json.writeValueAsBytes(canonical(json.valueToTree(claim)));
   }
 
   private Entry entry(PreparedClaim claim, ObjectNode canonicalTree) {
     try {
-      return new Entry(claim, canonicalTree, json.writeValueAsBytes(canonicalTree));
+      return new Entry(claim, json.writeValueAsBytes(canonicalTree));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot encode the checkpoint entry of " + claim.claim(), e);
     }
@@ -169,92 +183,199 @@ public final class CheckpointCodec {
     return encode(claims, unknownMembers, boot, new Digests());
   }
 
+  private static final byte[] SHA256_PREFIX = "sha256:".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  /** {@code "sha256:<64 hex digits>"}: the checksum's value has a fixed length, so the file's size is known before it is hashed. */
+  private static final int CHECKSUM_VALUE_BYTES = 1 + SHA256_PREFIX.length + 64 + 1;
+  private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private final byte[] kindBytes = jsonString(KIND);
+  private final byte[] versionBytes = jsonString(CURRENT.toString());
+
+  private byte[] jsonString(String value) {
+    try {
+      return json.writeValueAsBytes(value);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /**
    * As {@link #encode(SortedMap, Map, Boot)}, hashing only from the first claim that changed since the
    * last encode through {@code digests} (the same bytes as without it).
+   *
+   * <p>A commit runs on every Prepare and Unprepare, and the agent's heap is small: the file is written
+   * once, into an array of its exact size (every part's length is known beforehand, the checksum's too),
+   * and the hashed document is taken from that array (each claim's {@code "uid":<entry>} is the same
+   * bytes in both), so a commit allocates little more than the file itself.
    */
   byte[] encode(SortedMap<String, Entry> claims, Map<String, JsonNode> unknownMembers, Boot boot, Digests digests) {
     try {
+      // The members other than claims, by name; claims goes where its name sorts.
       SortedMap<String, byte[]> members = new TreeMap<>();
       for (Map.Entry<String, JsonNode> m : unknownMembers.entrySet()) {
         members.put(m.getKey(), json.writeValueAsBytes(canonical(m.getValue())));
       }
       if (!boot.id().isEmpty() || !boot.unconfirmed().isEmpty()) {
-        ObjectNode b = NODES.objectNode();
-        b.put("id", boot.id());
-        ArrayNode unconfirmed = b.putArray("unconfirmed");
-        boot.unconfirmed().forEach(unconfirmed::add);
-        members.put("boot", json.writeValueAsBytes(canonical(b)));
+        members.put("boot", digests.bootBytes(boot, this));
       }
-      java.io.ByteArrayOutputStream byUid = new java.io.ByteArrayOutputStream(64 + claims.size() * 512);
-      byUid.write('{');
-      boolean first = true;
-      for (Map.Entry<String, Entry> e : claims.entrySet()) {
-        if (!first) {
-          byUid.write(',');
-        }
-        first = false;
-        byUid.write('\n');
-        writeName(byUid, e.getKey());
-        byUid.write(e.getValue().canonicalBytes());
-      }
-      byUid.write('}');
-      members.put("claims", byUid.toByteArray());
-      members.put("kind", json.writeValueAsBytes(KIND));
-      members.put("version", json.writeValueAsBytes(CURRENT.toString()));
+      members.put("kind", kindBytes);
+      members.put("version", versionBytes);
 
-      // The hashed document: the members in name order, without the newlines of the file. What comes
-      // before the first claim is the head, what comes after the last one the tail; the claims between
-      // them are hashed one by one as {@code "uid":<entry>}, comma-separated, from the first that changed.
-      java.io.ByteArrayOutputStream head = new java.io.ByteArrayOutputStream(256);
-      java.io.ByteArrayOutputStream tail = new java.io.ByteArrayOutputStream(128);
-      java.io.ByteArrayOutputStream part = head;
-      part.write('{');
-      first = true;
+      // The file: {"checksum":"sha256:<hex>",\n<member>,\n<member>...\n}\n with "claims":{\n"uid":<entry>,\n...}.
+      int size = 1 + nameBytes("checksum") + CHECKSUM_VALUE_BYTES + 3;
+      int headSize = 1 + nameBytes("claims") + 1;
+      boolean afterClaims = false;
       for (Map.Entry<String, byte[]> m : members.entrySet()) {
-        if (!first) {
-          part.write(',');
-        }
-        first = false;
-        writeName(part, m.getKey());
-        if (m.getKey().equals("claims")) {
-          part.write('{');
-          part = tail;
-          part.write('}');
+        int member = nameBytes(m.getKey()) + m.getValue().length;
+        size += 2 + member;
+        if (m.getKey().compareTo("claims") < 0) {
+          headSize += member + 1;
         } else {
-          part.write(m.getValue());
+          afterClaims = true;
         }
       }
-      tail.write('}');
-      MessageDigest digest = digests.afterClaims(head.toByteArray(), claims);
-      digest.update(tail.toByteArray());
-      String checksum = "sha256:" + HexFormat.of().formatHex(digest.digest());
-
-      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(byUid.size() + 256);
-      out.write('{');
-      writeName(out, "checksum");
-      out.write(json.writeValueAsBytes(checksum));
-      for (Map.Entry<String, byte[]> m : members.entrySet()) {
-        out.write(',');
-        out.write('\n');
-        writeName(out, m.getKey());
-        out.write(m.getValue());
+      size += 2 + nameBytes("claims") + 2;
+      int n = claims.size();
+      for (Map.Entry<String, Entry> e : claims.entrySet()) {
+        size += 2 + nameBytes(e.getKey()) + e.getValue().canonicalBytes().length;
       }
-      out.write('\n');
-      out.write('}');
-      out.write('\n');
-      return out.toByteArray();
+      if (n > 0) {
+        size--; // no comma before the first claim
+      }
+      byte[] file = new byte[size];
+      int[] claimStart = new int[n];
+      int[] claimEnd = new int[n];
+      int pos = 0;
+      file[pos++] = '{';
+      pos = putName(file, pos, "checksum");
+      int checksumAt = pos;
+      pos += CHECKSUM_VALUE_BYTES;
+      // The head of the hashed document: {<members before claims>,"claims":{ (compact, as hashed).
+      byte[] head = new byte[headSize];
+      int h = 0;
+      head[h++] = '{';
+      boolean claimsDone = false;
+      int[] tail = new int[2 * members.size()];
+      int tails = 0;
+      for (Map.Entry<String, byte[]> m : members.entrySet()) {
+        if (!claimsDone && m.getKey().compareTo("claims") > 0) {
+          pos = putClaims(file, pos, claims, claimStart, claimEnd);
+          claimsDone = true;
+        }
+        file[pos++] = ',';
+        file[pos++] = '\n';
+        int from = pos;
+        pos = putName(file, pos, m.getKey());
+        System.arraycopy(m.getValue(), 0, file, pos, m.getValue().length);
+        pos += m.getValue().length;
+        if (!claimsDone) {
+          System.arraycopy(file, from, head, h, pos - from);
+          h += pos - from;
+          head[h++] = ',';
+        } else {
+          tail[tails++] = from;
+          tail[tails++] = pos;
+        }
+      }
+      if (!claimsDone) {
+        pos = putClaims(file, pos, claims, claimStart, claimEnd);
+      }
+      h = putName(head, h, "claims");
+      head[h++] = '{';
+      file[pos++] = '\n';
+      file[pos++] = '}';
+      file[pos++] = '\n';
+      if (pos != size || h != headSize || afterClaims != (tails > 0)) {
+        throw new IllegalStateException("checkpoint size miscounted: " + pos + " of " + size);
+      }
+
+      MessageDigest digest = digests.afterClaims(head, claims, file, claimStart, claimEnd);
+      digest.update((byte) '}');
+      for (int t = 0; t < tails; t += 2) {
+        digest.update((byte) ',');
+        digest.update(file, tail[t], tail[t + 1] - tail[t]);
+      }
+      digest.update((byte) '}');
+      byte[] sum = digest.digest();
+      file[checksumAt++] = '"';
+      System.arraycopy(SHA256_PREFIX, 0, file, checksumAt, SHA256_PREFIX.length);
+      checksumAt += SHA256_PREFIX.length;
+      for (byte b : sum) {
+        file[checksumAt++] = HEX[(b >> 4) & 0xf];
+        file[checksumAt++] = HEX[b & 0xf];
+      }
+      file[checksumAt] = '"';
+      return file;
     } catch (IOException e) {
       throw new IllegalStateException("cannot encode the checkpoint", e);
     }
   }
 
-  /** {@code "name":} as Jackson writes a member name. */
-  private static void writeName(java.io.ByteArrayOutputStream out, String name) {
-    out.write('"');
-    out.writeBytes(com.fasterxml.jackson.core.io.JsonStringEncoder.getInstance().quoteAsUTF8(name));
-    out.write('"');
-    out.write(':');
+  /** {@code "claims":{\n"uid":<entry>,\n...}} at {@code pos}, noting where each {@code "uid":<entry>} lies. */
+  private static int putClaims(byte[] file, int pos, SortedMap<String, Entry> claims, int[] start, int[] end) {
+    file[pos++] = ',';
+    file[pos++] = '\n';
+    pos = putName(file, pos, "claims");
+    file[pos++] = '{';
+    int k = 0;
+    for (Map.Entry<String, Entry> e : claims.entrySet()) {
+      if (k > 0) {
+        file[pos++] = ',';
+      }
+      file[pos++] = '\n';
+      start[k] = pos;
+      pos = putName(file, pos, e.getKey());
+      byte[] entry = e.getValue().canonicalBytes();
+      System.arraycopy(entry, 0, file, pos, entry.length);
+      pos += entry.length;
+      end[k++] = pos;
+    }
+    file[pos++] = '}';
+    return pos;
+  }
+
+  /**
+   * Whether Jackson writes {@code name} as its own characters: printable ASCII other than the quote and
+   * the backslash (JSON escapes control characters, {@code "} and {@code \\}; claim UIDs are RFC 4122 text).
+   */
+  private static boolean plain(String name) {
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The length of {@code "name":} as {@link #putName} writes it. */
+  private static int nameBytes(String name) {
+    return (plain(name) ? name.length() : com.fasterxml.jackson.core.io.JsonStringEncoder.getInstance().quoteAsUTF8(name).length) + 3;
+  }
+
+  /** {@code "name":} as Jackson writes a member name, at {@code pos}; returns the position after it. */
+  private static int putName(byte[] out, int pos, String name) {
+    out[pos++] = '"';
+    if (plain(name)) {
+      for (int i = 0; i < name.length(); i++) {
+        out[pos++] = (byte) name.charAt(i);
+      }
+    } else {
+      byte[] quoted = com.fasterxml.jackson.core.io.JsonStringEncoder.getInstance().quoteAsUTF8(name);
+      System.arraycopy(quoted, 0, out, pos, quoted.length);
+      pos += quoted.length;
+    }
+    out[pos++] = '"';
+    out[pos++] = ':';
+    return pos;
+  }
+
+  /** The canonical encoding of {@code boot}'s member value. */
+  private byte[] bootBytes(Boot boot) throws JsonProcessingException {
+    ObjectNode b = NODES.objectNode();
+    b.put("id", boot.id());
+    ArrayNode unconfirmed = b.putArray("unconfirmed");
+    boot.unconfirmed().forEach(unconfirmed::add);
+    return json.writeValueAsBytes(canonical(b));
   }
 
   /**
@@ -263,7 +384,8 @@ public final class CheckpointCodec {
    * checkpoint of 32 claims is ~33 KB, ~0.3 ms of hashing per commit with the agent's C1-only JIT), and
    * Prepare and Unprepare each commit. Keeps the head it was made for, the claims in order, and the
    * digest's state after every {@code stride}-th claim, at most about {@link #MAX_STATES} of them, so a
-   * checkpoint of 100,000 claims keeps tens of states, not 100,000. One per {@link Checkpoint}, used under
+   * checkpoint of 100,000 claims keeps tens of states, not 100,000. Also keeps the encoding of the last
+   * boot (it changes once per boot and when a claim is confirmed). One per {@link Checkpoint}, used under
    * its write lock; not thread-safe.
    */
   static final class Digests {
@@ -272,23 +394,55 @@ public final class CheckpointCodec {
     private record State(int claims, MessageDigest digest) {}
 
     private byte[] head = new byte[0];
-    private List<String> uids = List.of();
-    private List<Entry> entries = List.of();
+    /**
+     * The UIDs and entries of the last encode, in order; {@link #count} of them are used (the rest are
+     * null). Reused from commit to commit: safe, as every use of a Digests is under the Checkpoint's
+     * write lock.
+     */
+    private String[] uids = new String[0];
+    private Entry[] entries = new Entry[0];
+    private int count;
     /** By number of claims hashed, ascending. */
     private final java.util.ArrayList<State> states = new java.util.ArrayList<>();
+    private Boot boot;
+    private byte[] bootBytes;
 
-    /** A digest that has hashed {@code head} and then every claim of {@code claims}, in order. */
-    MessageDigest afterClaims(byte[] head, SortedMap<String, Entry> claims) {
-      List<String> nowUids = new java.util.ArrayList<>(claims.keySet());
-      List<Entry> nowEntries = new java.util.ArrayList<>(claims.values());
-      int same = 0;
-      if (java.util.Arrays.equals(head, this.head)) {
-        int max = Math.min(nowEntries.size(), entries.size());
-        // Entries are immutable and made once per recorded claim: the same object is the same bytes.
-        while (same < max && nowEntries.get(same) == entries.get(same) && nowUids.get(same).equals(uids.get(same))) {
-          same++;
-        }
+    /** {@code boot}'s member value, encoded again only when it changed. */
+    byte[] bootBytes(Boot now, CheckpointCodec codec) throws JsonProcessingException {
+      if (!now.equals(boot)) {
+        bootBytes = codec.bootBytes(now);
+        boot = now;
       }
+      return bootBytes;
+    }
+
+    /**
+     * A digest that has hashed {@code head} and then every claim of {@code claims}, in order, each as
+     * {@code file[start[k], end[k])} with a comma between claims.
+     */
+    MessageDigest afterClaims(byte[] head, SortedMap<String, Entry> claims, byte[] file, int[] start, int[] end) {
+      int n = claims.size();
+      boolean sameHead = java.util.Arrays.equals(head, this.head);
+      if (uids.length < n) {
+        uids = java.util.Arrays.copyOf(uids, Math.max(n, 2 * uids.length));
+        entries = java.util.Arrays.copyOf(entries, uids.length);
+      }
+      // Entries are immutable and made once per recorded claim: the same object is the same bytes.
+      int same = 0;
+      boolean unchanged = sameHead;
+      int k = 0;
+      for (Map.Entry<String, Entry> e : claims.entrySet()) {
+        if (unchanged && k < count && e.getValue() == entries[k] && e.getKey().equals(uids[k])) {
+          same++;
+        } else {
+          unchanged = false;
+        }
+        uids[k] = e.getKey();
+        entries[k++] = e.getValue();
+      }
+      java.util.Arrays.fill(uids, n, Math.max(n, count), null);
+      java.util.Arrays.fill(entries, n, Math.max(n, count), null);
+      count = n;
       while (!states.isEmpty() && (same == 0 || states.get(states.size() - 1).claims() > same)) {
         states.remove(states.size() - 1);
       }
@@ -308,17 +462,13 @@ public final class CheckpointCodec {
           d.update(head);
         }
       }
-      int stride = Math.max(1, (nowEntries.size() + MAX_STATES - 1) / MAX_STATES);
-      for (int k = from; k < nowEntries.size(); k++) {
+      int stride = Math.max(1, (n + MAX_STATES - 1) / MAX_STATES);
+      for (k = from; k < n; k++) {
         if (k > 0) {
           d.update((byte) ',');
         }
-        d.update((byte) '"');
-        d.update(com.fasterxml.jackson.core.io.JsonStringEncoder.getInstance().quoteAsUTF8(nowUids.get(k)));
-        d.update((byte) '"');
-        d.update((byte) ':');
-        d.update(nowEntries.get(k).canonicalBytes());
-        if ((k + 1) % stride == 0 && k + 1 < nowEntries.size()) {
+        d.update(file, start[k], end[k] - start[k]);
+        if ((k + 1) % stride == 0 && k + 1 < n) {
           MessageDigest saved = copy(d);
           if (saved != null) {
             states.add(new State(k + 1, saved));
@@ -332,8 +482,6 @@ public final class CheckpointCodec {
         }
       }
       this.head = head;
-      this.uids = nowUids;
-      this.entries = nowEntries;
       return d;
     }
 
@@ -524,8 +672,40 @@ public final class CheckpointCodec {
     }
   }
 
-  /** {@code node} with object members sorted at every level and numbers in their shortest exact form. */
+  /**
+   * {@code node} with object members sorted at every level and numbers in their shortest exact form:
+   * {@code node} itself when it is so already (a claim's tree as Jackson makes it from the record, every
+   * Prepare), else a copy. Trees are not changed once made, so sharing one is safe.
+   */
   static JsonNode canonical(JsonNode node) {
+    return isCanonical(node) ? node : canonicalCopy(node);
+  }
+
+  /** Whether every object of {@code node} has its members in name order and it holds no non-integral number. */
+  private static boolean isCanonical(JsonNode node) {
+    if (node.isObject()) {
+      String previous = null;
+      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        if (previous != null && previous.compareTo(e.getKey()) >= 0 || !isCanonical(e.getValue())) {
+          return false;
+        }
+        previous = e.getKey();
+      }
+      return true;
+    }
+    if (node.isArray()) {
+      for (JsonNode e : node) {
+        if (!isCanonical(e)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return !node.isNumber() || node.isIntegralNumber();
+  }
+
+  private static JsonNode canonicalCopy(JsonNode node) {
     if (node.isObject()) {
       SortedMap<String, JsonNode> sorted = new TreeMap<>();
       node.fields().forEachRemaining(e -> sorted.put(e.getKey(), canonical(e.getValue())));

@@ -11,6 +11,7 @@ import java.util.TreeMap;
 public record ShareAsk(String request, String device, String shareId, Map<String, String> consumedCapacity, boolean adminAccess) {
   public ShareAsk {
     shareId = shareId == null ? "" : shareId;
-    consumedCapacity = consumedCapacity == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(consumedCapacity));
+    consumedCapacity = consumedCapacity == null || consumedCapacity.isEmpty() ? Map.of()
+        : java.util.Collections.unmodifiableMap(new TreeMap<>(consumedCapacity));
   }
 }

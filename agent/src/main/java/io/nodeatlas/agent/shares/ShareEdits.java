@@ -208,9 +208,14 @@ public final class ShareEdits {
   }
 
   private static java.util.Optional<String> envValue(Device d, String name) {
-    String prefix = name + "=";
-    return d.containerEdits().env().stream().filter(v -> v.startsWith(prefix)).map(v -> v.substring(prefix.length()))
-        .reduce((first, second) -> second);
+    // A loop, not a stream: every Prepare asks this of each device, most of which have no such entry.
+    String last = null;
+    for (String v : d.containerEdits().env()) {
+      if (v.length() > name.length() && v.charAt(name.length()) == '=' && v.startsWith(name)) {
+        last = v;
+      }
+    }
+    return last == null ? java.util.Optional.empty() : java.util.Optional.of(last.substring(name.length() + 1));
   }
 
   /**

@@ -54,17 +54,21 @@ public final class SharePlanner {
     }
   }
 
+  private static String what(ShareAsk ask, SharedDevice device) {
+    return "request " + ask.request() + " on device " + device.name();
+  }
+
   /**
    * Places {@code ask} of claim {@code claimUid} on {@code device}, among {@code held} (the shares every
    * claim holds, this claim's earlier results included). A share this claim already holds under the
    * same id is answered as held.
    */
   public Plan plan(String claimUid, SharedDevice device, ShareAsk ask, List<HeldShare> held) {
-    String what = "request " + ask.request() + " on device " + device.name();
     boolean shared = device.device().allowMultipleAllocations();
     if (!shared) {
+      // The common case (every exclusive device of every Prepare) makes no message it does not need.
       if (!ask.shareId().isEmpty() || !ask.consumedCapacity().isEmpty()) {
-        return Plan.refused(what + ": the allocation gives it a share (shareID " + quote(ask.shareId()) + ", consumedCapacity "
+        return Plan.refused(what(ask, device) + ": the allocation gives it a share (shareID " + quote(ask.shareId()) + ", consumedCapacity "
             + ask.consumedCapacity().keySet() + "), but the device is not shared (it does not allow multiple allocations)");
       }
       return Plan.exclusiveDevice();
@@ -72,6 +76,7 @@ public final class SharePlanner {
     if (ask.adminAccess()) {
       return Plan.exclusiveDevice();
     }
+    String what = what(ask, device);
     if (ask.shareId().isEmpty()) {
       return Plan.refused(what + ": the device is shared (it allows multiple allocations), but the allocation has no shareID");
     }

@@ -25,9 +25,11 @@ import java.util.stream.Stream;
  * the end-to-end figures): {@link ClaimPreparer} with the claim lookup answered from memory, state and
  * CDI directories on tmpfs, 32 claims of 8 devices prepared one after another and then unprepared, round
  * after round, as the N=32 rounds of PrepareBench leave the directories. Prints the CPU time of this
- * thread per Prepare and per Unprepare (less swayed by other load on the machine than wall time), and
- * the floor: two small atomic file writes ({@link AtomicFiles#write}), the least a Prepare that records
- * a CDI spec and a checkpoint entry costs.
+ * thread per Prepare and per Unprepare (less swayed by other load on the machine than wall time), the
+ * bytes it allocates per Prepare and per Unprepare (independent of load: the garbage that sets how often
+ * the agent's small serial heap collects, and so the p99 of Prepare), and the floor: two small atomic
+ * file writes ({@link AtomicFiles#write}), the least a Prepare that records a CDI spec and a checkpoint
+ * entry costs.
  *
  * <p>Arguments: {@code [rounds, default 300]}. Run it with the agent's JVM options for its JIT.
  */
@@ -44,6 +46,7 @@ public final class PrepareBenchPath {
     Path tmp = Files.isDirectory(shm) ? Files.createTempDirectory(shm, "nodeatlas-path-bench")
         : Files.createTempDirectory("nodeatlas-path-bench");
     ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
+    com.sun.management.ThreadMXBean alloc = (com.sun.management.ThreadMXBean) cpu;
     try {
       DeviceInventory inventory = new DeviceInventory("node-a");
       inventory.replace(TestDevices.gpus(CLAIMS * DEVICES_PER_CLAIM));
@@ -65,7 +68,9 @@ public final class PrepareBenchPath {
       byte[] small = "{\"cdiVersion\":\"0.6.0\",\"kind\":\"nodeatlas.io/claim\",\"devices\":[]}".repeat(8)
           .getBytes(StandardCharsets.UTF_8);
       long[] totals = new long[3];
+      long[] bytes = new long[3];
       for (int r = -rounds / 3; r < rounds; r++) {
+        long a0 = alloc.getCurrentThreadAllocatedBytes();
         long t0 = cpu.getCurrentThreadCpuTime();
         for (ClaimRef c : claims) {
           ClaimResult result = preparer.prepare(List.of(c)).get(c.uid());
@@ -74,6 +79,7 @@ public final class PrepareBenchPath {
           }
         }
         long t1 = cpu.getCurrentThreadCpuTime();
+        long a1 = alloc.getCurrentThreadAllocatedBytes();
         for (ClaimRef c : claims) {
           String error = preparer.unprepare(List.of(c)).get(c.uid());
           if (!error.isEmpty()) {
@@ -81,21 +87,29 @@ public final class PrepareBenchPath {
           }
         }
         long t2 = cpu.getCurrentThreadCpuTime();
+        long a2 = alloc.getCurrentThreadAllocatedBytes();
         for (int c = 0; c < CLAIMS; c++) {
           AtomicFiles.write(floorDir.resolve("spec-" + c + ".json"), small, AtomicFiles.WORLD_READABLE);
           AtomicFiles.write(floorDir.resolve("checkpoint-" + c + ".json"), small, AtomicFiles.OWNER_ONLY);
         }
         long t3 = cpu.getCurrentThreadCpuTime();
+        long a3 = alloc.getCurrentThreadAllocatedBytes();
         if (r >= 0) {
           totals[0] += t1 - t0;
           totals[1] += t2 - t1;
           totals[2] += t3 - t2;
+          bytes[0] += a1 - a0;
+          bytes[1] += a2 - a1;
+          bytes[2] += a3 - a2;
         }
       }
       double n = (double) rounds * CLAIMS;
       System.out.printf("in-process, one thread, %d claims of %d devices, %d rounds: CPU us per Prepare %.1f, per Unprepare"
           + " %.1f; floor (two atomic writes) %.1f; Prepare/floor %.1fx%n", CLAIMS, DEVICES_PER_CLAIM, rounds,
           totals[0] / n / 1e3, totals[1] / n / 1e3, totals[2] / n / 1e3, (double) totals[0] / totals[2]);
+      // The measuring calls themselves allocate nothing worth counting (a few bytes per round, not per claim).
+      System.out.printf("in-process, allocated bytes per Prepare %.0f, per Unprepare %.0f; floor (two atomic writes) %.0f;"
+          + " Prepare/floor %.1fx%n", bytes[0] / n, bytes[1] / n, bytes[2] / n, (double) bytes[0] / bytes[2]);
     } finally {
       try (Stream<Path> files = Files.walk(tmp)) {
         for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {

@@ -152,6 +152,65 @@ class CheckpointTest {
   }
 
   @Test
+  void theFileLayoutIsByteForByteTheOneEarlierVersionsWrote() {
+    // A commit writes the file in one array, from bytes made earlier: the layout (checksum first, one member
+    // per line, one claim per line) and every byte stay those of the earlier writer, whose output this is.
+    PreparedClaim share = new PreparedClaim(new ClaimRef("default", "c-b", "b"), List.of(
+        new PreparedDevice(List.of("cpus"), "node-a", "cpu-numa0", List.of("nodeatlas.io/claim=b-cpu-numa0-s0123456789ab"),
+            "00000000-0000-4000-8000-000000000001", java.util.Map.of("nodeatlas.io/cpu", "3"), "1-2,17")));
+    java.util.SortedMap<String, CheckpointCodec.Entry> claims = new java.util.TreeMap<>();
+    claims.put("a", CODEC.entry(claim("a")));
+    claims.put("b", CODEC.entry(share));
+    byte[] file = CODEC.encode(claims, java.util.Map.of(), new CheckpointCodec.Boot("boot-1", new java.util.TreeSet<>(List.of("b"))));
+    assertThat(new String(file, StandardCharsets.UTF_8)).isEqualTo("""
+        {"checksum":"sha256:1609c60eb7b1d63bbda72f9f50772e44678bd51045ff02e371be5e4ef4f6ab95",
+        "boot":{"id":"boot-1","unconfirmed":["b"]},
+        "claims":{
+        "a":{"claim":{"name":"c-a","namespace":"default","uid":"a"},"devices":[{"cdiDeviceIds":["nodeatlas.io/claim=a-gpu-0"],\
+        "device":"gpu-0","pool":"node-a","requestNames":["gpus"]}]},
+        "b":{"claim":{"name":"c-b","namespace":"default","uid":"b"},"devices":[{"cdiDeviceIds":\
+        ["nodeatlas.io/claim=b-cpu-numa0-s0123456789ab"],"consumedCapacity":{"nodeatlas.io/cpu":"3"},"cpus":"1-2,17",\
+        "device":"cpu-numa0","pool":"node-a","requestNames":["cpus"],"shareId":"00000000-0000-4000-8000-000000000001"}]}},
+        "kind":"nodeatlas.io/checkpoint",
+        "version":"v2.2"
+        }
+        """);
+  }
+
+  @Test
+  void namesThatJsonEscapesAndMembersOfANewerVersionKeepTheChecksumExact() throws Exception {
+    // UIDs are RFC 4122 text, but the file's own rules hold for any name: escaped quotes, control and
+    // non-ASCII characters, and top-level members before and after "claims".
+    java.util.SortedMap<String, CheckpointCodec.Entry> claims = new java.util.TreeMap<>();
+    for (String uid : List.of("q\"uote\\back", "tab\tnew\nline", "gr\u00fc\u00dfe \u2603", "plain")) {
+      claims.put(uid, CODEC.entry(claim(uid)));
+    }
+    ObjectNode aaa = JSON.createObjectNode().put("z", new java.math.BigDecimal("1.50")).put("a", "x");
+    java.util.Map<String, JsonNode> unknown = new java.util.TreeMap<>(java.util.Map.of("aaa", aaa, "zzz", JSON.createArrayNode().add(3)));
+    byte[] file = CODEC.encode(claims, unknown, new CheckpointCodec.Boot("b\u00e9\"1", new java.util.TreeSet<>(List.of("plain"))));
+    // The reader recomputes the checksum from what it parsed, and refuses the file when it differs.
+    CheckpointCodec.Content read = CODEC.decode(Path.of("x"), file);
+    assertThat(read.claims()).containsOnlyKeys(claims.keySet());
+    assertThat(read.unknownMembers()).containsOnlyKeys("aaa", "zzz");
+    assertThat(read.boot().id()).isEqualTo("b\u00e9\"1");
+    assertThat(read.boot().unconfirmed()).containsExactly("plain");
+    assertThat(CODEC.encode(read.claims(), read.unknownMembers(), read.boot())).isEqualTo(file);
+  }
+
+  @Test
+  void anEntryIsTheCanonicalEncodingOfTheClaim() throws Exception {
+    // Entries are written from the record without a tree; the checksum needs them canonical.
+    PreparedClaim several = new PreparedClaim(new ClaimRef("ns", "n", "u9"), List.of(
+        new PreparedDevice(List.of("b", "a"), "node-a", "cpu-numa1", List.of("x=1", "x=2"), "share-1",
+            java.util.Map.of("z.io/mem", "1.50", "a.io/cpu", "2", "M", "0"), "3,5-6"),
+        new PreparedDevice(List.of("gpus"), "node-a", "gpu-7", List.of())));
+    for (PreparedClaim c : List.of(claim("u1"), shareClaim("s1"), several)) {
+      assertThat(new String(CODEC.entry(c).canonicalBytes(), StandardCharsets.UTF_8))
+          .isEqualTo(new String(CODEC.canonicalEntryBytes(c), StandardCharsets.UTF_8));
+    }
+  }
+
+  @Test
   void theFileIsAVersionedRecordWhoseChecksumCoversItsContentNotItsLayout() throws Exception {
     List<PreparedClaim> claims = List.of(claim("a"), claim("b"), claim("c"));
     JsonNode file = JSON.readTree(Checkpoint.encode(claims));

@@ -1,5 +1,6 @@
 package io.nodeatlas.cdi.spec;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -70,6 +71,11 @@ public final class CdiSpecCodec {
 
   private final ObjectMapper json;
   private final ObjectMapper yaml;
+  /**
+   * The size of the last JSON spec {@link #writeBytes} made: only a hint for the next buffer's size, so
+   * a stale value from another thread costs at most a copy.
+   */
+  private volatile int lastJsonBytes = 2048 - 64;
 
   public CdiSpecCodec() {
     StreamReadConstraints limits = StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING)
@@ -108,25 +114,180 @@ public final class CdiSpecCodec {
   }
 
   /**
-   * The bytes of {@link #write} in UTF-8, made without the intermediate text (a claim's spec is
+   * The bytes of {@link #write} in UTF-8, made without the intermediate text or tree (a claim's spec is
    * rendered on every Prepare).
    */
   public byte[] writeBytes(CdiSpec spec, SpecFormat format) {
     if (format != SpecFormat.JSON) {
       return write(spec, format).getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
-    ObjectNode tree = toTree(spec);
     try {
-      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(2048);
-      json.writeValue(out, tree);
+      // Sized as the last spec written, plus a little: specs of one writer are alike (a claim's spec per
+      // Prepare), so the buffer rarely grows (each growth is a copy of all so far). One large spec does not
+      // make every later buffer large.
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(Math.min(lastJsonBytes, 64 << 10) + 64);
+      // The generator of the mapper (its pretty printer and features), fed the members in sorted order: the
+      // same bytes as the tree of toTree written sorted, without building that tree and sorting each object.
+      try (JsonGenerator g = json.createGenerator(out, com.fasterxml.jackson.core.JsonEncoding.UTF8)) {
+        writeSorted(g, spec);
+      }
       out.write('\n');
-      return out.toByteArray();
+      byte[] bytes = out.toByteArray();
+      lastJsonBytes = bytes.length;
+      return bytes;
     } catch (java.io.IOException e) {
       throw new IllegalStateException("cannot serialise CDI spec " + spec.kind(), e);
     }
   }
 
-  /** The spec as a JSON tree with CDI's field names (what the JSON schema checks). */
+  /**
+   * {@link #toTree}'s content with every object's members in name order (String order, as
+   * {@link JsonNodeFeature#WRITE_PROPERTIES_SORTED} sorts them); the same members, values and omissions.
+   */
+  private static void writeSorted(JsonGenerator g, CdiSpec spec) throws IOException {
+    g.writeStartObject();
+    writeMap(g, "annotations", spec.annotations());
+    g.writeStringField("cdiVersion", spec.cdiVersion());
+    if (!spec.containerEdits().isEmpty()) {
+      g.writeFieldName("containerEdits");
+      writeSorted(g, spec.containerEdits());
+    }
+    g.writeArrayFieldStart("devices");
+    for (CdiDevice d : spec.devices()) {
+      g.writeStartObject();
+      writeMap(g, "annotations", d.annotations());
+      g.writeFieldName("containerEdits");
+      writeSorted(g, d.containerEdits());
+      g.writeStringField("name", d.name());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    g.writeStringField("kind", spec.kind());
+    g.writeEndObject();
+  }
+
+  private static void writeSorted(JsonGenerator g, CdiContainerEdits e) throws IOException {
+    g.writeStartObject();
+    if (!e.additionalGids().isEmpty()) {
+      g.writeArrayFieldStart("additionalGids");
+      for (Long gid : e.additionalGids()) {
+        g.writeNumber(gid.longValue());
+      }
+      g.writeEndArray();
+    }
+    if (!e.deviceNodes().isEmpty()) {
+      g.writeArrayFieldStart("deviceNodes");
+      for (CdiContainerEdits.DeviceNode n : e.deviceNodes()) {
+        g.writeStartObject();
+        writeLong(g, "fileMode", n.fileMode());
+        writeLong(g, "gid", n.gid());
+        writeText(g, "hostPath", n.hostPath());
+        writeLong(g, "major", n.major());
+        writeLong(g, "minor", n.minor());
+        g.writeStringField("path", n.path());
+        writeText(g, "permissions", n.permissions());
+        writeText(g, "type", n.type());
+        writeLong(g, "uid", n.uid());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    }
+    writeStrings(g, "env", e.env());
+    if (!e.hooks().isEmpty()) {
+      g.writeArrayFieldStart("hooks");
+      for (CdiContainerEdits.Hook h : e.hooks()) {
+        g.writeStartObject();
+        writeStrings(g, "args", h.args());
+        writeStrings(g, "env", h.env());
+        g.writeStringField("hookName", h.hookName());
+        g.writeStringField("path", h.path());
+        writeLong(g, "timeout", h.timeout());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    }
+    if (e.intelRdt() != null) {
+      CdiContainerEdits.IntelRdt r = e.intelRdt();
+      g.writeObjectFieldStart("intelRdt");
+      writeText(g, "closID", r.closID());
+      if (Boolean.TRUE.equals(r.enableMonitoring())) {
+        g.writeBooleanField("enableMonitoring", true);
+      }
+      writeText(g, "l3CacheSchema", r.l3CacheSchema());
+      writeText(g, "memBwSchema", r.memBwSchema());
+      if (r.schemata() != null) {
+        g.writeArrayFieldStart("schemata");
+        for (String v : r.schemata()) {
+          g.writeString(v);
+        }
+        g.writeEndArray();
+      }
+      g.writeEndObject();
+    }
+    if (!e.mounts().isEmpty()) {
+      g.writeArrayFieldStart("mounts");
+      for (CdiContainerEdits.Mount m : e.mounts()) {
+        g.writeStartObject();
+        g.writeStringField("containerPath", m.containerPath());
+        g.writeStringField("hostPath", m.hostPath());
+        writeStrings(g, "options", m.options());
+        writeText(g, "type", m.type());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    }
+    if (!e.netDevices().isEmpty()) {
+      g.writeArrayFieldStart("netDevices");
+      for (CdiContainerEdits.NetDevice n : e.netDevices()) {
+        g.writeStartObject();
+        g.writeStringField("hostInterfaceName", n.hostInterfaceName());
+        g.writeStringField("name", n.name());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    }
+    g.writeEndObject();
+  }
+
+  /** As {@link #putMap}, in String order (which a spec's and a device's annotations have unless built with another). */
+  private static void writeMap(JsonGenerator g, String key, SortedMap<String, String> map) throws IOException {
+    if (!map.isEmpty()) {
+      Map<String, String> sorted = map.comparator() == null ? map : new TreeMap<>((Map<String, String>) map);
+      g.writeObjectFieldStart(key);
+      for (Map.Entry<String, String> e : sorted.entrySet()) {
+        g.writeStringField(e.getKey(), e.getValue());
+      }
+      g.writeEndObject();
+    }
+  }
+
+  private static void writeStrings(JsonGenerator g, String key, List<String> values) throws IOException {
+    if (!values.isEmpty()) {
+      g.writeArrayFieldStart(key);
+      for (String v : values) {
+        g.writeString(v);
+      }
+      g.writeEndArray();
+    }
+  }
+
+  private static void writeText(JsonGenerator g, String key, String value) throws IOException {
+    if (value != null && !value.isEmpty()) {
+      g.writeStringField(key, value);
+    }
+  }
+
+  private static void writeLong(JsonGenerator g, String key, Long value) throws IOException {
+    if (value != null) {
+      g.writeNumberField(key, value.longValue());
+    }
+  }
+
+  /**
+   * The spec as a JSON tree with CDI's field names (what the JSON schema checks). {@link #writeSorted}
+   * writes the same members without a tree: a member added here goes there too (CdiSpecWriterTest
+   * compares the two with every member set).
+   */
   public ObjectNode toTree(CdiSpec spec) {
     ObjectNode root = NODES.objectNode();
     root.put("cdiVersion", spec.cdiVersion());
