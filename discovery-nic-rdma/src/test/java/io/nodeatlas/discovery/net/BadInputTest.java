@@ -302,6 +302,49 @@ class BadInputTest {
         .containsExactly(new ContainerEdits.NetDevice("eno1", "eno1"));
   }
 
+  /** A VF of PF with a netdev; its function directory. */
+  String vfWithNetdev(Netdev netdev) {
+    String vf = "pci0000:15/0000:15:01.0/0000:1a:00.1";
+    b.sriovPf(PF, 8, List.of("0000:1a:00.1"));
+    b.pciFunction(vf, "0x15b3", "0x101e", "0x020000", "mlx5_core", 0).sriovVf(vf, "0000:1a:00.0");
+    b.netdev(vf, netdev);
+    return vf;
+  }
+
+  @Test
+  void aVfsNetdevIsNotAskedForSwitchPortAttributesAndAPfsStillIs() throws Exception {
+    // A kernel fails phys_port_name and phys_switch_id of a VF's netdev with EOPNOTSUPP (sysfs-class-net);
+    // here they hold a representor's values and would make it one. Not read, the VF keeps its netdev.
+    String vf = vfWithNetdev(new Netdev("enp26s0v0", 4, 1, "02:1a:00:00:00:00", 9000, "up", 400000, 0, "pf0vf0"));
+    b.tree().value("sys/devices/" + vf + "/net/enp26s0v0/phys_switch_id", "c2cfc60003a1420c");
+    // The PF's netdev is still asked: a switch id that is no token is still said to be one.
+    b.tree().value("sys/devices/" + PF + "/net/enp26s0np0/phys_switch_id", "two words");
+    DiscoveryResult r = discover();
+    assertThat(attr(r, "vf-0000-1a-00-1", IF_NAME)).isEqualTo("enp26s0v0");
+    assertThat(byName(r).get("vf-0000-1a-00-1").containerEdits().netDevices())
+        .containsExactly(new ContainerEdits.NetDevice("enp26s0v0", "enp26s0v0"));
+    assertThat(messages(r)).containsExactly("/sys/devices/" + PF + "/net/enp26s0np0/phys_switch_id: not understood: "
+        + "expected a token of printable ASCII characters, got \"two words\" (9 chars)");
+  }
+
+  @Test
+  void aNetdevTakenForAVfsWhoseFunctionIsReadAsNoVfIsAskedForSwitchPortAttributesAfterAll() throws Exception {
+    // The netdev's device link leads to a directory with a physfn link; the RDMA device's, which the
+    // function is read from, to another one of the same name without it: the function is no VF, and its
+    // netdev's switch port attributes count (here a switch id that is no token, which is said).
+    String copy = "pci0000:99/0000:1a:00.1";
+    vfWithNetdev(new Netdev("enp26s0v0", 4, 1, "02:1a:00:00:00:00", 9000, "up", 400000, 0, null));
+    b.pciFunction(copy, "0x15b3", "0x101e", "0x020000", "mlx5_core", 0);
+    b.rdma(copy, new Ibdev("mlx5_1", "1: CA", "b83f:d203:001a:0100", "b83f:d203:001a:0000", "28.39.1002", "MT4126", "MT_1"),
+        List.of(new Port("4: ACTIVE", "5: LinkUp", "Ethernet", "400 Gb/sec (4X NDR)", "0x0", "0x0", List.of(Gid.zero()), 0)));
+    b.uverbs(copy, 1, "mlx5_1", "231:193");
+    b.tree().value("sys/devices/pci0000:15/0000:15:01.0/0000:1a:00.1/net/enp26s0v0/phys_switch_id", "two words");
+    DiscoveryResult r = discover();
+    assertThat(byName(r)).doesNotContainKey("vf-0000-1a-00-1").containsKey("rdma-mlx5-1");
+    assertThat(messages(r)).contains("/sys/devices/pci0000:15/0000:15:01.0/0000:1a:00.1/net/enp26s0v0/phys_switch_id: "
+        + "not understood: expected a token of printable ASCII characters, got \"two words\" (9 chars)");
+  }
+
   @Test
   void invalidSettingFailsTheSourceWithAClearMessage() {
     HostContext ctx = HostContext.of(HostFs.of(root)).withOptions(SourceOptions.NONE.with("nic-rdma.madDevices", "sometimes"));

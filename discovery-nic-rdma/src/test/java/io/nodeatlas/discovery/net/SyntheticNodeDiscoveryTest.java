@@ -343,6 +343,40 @@ class SyntheticNodeDiscoveryTest {
     assertThat(explicitFalse).isEqualTo(result);
   }
 
+  /**
+   * Everything one VF publishes, pinned: the VF path is where a node of thousands of VFs spends its
+   * discovery, so every cut there must leave this exactly as it is.
+   */
+  @Test
+  void aVfPublishesExactlyItsFunctionNetdevAndRdmaDeviceFacts() {
+    Device vf = devices.get("vf-0000-1a-00-1");
+    Map<String, Object> attributes = new java.util.TreeMap<>();
+    vf.attributes().forEach((name, value) -> attributes.put(name, value.asObject()));
+    assertThat(attributes).containsExactlyEntriesOf(new java.util.TreeMap<>(Map.ofEntries(
+        Map.entry(TYPE, "vf"), Map.entry(UPLINK, false),
+        Map.entry(PF_BUS_ID, "0000:1a:00.0"), Map.entry(VF_INDEX, 0L), Map.entry(PF_NAME, "enp26s0np0"),
+        Map.entry(IF_NAME, "enp26s0v0"), Map.entry(MAC, "02:1a:00:00:00:00"), Map.entry(MTU, 9000L),
+        Map.entry(OPER_STATE, "up"), Map.entry(SPEED_MBPS, 400000L),
+        Map.entry(RDMA_DEVICE, "mlx5_3"), Map.entry(TRANSPORT, "roce"), Map.entry(NODE_GUID, "b83f:d203:001a:0100"),
+        Map.entry(SYS_IMAGE_GUID, "b83f:d203:001a:0000"), Map.entry(FIRMWARE_VERSION, "28.39.1002"),
+        Map.entry(HCA_TYPE, "MT4126"), Map.entry(RDMA_NETNS_MODE, "shared"), Map.entry(LINK_LAYER, "ethernet"),
+        Map.entry(PORT_STATE, "active"), Map.entry(RATE_GBPS, 400L), Map.entry(ROCE_VERSIONS, "v1,v2"),
+        Map.entry(PciFunctionFacts.PCI_VENDOR_ID, "15b3"), Map.entry(PciFunctionFacts.PCI_DEVICE_ID, "101e"),
+        Map.entry(PciFunctionFacts.PCI_SUBSYSTEM_VENDOR_ID, "15b3"), Map.entry(PciFunctionFacts.PCI_SUBSYSTEM_DEVICE_ID, "0021"),
+        Map.entry(PciFunctionFacts.KERNEL_DRIVER, "mlx5_core"), Map.entry(PciFunctionFacts.PCIE_LINK_SPEED, "32.0 GT/s"),
+        Map.entry(PciFunctionFacts.PCIE_LINK_WIDTH, 16L), Map.entry(PciFunctionFacts.PCIE_SWITCH, "0000:16:00.0"),
+        Map.entry(Names.NUMA_NODE, 0L), Map.entry(Names.PCI_BUS_ID, "0000:1a:00.1"), Map.entry(Names.PCIE_ROOT, "pci0000:15"))));
+    assertThat(vf.capacity()).isEmpty();
+    assertThat(vf.allowMultipleAllocations()).isFalse();
+    assertThat(nodes("vf-0000-1a-00-1")).containsExactly(
+        "/dev/infiniband/uverbs3 c 231:195 rw", "/dev/infiniband/rdma_cm c 10:58 rw");
+    assertThat(vf.containerEdits().deviceNodes()).allSatisfy(n -> assertThat(n.hostPath()).isNull());
+    assertThat(vf.containerEdits().netDevices()).containsExactly(new ContainerEdits.NetDevice("enp26s0v0", "enp26s0v0"));
+    assertThat(vf.containerEdits().env()).isEmpty();
+    assertThat(vf.containerEdits().mounts()).isEmpty();
+    assertThat(vf.containerEdits().hooks()).isEmpty();
+  }
+
   @Test
   void discoveryIsDeterministic() throws Exception {
     DiscoveryResult again = new NicRdmaSource().discover(HostContext.of(fs));
