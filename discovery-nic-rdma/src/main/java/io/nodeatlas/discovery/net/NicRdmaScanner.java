@@ -48,10 +48,12 @@ public final class NicRdmaScanner {
    */
   public static NicRdmaInventory scan(FactReader facts, boolean includeVirtual, boolean madDevices) {
     HostFs fs = facts.fs();
-    List<RdmaDeviceReader.Found> rdma = new RdmaDeviceReader(facts).readAll();
     SriovReader sriov = new SriovReader(facts);
-    // A VF's netdev is not asked for switch port attributes; whether its function is a VF is the
-    // SR-IOV pass's own physfn lookup, made earlier.
+    // A VF's RDMA device and netdev are not asked for what a VF does not publish (board_id, phys_state;
+    // phys_port_name, phys_switch_id); whether a function is a VF is the SR-IOV pass's own physfn
+    // lookup, made earlier.
+    RdmaDeviceReader rdmaReader = new RdmaDeviceReader(facts, sriov::isVirtualFunction);
+    List<RdmaDeviceReader.Found> rdma = rdmaReader.readAll();
     NetInterfaceReader netdevReader = new NetInterfaceReader(facts, sriov::isVirtualFunction);
     List<NetInterfaceReader.Found> nics = netdevReader.readAll(includeVirtual);
 
@@ -92,6 +94,11 @@ public final class NicRdmaScanner {
             + f.device().pciAddress() + "; RDMA device " + f.device().name() + " left out");
         continue;
       }
+      if (!f.complete() && !(pci.get(f.device().pciAddress()).sriov() instanceof SriovRole.VirtualFunction)) {
+        // Taken for a VF's by its device link, but the SR-IOV pass read the function through another
+        // link (another RDMA device's, first) and found no VF: what it publishes is read after all.
+        f = rdmaReader.complete(f);
+      }
       devices.add(f.device());
       parents.put(f.device().name(), f.parentDir());
     }
@@ -104,8 +111,7 @@ public final class NicRdmaScanner {
         continue;
       }
       if (!f.switchPortRead() && !(pci.get(address.get()).sriov() instanceof SriovRole.VirtualFunction)) {
-        // Taken for a VF's by its device link, but the SR-IOV pass read the function through another
-        // link (an RDMA device's, first) and found no VF: its switch port attributes are read after all.
+        // As for RDMA devices above (here the link read first is often an RDMA device's).
         f = netdevReader.withSwitchPort(f);
       }
       interfaces.add(f.netInterface());
