@@ -52,12 +52,12 @@ public final class NetInterfaceReader {
 
   /**
    * @param virtualFunction whether the PCI function directory an interface's {@code device} link leads
-   *     to is an SR-IOV VF's. A VF's netdev has no switch port attributes: {@code phys_port_name} and
-   *     {@code phys_switch_id} fail with EOPNOTSUPP there ({@code Documentation/ABI/testing/sysfs-class-net};
-   *     the kernel answers them from the driver's ndo_get_phys_port_name / ndo_get_port_parent_id or a
-   *     devlink port, and a VF's port, if it has one, is of the virtual flavour, which has neither),
-   *     which reads as absent. Not asking saves two failed lookups per VF; the switch's representors
-   *     hang off the PF, whose netdevs are still asked.
+   *     to is an SR-IOV VF's. Such a netdev is not asked for {@code phys_port_name} and
+   *     {@code phys_switch_id} ({@code Documentation/ABI/testing/sysfs-class-net}): a VF's device
+   *     publishes neither, and they serve only to tell a switchdev representor, which hangs off the PF,
+   *     from a function's own netdev. The kernel answers them from the driver or the netdev's devlink
+   *     port, and a VF's port is of the virtual flavour, which has no switch id and, on current kernels, no
+   *     port name: both fail with EOPNOTSUPP, two failed lookups per VF saved.
    */
   public NetInterfaceReader(FactReader facts, Predicate<Path> virtualFunction) {
     this.facts = facts;
