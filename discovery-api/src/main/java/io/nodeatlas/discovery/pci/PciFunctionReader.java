@@ -29,8 +29,19 @@ public final class PciFunctionReader {
    *     the bus entry is missing or not a link (partial captures)
    */
   public PciFunctionFacts read(PciAddress address, Optional<Path> knownDir) {
+    return readAt(address, directory(address, knownDir));
+  }
+
+  /**
+   * The facts in {@code dir}, the function's directory as the caller already found it: the target of a
+   * {@code device} link whose last element is the function's address is the directory the bus entry
+   * leads to ({@code Documentation/ABI/testing/sysfs-bus-pci}: {@code /sys/bus/pci/devices/<address>}
+   * is a link to it), so a source that reached the function that way need not resolve the bus entry
+   * again, a readlink per function on a node of thousands of VFs. A missing directory reads as a
+   * function without facts.
+   */
+  public PciFunctionFacts readAt(PciAddress address, Path dir) {
     HostFs fs = facts.fs();
-    Path dir = directory(address, knownDir);
     return new PciFunctionFacts(
         address,
         facts.read(dir.resolve("vendor"), t -> PciIds.hexId(t, 4)),

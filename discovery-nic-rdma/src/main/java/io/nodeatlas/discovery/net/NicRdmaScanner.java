@@ -9,6 +9,7 @@ import io.nodeatlas.discovery.net.model.NetInterface;
 import io.nodeatlas.discovery.net.model.NetnsMode;
 import io.nodeatlas.discovery.net.model.PciFunction;
 import io.nodeatlas.discovery.net.model.RdmaDevice;
+import io.nodeatlas.discovery.net.model.SriovRole;
 import io.nodeatlas.discovery.net.sysfs.CharDeviceResolver;
 import io.nodeatlas.discovery.net.sysfs.NetInterfaceReader;
 import io.nodeatlas.discovery.net.sysfs.NetnsModeReader;
@@ -47,11 +48,17 @@ public final class NicRdmaScanner {
    */
   public static NicRdmaInventory scan(FactReader facts, boolean includeVirtual, boolean madDevices) {
     HostFs fs = facts.fs();
-    List<RdmaDeviceReader.Found> rdma = new RdmaDeviceReader(facts).readAll();
-    List<NetInterfaceReader.Found> nics = new NetInterfaceReader(facts).readAll(includeVirtual);
+    SriovReader sriov = new SriovReader(facts);
+    // A VF's RDMA device and netdev are not asked for what a VF does not publish (board_id, phys_state;
+    // phys_port_name, phys_switch_id); whether a function is a VF is the SR-IOV pass's own physfn
+    // lookup, made earlier.
+    RdmaDeviceReader rdmaReader = new RdmaDeviceReader(facts, sriov::isVirtualFunction);
+    List<RdmaDeviceReader.Found> rdma = rdmaReader.readAll();
+    NetInterfaceReader netdevReader = new NetInterfaceReader(facts, sriov::isVirtualFunction);
+    List<NetInterfaceReader.Found> nics = netdevReader.readAll(includeVirtual);
 
-    // One read per PCI function, wherever it was reached from; the directory found through a
-    // device link is kept as a fallback for partial trees whose bus entries are not links.
+    // One read per PCI function, wherever it was reached from, in the directory a device link led to
+    // when one led to the function itself; else through its bus entry (an SF or virtio child's link).
     Map<PciAddress, Optional<Path>> knownDirs = new TreeMap<>();
     for (RdmaDeviceReader.Found f : rdma) {
       PciAddress address = f.device().pciAddress();
@@ -62,19 +69,19 @@ public final class NicRdmaScanner {
           address -> knownDirs.merge(address, f.deviceDir().flatMap(d -> ownDir(d, address)), NicRdmaScanner::first));
     }
     PciFunctionReader pciReader = new PciFunctionReader(facts);
-    SriovReader sriov = new SriovReader(facts);
     Map<PciAddress, PciFunction> pci = new TreeMap<>();
     Set<PciAddress> absent = new HashSet<>();
     knownDirs.forEach((address, knownDir) -> {
-      PciFunctionFacts common = pciReader.read(address, knownDir);
+      // The directory a device link led to is the function's own (the bus entry's target): reading
+      // there costs no second resolution of the bus link, a readlink per function.
+      Path factsDir = knownDir.orElseGet(() -> pciReader.directory(address, Optional.empty()));
+      PciFunctionFacts common = pciReader.readAt(address, factsDir);
       // No vendor id: look closer (off the common path) whether the function exists at all. A device
       // link that leads nowhere (a dangling or re-rooted absolute link) gives nothing to allocate.
-      if (common.vendorId().isEmpty() && !fs.isDirectory(pciReader.directory(address, knownDir))) {
+      if (common.vendorId().isEmpty() && !fs.isDirectory(factsDir)) {
         absent.add(address);
         return;
       }
-      // The directory a device link led to is the function's own (the bus entry's target); reading
-      // SR-IOV there costs no second resolution of the bus link.
       Path dir = knownDir.orElseGet(() -> fs.sys("bus/pci/devices/" + address));
       pci.put(address, new PciFunction(common, sriov.read(dir, address)));
     });
@@ -87,6 +94,11 @@ public final class NicRdmaScanner {
             + f.device().pciAddress() + "; RDMA device " + f.device().name() + " left out");
         continue;
       }
+      if (!f.complete() && !(pci.get(f.device().pciAddress()).sriov() instanceof SriovRole.VirtualFunction)) {
+        // Taken for a VF's by its device link, but the SR-IOV pass read the function through another
+        // link (another RDMA device's, first) and found no VF: what it publishes is read after all.
+        f = rdmaReader.complete(f);
+      }
       devices.add(f.device());
       parents.put(f.device().name(), f.parentDir());
     }
@@ -97,6 +109,10 @@ public final class NicRdmaScanner {
         facts.warn(f.deviceLink(), "leads to " + f.deviceDir().map(fs::hostPath).orElse("?") + ", but sysfs has no PCI function "
             + address.get() + "; interface " + f.netInterface().name() + " left out");
         continue;
+      }
+      if (!f.switchPortRead() && !(pci.get(address.get()).sriov() instanceof SriovRole.VirtualFunction)) {
+        // As for RDMA devices above (here the link read first is often an RDMA device's).
+        f = netdevReader.withSwitchPort(f);
       }
       interfaces.add(f.netInterface());
     }

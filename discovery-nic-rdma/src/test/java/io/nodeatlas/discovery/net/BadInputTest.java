@@ -302,6 +302,89 @@ class BadInputTest {
         .containsExactly(new ContainerEdits.NetDevice("eno1", "eno1"));
   }
 
+  /** A VF of PF with a netdev; its function directory. */
+  String vfWithNetdev(Netdev netdev) {
+    String vf = "pci0000:15/0000:15:01.0/0000:1a:00.1";
+    b.sriovPf(PF, 8, List.of("0000:1a:00.1"));
+    b.pciFunction(vf, "0x15b3", "0x101e", "0x020000", "mlx5_core", 0).sriovVf(vf, "0000:1a:00.0");
+    b.netdev(vf, netdev);
+    return vf;
+  }
+
+  @Test
+  void aVfsNetdevIsNotAskedForSwitchPortAttributesAndAPfsStillIs() throws Exception {
+    // A kernel fails phys_port_name and phys_switch_id of a VF's netdev with EOPNOTSUPP (sysfs-class-net);
+    // here they hold a representor's values and would make it one. Not read, the VF keeps its netdev.
+    String vf = vfWithNetdev(new Netdev("enp26s0v0", 4, 1, "02:1a:00:00:00:00", 9000, "up", 400000, 0, "pf0vf0"));
+    b.tree().value("sys/devices/" + vf + "/net/enp26s0v0/phys_switch_id", "c2cfc60003a1420c");
+    // The PF's netdev is still asked: a switch id that is no token is still said to be one.
+    b.tree().value("sys/devices/" + PF + "/net/enp26s0np0/phys_switch_id", "two words");
+    DiscoveryResult r = discover();
+    assertThat(attr(r, "vf-0000-1a-00-1", IF_NAME)).isEqualTo("enp26s0v0");
+    assertThat(byName(r).get("vf-0000-1a-00-1").containerEdits().netDevices())
+        .containsExactly(new ContainerEdits.NetDevice("enp26s0v0", "enp26s0v0"));
+    assertThat(messages(r)).containsExactly("/sys/devices/" + PF + "/net/enp26s0np0/phys_switch_id: not understood: "
+        + "expected a token of printable ASCII characters, got \"two words\" (9 chars)");
+  }
+
+  @Test
+  void aNetdevTakenForAVfsWhoseFunctionIsReadAsNoVfIsAskedForSwitchPortAttributesAfterAll() throws Exception {
+    // The netdev's device link leads to a directory with a physfn link; the RDMA device's, which the
+    // function is read from, to another one of the same name without it: the function is no VF, and its
+    // netdev's switch port attributes count (here a switch id that is no token, which is said).
+    String copy = "pci0000:99/0000:1a:00.1";
+    vfWithNetdev(new Netdev("enp26s0v0", 4, 1, "02:1a:00:00:00:00", 9000, "up", 400000, 0, null));
+    b.pciFunction(copy, "0x15b3", "0x101e", "0x020000", "mlx5_core", 0);
+    b.rdma(copy, new Ibdev("mlx5_1", "1: CA", "b83f:d203:001a:0100", "b83f:d203:001a:0000", "28.39.1002", "MT4126", "MT_1"),
+        List.of(new Port("4: ACTIVE", "5: LinkUp", "Ethernet", "400 Gb/sec (4X NDR)", "0x0", "0x0", List.of(Gid.zero()), 0)));
+    b.uverbs(copy, 1, "mlx5_1", "231:193");
+    b.tree().value("sys/devices/pci0000:15/0000:15:01.0/0000:1a:00.1/net/enp26s0v0/phys_switch_id", "two words");
+    DiscoveryResult r = discover();
+    assertThat(byName(r)).doesNotContainKey("vf-0000-1a-00-1").containsKey("rdma-mlx5-1");
+    assertThat(messages(r)).contains("/sys/devices/pci0000:15/0000:15:01.0/0000:1a:00.1/net/enp26s0v0/phys_switch_id: "
+        + "not understood: expected a token of printable ASCII characters, got \"two words\" (9 chars)");
+  }
+
+  @Test
+  void aVfsRdmaDeviceIsNotAskedForWhatOnlyAnRdmaDeviceOfItsOwnPublishes() throws Exception {
+    // board_id, phys_state and a GID's netdev feed boardID, physState and the netdev an RDMA device of its
+    // own maps to, none of which a VF's device carries: garbage there is not read on a VF, so not warned
+    // about (on a PF it is: see the garbage cases below). The GID's type still counts.
+    String vf = vfWithNetdev(new Netdev("enp26s0v0", 4, 1, "02:1a:00:00:00:00", 9000, "up", 400000, 0, null));
+    b.rdma(vf, new Ibdev("mlx5_1", "1: CA", "b83f:d203:001a:0100", "b83f:d203:001a:0000", "28.39.1002", "MT4126", "\u001b[31m"),
+        List.of(new Port("4: ACTIVE", "garbage", "Ethernet", "400 Gb/sec (4X NDR)", "0x0", "0x0",
+            List.of(new Gid("fe80:0000:0000:0000:001a:00ff:fe00:0000", "RoCE v2", "two words"), Gid.zero()), 0)));
+    b.uverbs(vf, 1, "mlx5_1", "231:193");
+    DiscoveryResult r = discover();
+    assertThat(messages(r)).isEmpty();
+    assertThat(attr(r, "vf-0000-1a-00-1", RDMA_DEVICE)).isEqualTo("mlx5_1");
+    assertThat(attr(r, "vf-0000-1a-00-1", PORT_STATE)).isEqualTo("active");
+    assertThat(attr(r, "vf-0000-1a-00-1", ROCE_VERSIONS)).isEqualTo("v2");
+    assertThat(attr(r, "vf-0000-1a-00-1", IF_NAME)).isEqualTo("enp26s0v0");
+  }
+
+  @Test
+  void anRdmaDeviceTakenForAVfsWhoseFunctionIsReadAsNoVfIsReadInFull() throws Exception {
+    // mlx5_1's device link leads to another directory of the VF's name, without physfn, and the function
+    // is read there (through its first RDMA device): no VF. mlx5_2 sits on the VF's own directory; published
+    // as an RDMA device of a function of its own, it carries boardID and physState after all, and its port
+    // maps to the netdev its GID names (the PF's here), not to the netdev of its function.
+    String vf = vfWithNetdev(new Netdev("enp26s0v0", 4, 1, "02:1a:00:00:00:00", 9000, "up", 400000, 0, null));
+    String copy = "pci0000:99/0000:1a:00.1";
+    b.pciFunction(copy, "0x15b3", "0x101e", "0x020000", "mlx5_core", 0);
+    for (String[] ib : new String[][] {{copy, "mlx5_1", "MT_1"}, {vf, "mlx5_2", "MT_2"}}) {
+      b.rdma(ib[0], new Ibdev(ib[1], "1: CA", "b83f:d203:001a:0100", "b83f:d203:001a:0000", "28.39.1002", "MT4126", ib[2]),
+          List.of(new Port("4: ACTIVE", "5: LinkUp", "Ethernet", "400 Gb/sec (4X NDR)", "0x0", "0x0",
+              List.of(new Gid("fe80:0000:0000:0000:001a:00ff:fe00:0000", "RoCE v2", "enp26s0np0"), Gid.zero()), 0)));
+    }
+    b.uverbs(copy, 1, "mlx5_1", "231:193").uverbs(vf, 2, "mlx5_2", "231:194");
+    DiscoveryResult r = discover();
+    assertThat(byName(r)).doesNotContainKey("vf-0000-1a-00-1").containsKeys("rdma-mlx5-1", "rdma-mlx5-2");
+    assertThat(attr(r, "rdma-mlx5-2", BOARD_ID)).isEqualTo("MT_2");
+    assertThat(attr(r, "rdma-mlx5-2", PHYS_STATE)).isEqualTo("linkup");
+    assertThat(attr(r, "rdma-mlx5-2", IF_NAME)).isEqualTo("enp26s0np0");
+  }
+
   @Test
   void invalidSettingFailsTheSourceWithAClearMessage() {
     HostContext ctx = HostContext.of(HostFs.of(root)).withOptions(SourceOptions.NONE.with("nic-rdma.madDevices", "sometimes"));

@@ -183,18 +183,20 @@ class SyntheticNodeDiscoveryTest {
   }
 
   @Test
-  void mapsSeventeenRoceIbdevsThroughGidAttrsAndTheRestThroughFallbacks() {
+  void mapsTheRocePfsThroughGidAttrsAndTheRestThroughFallbacks() {
     Map<String, SortedMap<Integer, NetdevMapper.Link>> links = NicRdmaPublisher.netdevLinks(inventory);
     List<String> viaGidAttrs = links.entrySet().stream()
         .filter(e -> e.getValue().get(1).method() == NetdevMapper.Method.GID_ATTRS).map(Map.Entry::getKey).sorted().toList();
-    assertThat(viaGidAttrs).hasSize(17).doesNotContain("mlx5_1", "mlx5_18");
+    assertThat(viaGidAttrs).containsExactly("mlx5_0", "mlx5_2");
     assertThat(links.get("mlx5_18").get(1)).isEqualTo(new NetdevMapper.Link("enp156s0v7", NetdevMapper.Method.PCI_PARENT));
     assertThat(links.get("mlx5_1").get(1)).isEqualTo(new NetdevMapper.Link("ibp60s0", NetdevMapper.Method.PORT_GUID));
     assertThat(links.get("mlx5_0").get(1).netdev()).isEqualTo("enp26s0np0");
     assertThat(links.get("mlx5_2").get(1).netdev()).isEqualTo("enp156s0np0");
+    // A VF's RDMA device is published inside the VF's device, with the VF's own netdev: its GIDs' netdevs
+    // are not read (two reads per RoCE VF), and its port maps to that netdev through the PCI function.
     IntStream.range(0, 8).forEach(j -> {
-      assertThat(links.get("mlx5_" + (3 + j)).get(1).netdev()).isEqualTo("enp26s0v" + j);
-      assertThat(links.get("mlx5_" + (11 + j)).get(1).netdev()).isEqualTo("enp156s0v" + j);
+      assertThat(links.get("mlx5_" + (3 + j)).get(1)).isEqualTo(new NetdevMapper.Link("enp26s0v" + j, NetdevMapper.Method.PCI_PARENT));
+      assertThat(links.get("mlx5_" + (11 + j)).get(1)).isEqualTo(new NetdevMapper.Link("enp156s0v" + j, NetdevMapper.Method.PCI_PARENT));
     });
   }
 
@@ -341,6 +343,40 @@ class SyntheticNodeDiscoveryTest {
         SourceOptions.NONE.with(NicRdmaSource.INCLUDE_VIRTUAL, "FALSE").with(NicRdmaSource.MAD_DEVICES, "false")
             .with(NicRdmaSource.ALLOW_UPLINKS, "false")));
     assertThat(explicitFalse).isEqualTo(result);
+  }
+
+  /**
+   * Everything one VF publishes, pinned: the VF path is where a node of thousands of VFs spends its
+   * discovery, so every cut there must leave this exactly as it is.
+   */
+  @Test
+  void aVfPublishesExactlyItsFunctionNetdevAndRdmaDeviceFacts() {
+    Device vf = devices.get("vf-0000-1a-00-1");
+    Map<String, Object> attributes = new java.util.TreeMap<>();
+    vf.attributes().forEach((name, value) -> attributes.put(name, value.asObject()));
+    assertThat(attributes).containsExactlyEntriesOf(new java.util.TreeMap<>(Map.ofEntries(
+        Map.entry(TYPE, "vf"), Map.entry(UPLINK, false),
+        Map.entry(PF_BUS_ID, "0000:1a:00.0"), Map.entry(VF_INDEX, 0L), Map.entry(PF_NAME, "enp26s0np0"),
+        Map.entry(IF_NAME, "enp26s0v0"), Map.entry(MAC, "02:1a:00:00:00:00"), Map.entry(MTU, 9000L),
+        Map.entry(OPER_STATE, "up"), Map.entry(SPEED_MBPS, 400000L),
+        Map.entry(RDMA_DEVICE, "mlx5_3"), Map.entry(TRANSPORT, "roce"), Map.entry(NODE_GUID, "b83f:d203:001a:0100"),
+        Map.entry(SYS_IMAGE_GUID, "b83f:d203:001a:0000"), Map.entry(FIRMWARE_VERSION, "28.39.1002"),
+        Map.entry(HCA_TYPE, "MT4126"), Map.entry(RDMA_NETNS_MODE, "shared"), Map.entry(LINK_LAYER, "ethernet"),
+        Map.entry(PORT_STATE, "active"), Map.entry(RATE_GBPS, 400L), Map.entry(ROCE_VERSIONS, "v1,v2"),
+        Map.entry(PciFunctionFacts.PCI_VENDOR_ID, "15b3"), Map.entry(PciFunctionFacts.PCI_DEVICE_ID, "101e"),
+        Map.entry(PciFunctionFacts.PCI_SUBSYSTEM_VENDOR_ID, "15b3"), Map.entry(PciFunctionFacts.PCI_SUBSYSTEM_DEVICE_ID, "0021"),
+        Map.entry(PciFunctionFacts.KERNEL_DRIVER, "mlx5_core"), Map.entry(PciFunctionFacts.PCIE_LINK_SPEED, "32.0 GT/s"),
+        Map.entry(PciFunctionFacts.PCIE_LINK_WIDTH, 16L), Map.entry(PciFunctionFacts.PCIE_SWITCH, "0000:16:00.0"),
+        Map.entry(Names.NUMA_NODE, 0L), Map.entry(Names.PCI_BUS_ID, "0000:1a:00.1"), Map.entry(Names.PCIE_ROOT, "pci0000:15"))));
+    assertThat(vf.capacity()).isEmpty();
+    assertThat(vf.allowMultipleAllocations()).isFalse();
+    assertThat(nodes("vf-0000-1a-00-1")).containsExactly(
+        "/dev/infiniband/uverbs3 c 231:195 rw", "/dev/infiniband/rdma_cm c 10:58 rw");
+    assertThat(vf.containerEdits().deviceNodes()).allSatisfy(n -> assertThat(n.hostPath()).isNull());
+    assertThat(vf.containerEdits().netDevices()).containsExactly(new ContainerEdits.NetDevice("enp26s0v0", "enp26s0v0"));
+    assertThat(vf.containerEdits().env()).isEmpty();
+    assertThat(vf.containerEdits().mounts()).isEmpty();
+    assertThat(vf.containerEdits().hooks()).isEmpty();
   }
 
   @Test

@@ -54,7 +54,7 @@ public final class GidTableParser {
       String ndevText = ndevs.get(index);
       if (ndevText != null && !ndevText.isEmpty()) {
         try {
-          ndev = Optional.of(InterfaceNames.parse(ndevText));
+          ndev = Optional.of(ndev(ndevText));
         } catch (IllegalArgumentException ex) {
           problems.accept("gid_attrs/ndevs/" + index, ex.getMessage());
         }
@@ -62,6 +62,11 @@ public final class GidTableParser {
       populated.add(new GidEntry(index, gid, type, ndev));
     }
     return new GidTable(gids.size(), populated);
+  }
+
+  /** The text of {@code gid_attrs/ndevs/<i>}: an interface name. */
+  public static String ndev(String text) {
+    return InterfaceNames.parse(text);
   }
 
   public static GidType parseType(String text) {

@@ -1,8 +1,10 @@
 package io.nodeatlas.discovery.net.sysfs;
 
 import io.nodeatlas.discovery.host.FactReader;
+import io.nodeatlas.discovery.net.model.GidEntry;
 import io.nodeatlas.discovery.net.model.GidTable;
 import io.nodeatlas.discovery.net.model.LinkLayer;
+import io.nodeatlas.discovery.net.model.NumberedState;
 import io.nodeatlas.discovery.net.model.RdmaPort;
 import io.nodeatlas.discovery.net.parse.GidParser;
 import io.nodeatlas.discovery.net.parse.GidTableParser;
@@ -11,7 +13,9 @@ import io.nodeatlas.discovery.net.parse.NumberedStateParser;
 import io.nodeatlas.discovery.net.parse.Numbers;
 import io.nodeatlas.discovery.net.parse.RateParser;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -37,6 +41,15 @@ public final class PortReader {
   }
 
   public RdmaPort read(Path portDir, int number) {
+    return read(portDir, number, true);
+  }
+
+  /**
+   * @param complete whether to read {@code phys_state} and the GIDs' {@code gid_attrs/ndevs}: only an
+   *     RDMA device published as a device of its own carries what they feed ({@code physState}, and the
+   *     netdev its port maps to); a VF's is published inside the VF's device, whose netdev is the VF's own
+   */
+  public RdmaPort read(Path portDir, int number, boolean complete) {
     Optional<LinkLayer> linkLayer = facts.read(portDir.resolve("link_layer"), LinkLayerParser::parse);
     OptionalInt lid = OptionalInt.empty();
     if (linkLayer.orElse(LinkLayer.UNKNOWN) == LinkLayer.INFINIBAND) {
@@ -46,14 +59,37 @@ public final class PortReader {
     return new RdmaPort(
         number,
         facts.read(portDir.resolve("state"), NumberedStateParser::parse),
-        facts.read(portDir.resolve("phys_state"), NumberedStateParser::parse),
+        complete ? physState(portDir) : Optional.empty(),
         linkLayer,
         facts.read(portDir.resolve("rate"), RateParser::parse),
         lid,
-        gidTable(portDir));
+        gidTable(portDir, complete));
   }
 
-  private GidTable gidTable(Path portDir) {
+  /** The port with what {@link #read} leaves out when not {@code complete} read after all. */
+  public RdmaPort complete(Path portDir, RdmaPort port) {
+    List<GidEntry> populated = new ArrayList<>();
+    for (GidEntry e : port.gids().populated()) {
+      String file = "gid_attrs/ndevs/" + e.index();
+      Optional<String> ndev = facts.readIfApplicable(portDir.resolve(file), t -> t).flatMap(text -> {
+        try {
+          return Optional.of(GidTableParser.ndev(text));
+        } catch (IllegalArgumentException ex) {
+          facts.warn(portDir.resolve(file), "not understood: " + ex.getMessage());
+          return Optional.empty();
+        }
+      });
+      populated.add(new GidEntry(e.index(), e.gid(), e.type(), ndev));
+    }
+    return new RdmaPort(port.number(), port.state(), physState(portDir), port.linkLayer(), port.rate(), port.lid(),
+        new GidTable(port.gids().size(), populated));
+  }
+
+  private Optional<NumberedState> physState(Path portDir) {
+    return facts.read(portDir.resolve("phys_state"), NumberedStateParser::parse);
+  }
+
+  private GidTable gidTable(Path portDir, boolean withNdevs) {
     SortedMap<Integer, String> gids = new TreeMap<>();
     Path gidDir = portDir.resolve("gids");
     // Names, not a Path per entry: a port lists its whole table (16 to 256 entries), most of them empty.
@@ -81,7 +117,9 @@ public final class PortReader {
       int i = e.getKey();
       String file = Integer.toString(i);
       facts.readIfApplicable(typeDir.resolve(file), t -> t).ifPresent(t -> types.put(i, t));
-      facts.readIfApplicable(ndevDir.resolve(file), t -> t).ifPresent(t -> ndevs.put(i, t));
+      if (withNdevs) {
+        facts.readIfApplicable(ndevDir.resolve(file), t -> t).ifPresent(t -> ndevs.put(i, t));
+      }
     }
     return GidTableParser.parse(gids, types, ndevs,
         (file, problem) -> facts.warn(portDir.resolve(file), "not understood: " + problem));

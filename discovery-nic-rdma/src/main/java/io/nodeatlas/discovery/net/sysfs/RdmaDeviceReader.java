@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * {@code /sys/class/infiniband/*} ({@code Documentation/ABI/stable/sysfs-class-infiniband}). Entries
@@ -25,8 +26,13 @@ import java.util.TreeMap;
  */
 public final class RdmaDeviceReader {
 
-  /** A device plus its directory and its parent's, where the char-device class directories also live. */
-  public record Found(RdmaDevice device, Path dir, Path parentDir) {
+  /**
+   * A device plus its directory and its parent's, where the char-device class directories also live,
+   * and whether the facts only a device of its own publishes ({@code board_id}, each port's
+   * {@code phys_state} and GID netdevs) were read: they are not for a VF's (see
+   * {@link #RdmaDeviceReader(FactReader, Predicate)}).
+   */
+  public record Found(RdmaDevice device, Path dir, Path parentDir, boolean complete) {
     public Path deviceLink() {
       return dir.resolve("device");
     }
@@ -34,10 +40,24 @@ public final class RdmaDeviceReader {
 
   private final FactReader facts;
   private final PortReader ports;
+  private final Predicate<Path> virtualFunction;
 
+  /** A reader that reads every device's facts. */
   public RdmaDeviceReader(FactReader facts) {
+    this(facts, dir -> false);
+  }
+
+  /**
+   * @param virtualFunction whether the PCI function directory a device's {@code device} link leads to
+   *     is an SR-IOV VF's. A VF's RDMA device is published inside the VF's device, which carries
+   *     neither {@code boardID} nor {@code physState} and whose netdev is the VF's own, not the one the
+   *     RDMA port maps to (an RDMA device of its own carries all three): {@code board_id},
+   *     {@code phys_state} and {@code gid_attrs/ndevs/<i>} are not read for it, four reads per RoCE VF.
+   */
+  public RdmaDeviceReader(FactReader facts, Predicate<Path> virtualFunction) {
     this.facts = facts;
     this.ports = new PortReader(facts);
+    this.virtualFunction = virtualFunction;
   }
 
   public List<Found> readAll() {
@@ -76,6 +96,10 @@ public final class RdmaDeviceReader {
           + parent.map(p -> " (its device is " + fs.hostPath(p) + ")").orElse("") + "; RDMA device left out");
       return Optional.empty();
     }
+    // A device on the function's own directory (not on an SF below it) whose function is a VF.
+    Path parentName = parent.get().getFileName();
+    boolean complete = parentName == null || !PciAddress.isSysfsName(parentName.toString())
+        || !virtualFunction.test(parent.get());
     NodeType nodeType = facts.read(dir.resolve("node_type"), NodeTypeParser::parse).orElse(NodeType.UNKNOWN);
     RdmaDevice device = new RdmaDevice(
         name,
@@ -85,30 +109,60 @@ public final class RdmaDeviceReader {
         facts.read(dir.resolve("sys_image_guid"), GuidParser::parse),
         facts.read(dir.resolve("fw_ver"), TextValues::freeText),
         facts.read(dir.resolve("hca_type"), TextValues::freeText),
-        facts.read(dir.resolve("board_id"), TextValues::freeText),
-        readPorts(dir, name));
-    return Optional.of(new Found(device, dir, parent.get()));
+        complete ? boardId(dir) : Optional.empty(),
+        readPorts(dir, complete));
+    return Optional.of(new Found(device, dir, parent.get(), complete));
   }
 
-  private List<RdmaPort> readPorts(Path dir, String ibdev) {
-    TreeMap<Integer, Path> byNumber = new TreeMap<>();
-    Path portsDir = dir.resolve("ports");
-    for (String name : facts.names(portsDir)) {
-      Path p = portsDir.resolve(name);
-      try {
-        byNumber.put(Numbers.parseInt(name, 0, 255), p);
-      } catch (IllegalArgumentException e) {
-        facts.warn(p, "not a port number; ignored");
-      }
+  /**
+   * The device with the facts {@link #read} left out for a VF's read after all, for one whose function
+   * turned out not to be a VF (the SR-IOV pass read another directory of it than this device's parent).
+   */
+  public Found complete(Found found) {
+    if (found.complete()) {
+      return found;
     }
+    RdmaDevice d = found.device();
+    Optional<String> boardId = boardId(found.dir());
+    // The ports again, by the names the first read found them under; its warnings were given then.
+    TreeMap<Integer, Path> portDirs = portDirs(new FactReader(facts.fs(), warning -> {}), found.dir());
+    List<RdmaPort> complete = new ArrayList<>();
+    for (RdmaPort p : d.ports()) {
+      Path portDir = portDirs.get(p.number());
+      complete.add(portDir == null ? p : ports.complete(portDir, p));
+    }
+    return new Found(new RdmaDevice(d.name(), d.pciAddress(), d.nodeType(), d.nodeGuid(), d.sysImageGuid(),
+        d.firmwareVersion(), d.hcaType(), boardId, complete), found.dir(), found.parentDir(), true);
+  }
+
+  private Optional<String> boardId(Path dir) {
+    return facts.read(dir.resolve("board_id"), TextValues::freeText);
+  }
+
+  private List<RdmaPort> readPorts(Path dir, boolean complete) {
     List<RdmaPort> result = new ArrayList<>();
-    byNumber.forEach((number, portDir) -> {
+    portDirs(facts, dir).forEach((number, portDir) -> {
       if (!facts.isDirectory(portDir)) {
         facts.warn(portDir, "not a directory; port left out");
         return;
       }
-      result.add(ports.read(portDir, number));
+      result.add(ports.read(portDir, number, complete));
     });
     return result;
+  }
+
+  /** The entries of {@code ports/} by port number, the last name of a number winning; others warned about through {@code reader}. */
+  private static TreeMap<Integer, Path> portDirs(FactReader reader, Path dir) {
+    TreeMap<Integer, Path> byNumber = new TreeMap<>();
+    Path portsDir = dir.resolve("ports");
+    for (String name : reader.names(portsDir)) {
+      Path p = portsDir.resolve(name);
+      try {
+        byNumber.put(Numbers.parseInt(name, 0, 255), p);
+      } catch (IllegalArgumentException e) {
+        reader.warn(p, "not a port number; ignored");
+      }
+    }
+    return byNumber;
   }
 }

@@ -27,20 +27,44 @@ public final class SriovReader {
   private final FactReader facts;
   private final Map<PciAddress, Optional<SriovRole.PhysicalFunction>> pfCache = new HashMap<>();
   private final Map<PciAddress, Map<PciAddress, Integer>> vfIndexes = new HashMap<>();
+  /** {@code physfn} links looked at by {@link #isVirtualFunction}, by function directory, until {@link #read} takes them. */
+  private final Map<Path, Optional<Path>> probedPhysfn = new HashMap<>();
+  /** Reads for {@link #isVirtualFunction}: what it would warn about is left to {@link #read}, in its place. */
+  private final FactReader quiet;
+  private boolean quietWarned;
 
   public SriovReader(FactReader facts) {
     this.facts = facts;
+    this.quiet = new FactReader(facts.fs(), warning -> quietWarned = true);
+  }
+
+  /**
+   * Whether the function in {@code dir} is a VF, as {@link #read} of the same directory will find: a
+   * {@code physfn} link to a PCI function. Read ahead of the SR-IOV pass for whoever needs to know
+   * earlier (see {@link NetInterfaceReader}); the link read here is the one {@link #read} then uses,
+   * so asking costs no lookup. A link that is refused answers false and is left for {@link #read}
+   * to read again and warn about, so that the warnings come in the same order as without asking.
+   */
+  public boolean isVirtualFunction(Path dir) {
+    Optional<Path> physfn = probedPhysfn.get(dir);
+    if (physfn == null) {
+      quietWarned = false;
+      physfn = quiet.link(dir.resolve("physfn"));
+      if (quietWarned) {
+        return false;
+      }
+      probedPhysfn.put(dir, physfn);
+    }
+    return physfn.flatMap(SriovReader::pfAddress).isPresent();
   }
 
   /** @param dir the function's own sysfs directory (lexically resolved, so that relative links resolve right) */
   public SriovRole read(Path dir, PciAddress address) {
     Path physfnLink = dir.resolve("physfn");
-    Optional<Path> physfn = facts.link(physfnLink);
+    Optional<Path> probed = probedPhysfn.remove(dir);
+    Optional<Path> physfn = probed != null ? probed : facts.link(physfnLink);
     if (physfn.isPresent()) {
-      Path pfName = physfn.get().getFileName();
-      Optional<PciAddress> pf = pfName != null && PciAddress.isSysfsName(pfName.toString())
-          ? PciAddress.tryParse(pfName.toString())
-          : Optional.empty();
+      Optional<PciAddress> pf = pfAddress(physfn.get());
       if (pf.isEmpty()) {
         facts.warn(physfnLink, "points at " + facts.fs().hostPath(physfn.get()) + ", which is not a PCI function; SR-IOV role left out");
         return SriovRole.NONE;
@@ -54,6 +78,12 @@ public final class SriovReader {
       return new SriovRole.VirtualFunction(pf.get(), index);
     }
     return physicalFunction(dir, address).<SriovRole>map(p -> p).orElse(SriovRole.NONE);
+  }
+
+  /** The PCI function a {@code physfn} link leads to, by the name of its target. */
+  private static Optional<PciAddress> pfAddress(Path physfn) {
+    Path pfName = physfn.getFileName();
+    return pfName != null && PciAddress.isSysfsName(pfName.toString()) ? PciAddress.tryParse(pfName.toString()) : Optional.empty();
   }
 
   /**
