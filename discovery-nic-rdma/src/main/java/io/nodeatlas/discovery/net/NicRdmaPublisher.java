@@ -6,6 +6,7 @@ import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.DeviceDraft;
+import io.nodeatlas.discovery.model.Order;
 import io.nodeatlas.discovery.net.model.CharDevice;
 import io.nodeatlas.discovery.net.model.CharDeviceTable;
 import io.nodeatlas.discovery.net.model.GidType;
@@ -51,7 +52,7 @@ public final class NicRdmaPublisher {
   public static final String SOURCE = "nic-rdma";
 
   private static final Comparator<NetInterface> PORT_ORDER =
-      Comparator.comparingInt((NetInterface n) -> n.devPort().orElse(Integer.MAX_VALUE)).thenComparing(NetInterface::name);
+      Order.<NetInterface>byInt(n -> n.devPort().orElse(Integer.MAX_VALUE)).then(NetInterface::name);
 
   private final NicRdmaInventory inventory;
   private final boolean madDevices;
@@ -147,7 +148,7 @@ public final class NicRdmaPublisher {
         add(devices, virtualNicDevice(n));
       }
     }
-    return devices.values().stream().sorted(Comparator.comparing(Device::name)).toList();
+    return devices.values().stream().sorted(Order.by(Device::name)).toList();
   }
 
   private void add(Map<String, Device> devices, Optional<Device> device) {

@@ -1,12 +1,12 @@
 package io.nodeatlas.discovery.net.sysfs;
 
 import io.nodeatlas.discovery.host.FactReader;
+import io.nodeatlas.discovery.model.Order;
 import io.nodeatlas.discovery.net.model.SriovRole;
 import io.nodeatlas.discovery.net.parse.Numbers;
 import io.nodeatlas.discovery.pci.PciAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -136,7 +136,7 @@ public final class SriovReader {
               vf -> vfs.add(new SriovRole.VfLink(index, vf)),
               () -> facts.warn(entry, "not a link to a PCI function; left out"));
     }
-    vfs.sort(Comparator.comparingInt(SriovRole.VfLink::index));
+    vfs.sort(Order.byInt(SriovRole.VfLink::index));
     return Optional.of(new SriovRole.PhysicalFunction(total.get(), numVfs, vfs));
   }
 }
