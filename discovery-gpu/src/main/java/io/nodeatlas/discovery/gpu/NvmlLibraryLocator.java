@@ -99,7 +99,7 @@ public final class NvmlLibraryLocator {
       // native dispatcher and asks the dynamic linker for a library that such a host rarely has: on a
       // node without NVIDIA GPUs that attempt was about 100 ms of CPU of every plain `discover`.
       throw new NvmlException("load NVML", NvmlReturn.ERROR_DRIVER_NOT_LOADED.code(),
-          "no NVIDIA kernel driver loaded (neither /sys/module/nvidia nor /proc/driver/nvidia exists) and no "
+          "no NVIDIA kernel driver loaded (no /sys/module/nvidia, /proc/driver/nvidia or /dev/dxg) and no "
               + JnaNvmlLibrary.SONAME + " under " + root + "; on a GPU node, load the driver, or give "
               + GpuDiscoverySource.DRIVER_ROOT.flag() + " or " + GpuDiscoverySource.NVML_LIBRARY.flag());
     }
@@ -107,11 +107,15 @@ public final class NvmlLibraryLocator {
   }
 
   /**
-   * Whether the {@code nvidia} kernel module is loaded: its {@code /sys/module/nvidia} directory
-   * (Documentation/ABI/testing/sysfs-module) or the driver's {@code /proc/driver/nvidia}.
+   * Whether a kernel driver NVML can talk to is there: the {@code nvidia} module's
+   * {@code /sys/module/nvidia} directory (Documentation/ABI/testing/sysfs-module) or the driver's
+   * {@code /proc/driver/nvidia}; or, under WSL2, the paravirtual GPU device {@code /dev/dxg}, through
+   * which the library in {@code /usr/lib/wsl/lib} (found on the dynamic linker's path) reaches the GPU
+   * without any nvidia module.
    */
   static boolean hasNvidiaKernelDriver(HostFs fs) {
-    return !fs.isAbsent(fs.sys("module/nvidia")) || !fs.isAbsent(fs.proc("driver/nvidia"));
+    return !fs.isAbsent(fs.sys("module/nvidia")) || !fs.isAbsent(fs.proc("driver/nvidia"))
+        || !fs.isAbsent(fs.dev("dxg"));
   }
 
   /**

@@ -497,8 +497,8 @@ class GpuDiscoverySourceTest {
     FakeNvml.twoGpus().install(confDir);
     Availability a = source.availability(context(Map.of()));
     assertThat(a.available()).isFalse();
-    assertThat(a.reason()).isEqualTo("NVML not loaded: load NVML: no NVIDIA kernel driver loaded (neither "
-        + "/sys/module/nvidia nor /proc/driver/nvidia exists) and no libnvidia-ml.so.1 under /; on a GPU node, "
+    assertThat(a.reason()).isEqualTo("NVML not loaded: load NVML: no NVIDIA kernel driver loaded (no "
+        + "/sys/module/nvidia, /proc/driver/nvidia or /dev/dxg) and no libnvidia-ml.so.1 under /; on a GPU node, "
         + "load the driver, or give --nvidia-driver-root or --nvml-library (NVML_ERROR_DRIVER_NOT_LOADED)");
     assertThatThrownBy(() -> source.discover(context(Map.of()))).isInstanceOf(DiscoveryException.class)
         .hasMessageContaining("no NVIDIA kernel driver loaded");
@@ -576,9 +576,13 @@ class GpuDiscoverySourceTest {
   @Test
   void withoutOptionsNvmlComesFromTheLibraryPathWhereTheKernelDriverIsLoaded() throws Exception {
     FakeNvml.twoGpus().install(confDir);
-    // Either sign of the loaded nvidia module will do.
-    for (String driver : new String[] {"sys/module/nvidia", "proc/driver/nvidia"}) {
-      FixtureTree.at(host).dir(driver);
+    // Any sign of a driver will do: the nvidia module's two, or WSL2's paravirtual GPU device.
+    for (String driver : new String[] {"sys/module/nvidia", "proc/driver/nvidia", "dev/dxg"}) {
+      if (driver.startsWith("dev/")) {
+        FixtureTree.at(host).file(driver, ""); // a character device on a real host
+      } else {
+        FixtureTree.at(host).dir(driver);
+      }
       HostContext ctx = context(Map.of());
 
       assertThat(source.availability(ctx)).as(driver).isEqualTo(Availability.ok());
