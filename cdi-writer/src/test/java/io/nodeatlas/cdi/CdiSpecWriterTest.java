@@ -55,8 +55,10 @@ class CdiSpecWriterTest {
   }
 
   @Test
-  void theBytesWrittenAreTheTextWithEveryMemberOfTheFormatPresent() {
-    // Every member CDI defines, set (the bytes are written without sorting again; the text sorts them).
+  void everyMemberOfTheFormatIsWrittenAndReadBackTheSameInJsonAndYaml() throws Exception {
+    // Every member CDI defines, set. One mapping writes the JSON and builds the tree YAML and the schema
+    // check use: every member must be in the text, read back to the same spec from either format, and
+    // written again to the same text.
     CdiContainerEdits all = new CdiContainerEdits(List.of("A=1", "B=2"),
         List.of(new CdiContainerEdits.DeviceNode("/dev/x", "/dev/host-x", "c", 195L, 7L, 438L, "rw", 0L, 44L)),
         List.of(new CdiContainerEdits.NetDevice("eth9", "net0")),
@@ -72,6 +74,12 @@ class CdiSpecWriterTest {
     CdiSpecFile file = new CdiSpecFile("nodeatlas.io-claim_x.json", spec, SpecFormat.JSON);
     String text = writer.renderText(file);
     assertThat(writer.render(file)).isEqualTo(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    io.nodeatlas.cdi.spec.CdiSpecCodec codec = new io.nodeatlas.cdi.spec.CdiSpecCodec();
+    String yamlText = codec.write(spec, SpecFormat.YAML);
+    CdiSpec fromJson = codec.read(text);
+    assertThat(codec.read(yamlText)).isEqualTo(fromJson);
+    assertThat(codec.write(fromJson, SpecFormat.JSON)).isEqualTo(text);
+    assertThat(codec.write(fromJson, SpecFormat.YAML)).isEqualTo(yamlText);
     for (String member : List.of("annotations", "cdiVersion", "containerEdits", "devices", "kind", "name", "additionalGids",
         "deviceNodes", "env", "hooks", "intelRdt", "mounts", "netDevices", "fileMode", "gid", "hostPath", "major", "minor",
         "path", "permissions", "type", "uid", "hostInterfaceName", "args", "hookName", "timeout", "containerPath", "options",

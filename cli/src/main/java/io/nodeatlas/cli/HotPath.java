@@ -108,17 +108,21 @@ final class HotPath {
     }
   }
 
+  /** The keys of {@code --sources} and {@code --format} among a parsed line's options. */
+  private static final Object SOURCES = new Object();
+  private static final Object FORMAT = new Object();
+
   private static final List<Flag<Path>> ROOTS = List.of(HostOptions.HOST_ROOT, HostOptions.SYSFS_ROOT,
       HostOptions.PROCFS_ROOT, HostOptions.DEV_ROOT);
 
   /** {@code discover ARGS}, or empty when picocli should parse them. */
   private Optional<Discover> parseDiscover(String[] args) {
     DiscoverySources sources = installed.get();
-    // Option name -> its key: "sources", "format", a root flag or a source setting.
+    // Option name -> its key: SOURCES, FORMAT, a root flag or a source setting.
     Map<String, Object> names = new HashMap<>();
-    names.put("--sources", "sources");
-    names.put("-o", "format");
-    names.put("--format", "format");
+    names.put("--sources", SOURCES);
+    names.put("-o", FORMAT);
+    names.put("--format", FORMAT);
     for (Flag<Path> root : ROOTS) {
       for (String name : root.names()) {
         names.put(name, root);
@@ -130,6 +134,8 @@ final class HotPath {
         names.put(alias, setting);
       }
     }
+    // By identity: every key is one of the objects above, and the records among them (flags, settings)
+    // would otherwise be hashed through their generated hashCode, which a cold start pays for (see Order).
     Map<Object, String> given = new IdentityHashMap<>();
     for (String arg : args) {
       if (arg.startsWith("@")) {
@@ -164,8 +170,8 @@ final class HotPath {
       }
     }
     // The env twins, where no flag was given; an empty or interpolating one is left to picocli.
-    String sourceList = valueOrEnv(given.get("sources"), "NODEATLAS_SOURCES", "all");
-    String formatText = valueOrEnv(given.get("format"), "NODEATLAS_FORMAT", "json");
+    String sourceList = valueOrEnv(given.get(SOURCES), "NODEATLAS_SOURCES", "all");
+    String formatText = valueOrEnv(given.get(FORMAT), "NODEATLAS_FORMAT", "json");
     if (sourceList == null || formatText == null) {
       return Optional.empty();
     }

@@ -13,7 +13,6 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
@@ -51,7 +50,6 @@ import java.util.TreeMap;
  */
 public final class CdiSpecCodec {
 
-  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final long UINT32_MAX = 0xffff_ffffL;
   /** Bounds what one hostile file can make us allocate; real specs are a few hundred KiB at most. */
   public static final int MAX_NESTING = 64;
@@ -102,32 +100,31 @@ public final class CdiSpecCodec {
 
   /** The spec as file content in {@code format}, ending in a newline. */
   public String write(CdiSpec spec, SpecFormat format) {
-    ObjectNode tree = toTree(spec);
-    try {
-      return switch (format) {
-        case JSON -> json.writeValueAsString(tree) + "\n";
-        case YAML -> yaml.writeValueAsString(tree);
-      };
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot serialise CDI spec " + spec.kind(), e);
-    }
+    return switch (format) {
+      case JSON -> new String(writeBytes(spec, format), java.nio.charset.StandardCharsets.UTF_8);
+      case YAML -> {
+        try {
+          yield yaml.writeValueAsString(toTree(spec));
+        } catch (JsonProcessingException e) {
+          throw new IllegalStateException("cannot serialise CDI spec " + spec.kind(), e);
+        }
+      }
+    };
   }
 
-  /**
-   * The bytes of {@link #write} in UTF-8, made without the intermediate text or tree (a claim's spec is
-   * rendered on every Prepare).
-   */
+  /** The bytes of {@link #write} in UTF-8. */
   public byte[] writeBytes(CdiSpec spec, SpecFormat format) {
     if (format != SpecFormat.JSON) {
       return write(spec, format).getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
+    // JSON: written straight from the spec, without a tree or the intermediate text (a claim's spec is
+    // rendered on every Prepare).
     try {
       // Sized as the last spec written, plus a little: specs of one writer are alike (a claim's spec per
       // Prepare), so the buffer rarely grows (each growth is a copy of all so far). One large spec does not
       // make every later buffer large.
       java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(Math.min(lastJsonBytes, 64 << 10) + 64);
-      // The generator of the mapper (its pretty printer and features), fed the members in sorted order: the
-      // same bytes as the tree of toTree written sorted, without building that tree and sorting each object.
+      // The generator of the mapper (its pretty printer and features), fed the members in sorted order.
       try (JsonGenerator g = json.createGenerator(out, com.fasterxml.jackson.core.JsonEncoding.UTF8)) {
         writeSorted(g, spec);
       }
@@ -141,8 +138,10 @@ public final class CdiSpecCodec {
   }
 
   /**
-   * {@link #toTree}'s content with every object's members in name order (String order, as
-   * {@link JsonNodeFeature#WRITE_PROPERTIES_SORTED} sorts them); the same members, values and omissions.
+   * The spec with CDI's field names, every object's members in name order (String order, as
+   * {@link JsonNodeFeature#WRITE_PROPERTIES_SORTED} sorts them), empty members left out. The one mapping
+   * from a spec to CDI's document: the file's JSON is written with it, and {@link #toTree} (YAML, the
+   * schema check) is built from it.
    */
   private static void writeSorted(JsonGenerator g, CdiSpec spec) throws IOException {
     g.writeStartObject();
@@ -249,7 +248,7 @@ public final class CdiSpecCodec {
     g.writeEndObject();
   }
 
-  /** As {@link #putMap}, in String order (which a spec's and a device's annotations have unless built with another). */
+  /** A map of text in String order (which a spec's and a device's annotations have unless built with another). */
   private static void writeMap(JsonGenerator g, String key, SortedMap<String, String> map) throws IOException {
     if (!map.isEmpty()) {
       Map<String, String> sorted = map.comparator() == null ? map : new TreeMap<>((Map<String, String>) map);
@@ -283,117 +282,13 @@ public final class CdiSpecCodec {
     }
   }
 
-  /**
-   * The spec as a JSON tree with CDI's field names (what the JSON schema checks). {@link #writeSorted}
-   * writes the same members without a tree: a member added here goes there too (CdiSpecWriterTest
-   * compares the two with every member set).
-   */
+  /** The spec as a JSON tree with CDI's field names (what the JSON schema checks), from {@link #writeSorted}. */
   public ObjectNode toTree(CdiSpec spec) {
-    ObjectNode root = NODES.objectNode();
-    root.put("cdiVersion", spec.cdiVersion());
-    root.put("kind", spec.kind());
-    putMap(root, "annotations", spec.annotations());
-    ArrayNode devices = root.putArray("devices");
-    for (CdiDevice d : spec.devices()) {
-      ObjectNode device = devices.addObject();
-      device.put("name", d.name());
-      putMap(device, "annotations", d.annotations());
-      // devices[].containerEdits is always written, even empty (the Go field has no omitempty).
-      device.set("containerEdits", edits(d.containerEdits()));
-    }
-    if (!spec.containerEdits().isEmpty()) {
-      root.set("containerEdits", edits(spec.containerEdits()));
-    }
-    return root;
-  }
-
-  private static ObjectNode edits(CdiContainerEdits e) {
-    ObjectNode out = NODES.objectNode();
-    putStrings(out, "env", e.env());
-    if (!e.deviceNodes().isEmpty()) {
-      ArrayNode nodes = out.putArray("deviceNodes");
-      for (CdiContainerEdits.DeviceNode n : e.deviceNodes()) {
-        ObjectNode node = nodes.addObject();
-        node.put("path", n.path());
-        putText(node, "hostPath", n.hostPath());
-        putText(node, "type", n.type());
-        putLong(node, "major", n.major());
-        putLong(node, "minor", n.minor());
-        putLong(node, "fileMode", n.fileMode());
-        putText(node, "permissions", n.permissions());
-        putLong(node, "uid", n.uid());
-        putLong(node, "gid", n.gid());
-      }
-    }
-    if (!e.netDevices().isEmpty()) {
-      ArrayNode nets = out.putArray("netDevices");
-      e.netDevices().forEach(n -> nets.addObject().put("hostInterfaceName", n.hostInterfaceName()).put("name", n.name()));
-    }
-    if (!e.hooks().isEmpty()) {
-      ArrayNode hooks = out.putArray("hooks");
-      for (CdiContainerEdits.Hook h : e.hooks()) {
-        ObjectNode hook = hooks.addObject();
-        hook.put("hookName", h.hookName());
-        hook.put("path", h.path());
-        putStrings(hook, "args", h.args());
-        putStrings(hook, "env", h.env());
-        putLong(hook, "timeout", h.timeout());
-      }
-    }
-    if (!e.mounts().isEmpty()) {
-      ArrayNode mounts = out.putArray("mounts");
-      for (CdiContainerEdits.Mount m : e.mounts()) {
-        ObjectNode mount = mounts.addObject();
-        mount.put("hostPath", m.hostPath());
-        mount.put("containerPath", m.containerPath());
-        putText(mount, "type", m.type());
-        putStrings(mount, "options", m.options());
-      }
-    }
-    if (e.intelRdt() != null) {
-      CdiContainerEdits.IntelRdt r = e.intelRdt();
-      ObjectNode rdt = out.putObject("intelRdt");
-      putText(rdt, "closID", r.closID());
-      putText(rdt, "l3CacheSchema", r.l3CacheSchema());
-      putText(rdt, "memBwSchema", r.memBwSchema());
-      if (r.schemata() != null) {
-        ArrayNode schemata = rdt.putArray("schemata");
-        r.schemata().forEach(schemata::add);
-      }
-      if (Boolean.TRUE.equals(r.enableMonitoring())) {
-        rdt.put("enableMonitoring", true);
-      }
-    }
-    if (!e.additionalGids().isEmpty()) {
-      ArrayNode gids = out.putArray("additionalGids");
-      e.additionalGids().forEach(gids::add);
-    }
-    return out;
-  }
-
-  private static void putMap(ObjectNode node, String key, Map<String, String> map) {
-    if (!map.isEmpty()) {
-      ObjectNode out = node.putObject(key);
-      map.forEach(out::put);
-    }
-  }
-
-  private static void putStrings(ObjectNode node, String key, List<String> values) {
-    if (!values.isEmpty()) {
-      ArrayNode out = node.putArray(key);
-      values.forEach(out::add);
-    }
-  }
-
-  private static void putText(ObjectNode node, String key, String value) {
-    if (value != null && !value.isEmpty()) {
-      node.put(key, value);
-    }
-  }
-
-  private static void putLong(ObjectNode node, String key, Long value) {
-    if (value != null) {
-      node.put(key, value.longValue());
+    try (com.fasterxml.jackson.databind.util.TokenBuffer buffer = new com.fasterxml.jackson.databind.util.TokenBuffer(json, false)) {
+      writeSorted(buffer, spec);
+      return (ObjectNode) json.readTree(buffer.asParser());
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot build the tree of CDI spec " + spec.kind(), e);
     }
   }
 
