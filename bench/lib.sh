@@ -58,12 +58,13 @@ hello_command() {
   hello+=(-cp "$dir" Hello)
 }
 
-# The JVM flags of a launcher command (between the java binary and -jar).
+# The JVM flags of a launcher command (between the java binary and -jar, or -cp for the commands the
+# launcher runs from nodeatlas-discover.jar).
 jvm_flags_of() {
   local a
   flags=()
   for a in "${cmd[@]:1}"; do
-    [[ "$a" == -jar ]] && break
+    [[ "$a" == -jar || "$a" == -cp ]] && break
     flags+=("$a")
   done
 }

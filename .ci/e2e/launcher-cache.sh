@@ -7,7 +7,8 @@
 #   - its exit status is the command's own;
 #   - a cache file for this java and jar exists afterwards, and a later run's java command line uses it;
 #   - with the AOT cache, that later run spins no class at run time (no lambda or method-handle class);
-#   - the launcher finds its jar however it is named, and runs in the caller's directory.
+#   - the launcher finds its jars however it is named, and runs in the caller's directory;
+#   - nodeatlas-discover.jar, which the launcher runs discover from, prints what nodeatlas.jar prints.
 # Runs on one small fixture host from the conformance corpus (no root needed), so the output is stable.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -62,12 +63,46 @@ if grep -q -- '^-XX:AOTCache=' <<<"$command_line"; then
 fi
 
 # However the launcher is named (relative, absolute, through bash, from a subdirectory, through `..`),
-# it finds the same jar, and runs the command in the caller's directory.
-want="$(cd "$(pwd)" && pwd)/cli/target/nodeatlas.jar"
+# it finds the same jars, and runs the command in the caller's directory: `discover` and the version
+# from nodeatlas-discover.jar, every other command from nodeatlas.jar.
+target="$(cd "$(pwd)" && pwd)/cli/target"
 for form in "./nodeatlas" "$(pwd)/nodeatlas" "bash nodeatlas" "cd cli && ../nodeatlas" "cd cli && ./../nodeatlas"; do
-  got="$(bash -c "export NODEATLAS_PRINT_COMMAND=1; $form --version" | grep -x -- '.*nodeatlas.jar')"
-  [[ "$got" == "$want" ]] || fail "launched as '$form' it runs $got, want $want"
+  got="$(bash -c "export NODEATLAS_PRINT_COMMAND=1; $form --version" | grep -x -- '.*\.jar')"
+  [[ "$got" == "$target/nodeatlas-discover.jar" ]] || fail "launched as '$form' --version runs $got, want $target/nodeatlas-discover.jar"
+  got="$(bash -c "export NODEATLAS_PRINT_COMMAND=1; $form cdi --help" | grep -x -- '.*\.jar')"
+  [[ "$got" == "$target/nodeatlas.jar" ]] || fail "launched as '$form' cdi runs $got, want $target/nodeatlas.jar"
 done
+
+# nodeatlas-discover.jar holds only what discover needs: each of these prints, on both streams, with
+# its exit status, exactly what the whole jar prints (a class left out of it would fail here).
+java_bin="$(NODEATLAS_PRINT_COMMAND=1 ./nodeatlas --version | head -1)"
+fixture=.ci/e2e/fixtures/hostroot
+while IFS= read -r line; do
+  read -r -a args <<<"$line"
+  set +e
+  "$java_bin" --enable-native-access=ALL-UNNAMED -jar cli/target/nodeatlas.jar "${args[@]}" >"$work/whole.out" 2>"$work/whole.err"
+  whole=$?
+  "$java_bin" --enable-native-access=ALL-UNNAMED -cp cli/target/nodeatlas-discover.jar io.nodeatlas.cli.Main "${args[@]}" \
+    >"$work/small.out" 2>"$work/small.err"
+  small=$?
+  set -e
+  [[ $whole == "$small" ]] || fail "'$line': nodeatlas-discover.jar exits $small, nodeatlas.jar $whole: $(head -3 "$work/small.err")"
+  cmp -s "$work/whole.out" "$work/small.out" || fail "'$line': other output from nodeatlas-discover.jar: $(diff "$work/whole.out" "$work/small.out" | head -5)"
+  cmp -s "$work/whole.err" "$work/small.err" || fail "'$line': other messages from nodeatlas-discover.jar: $(diff "$work/whole.err" "$work/small.err" | head -5)"
+done <<EOF
+--version
+discover --sources cpu-numa --host-root $root
+discover --sources all --host-root $fixture
+discover --host-root $fixture --format yaml
+discover --host-root $fixture -o table
+discover --host-root $fixture -o tree
+discover --host-root $fixture -o svg
+discover --sources cpu-numa,nic-rdma --host-root $fixture --format=json
+discover --sources gpu --host-root $fixture --nvml-library /nonexistent/libnvidia-ml.so.1
+discover --help
+discover --sources no-such-source --host-root $fixture
+discover --no-such-flag
+EOF
 # A relative path in the arguments means the caller's directory.
 (cd "$work" && "$OLDPWD/nodeatlas" discover --sources cpu-numa --host-root "./${root##*/}") >"$work/relative.json" ||
   fail "discover with a host root relative to the caller's directory failed"
