@@ -100,6 +100,20 @@ class HostFsTest {
   }
 
   @Test
+  void aFileRewrittenBetweenReadsIsReadAsItIsNow() throws Exception {
+    // A read ends at the size its own lstat saw, never at one remembered from an earlier read.
+    Path f = root.resolve("sys/class/net/eth0/ifalias");
+    FixtureTree.at(root).file("sys/class/net/eth0/ifalias", "a\n");
+    HostFs fs = HostFs.of(root);
+    assertThat(fs.readValue(f)).contains("a");
+    String longer = "uplink-".repeat(1_000);
+    Files.writeString(f, longer + "\n");
+    assertThat(fs.readValue(f)).contains(longer);
+    Files.writeString(f, "b\n");
+    assertThat(fs.readString(f)).contains("b\n");
+  }
+
+  @Test
   void listIsSortedByNameAndEmptyWhenMissing() {
     FixtureTree.at(root).value("d/node10/x", 1).value("d/node2/x", 1).value("d/node1/x", 1);
     HostFs fs = HostFs.of(root);
