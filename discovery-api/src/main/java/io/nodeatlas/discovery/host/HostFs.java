@@ -331,7 +331,7 @@ public final class HostFs {
   private record Dir(Path real, boolean confined, boolean same) {}
 
   /** The directory of the latest lookup and what it resolved to: reads come in runs per directory. */
-  private record LastDir(Path dir, Dir real) {}
+  private record LastDir(String dir, Dir real) {}
 
   /**
    * Resolves {@code path} the way the kernel's path walk would, one element at a time: the directory
@@ -349,26 +349,32 @@ public final class HostFs {
         return new Resolved(known.real(), null, known.confined());
       }
     }
-    Path parent = abs.getParent();
-    if (parent == null) {
-      return new Resolved(abs, null, isConfined(abs));
-    }
+    // The directory part is matched as text against the latest lookup's: no parent and name Paths (each
+    // a copy of the bytes and an offset table) for the common read of the next file in a directory.
+    String text = abs.toString();
+    int slash = text.lastIndexOf('/');
     int[] links = new int[1];
     Dir realParent;
+    String name;
     LastDir last = lastDir;
-    if (last != null && last.dir().equals(parent)) {
+    if (slash > 0 && last != null && last.dir().length() == slash && text.startsWith(last.dir())) {
       realParent = last.real();
+      name = text.substring(slash + 1);
     } else {
+      Path parent = abs.getParent();
+      if (parent == null) {
+        return new Resolved(abs, null, isConfined(abs));
+      }
       realParent = realDirectory(parent, links);
       if (realParent == null) {
         return null;
       }
-      lastDir = new LastDir(parent, realParent);
+      lastDir = new LastDir(parent.toString(), realParent);
+      name = abs.getFileName().toString();
     }
     if (confineDirectory && !realParent.confined()) {
       throw outside(path, realParent.real());
     }
-    String name = abs.getFileName().toString();
     if (name.equals(".") || name.equals("..")) {
       Dir dir = realDirectory(abs, links);
       return dir == null ? null : new Resolved(dir.real(), null, dir.confined());
@@ -645,8 +651,8 @@ public final class HostFs {
    * "dangling link", "directory" and "FIFO" at once; it has to come before open(2), which would block
    * on a FIFO. Discovery reads thousands of small sysfs files, so the calls per read matter: the stat
    * is an lstat of the last element under its directory's remembered real path (a link costs a
-   * readlink more), then open, read to EOF into a reused buffer, close; the text is decoded once,
-   * from the trimmed bytes.
+   * readlink more), then open, read into a reused buffer to EOF or to the size the lstat saw, close;
+   * the text is decoded once, from the trimmed bytes.
    */
   private String read(Path file, boolean trim) {
     Path open;
@@ -674,9 +680,15 @@ public final class HostFs {
     }
     byte[] buf = buffers.get();
     int length = 0;
+    // The size the lstat saw: a read that has reached it is at the end of the file, and the read(2) that
+    // would answer 0 is not made (one call in four of a small file's read). A file that grew since is read
+    // as it was at the lstat, as if the read had come first. Files that do not know their size never stop
+    // early: procfs says 0, and sysfs a page for every attribute (fs/sysfs/file.c), which a shorter
+    // value never reaches and a value of a whole page ends at anyway (show() writes at most a page).
+    long size = attributes.size();
     // open(2) with O_NOFOLLOW and no fstat(2) after it (FileInputStream adds one to refuse
-    // directories, which the lstat above already did): a read is lstat, open, read to EOF, close,
-    // one call more than a C reader needs. O_NOFOLLOW also refuses a symlink swapped in since the lstat.
+    // directories, which the lstat above already did): a read is lstat, open, read (to EOF where the
+    // size is unknown), close. O_NOFOLLOW also refuses a symlink swapped in since the lstat.
     SeekableByteChannel channel;
     try {
       channel = Files.newByteChannel(open, READ_NO_FOLLOW);
@@ -705,6 +717,9 @@ public final class HostFs {
           break;
         }
         length += n;
+        if (length == size) {
+          break;
+        }
       }
     } catch (IOException e) {
       throw new HostFileException(file, ioReason(e), e);

@@ -86,6 +86,34 @@ class HostFsTest {
   }
 
   @Test
+  void filesThatDoNotKnowTheirSizeAreReadToTheEnd() throws Exception {
+    // procfs says 0 bytes and sysfs a page, whatever the file holds: neither size may end a read.
+    Path cmdline = Path.of("/proc/self/cmdline");
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(cmdline));
+    HostFs proc = HostFs.of(Path.of("/proc/self"));
+    assertThat(Files.size(cmdline)).isZero();
+    assertThat(proc.readString(cmdline)).contains(new String(Files.readAllBytes(cmdline), java.nio.charset.StandardCharsets.UTF_8));
+    Path online = Path.of("/sys/devices/system/cpu/online");
+    if (Files.isReadable(online)) {
+      assertThat(HostFs.of(Path.of("/sys")).readValue(online)).contains(Files.readString(online).trim());
+    }
+  }
+
+  @Test
+  void aFileRewrittenBetweenReadsIsReadAsItIsNow() throws Exception {
+    // A read ends at the size its own lstat saw, never at one remembered from an earlier read.
+    Path f = root.resolve("sys/class/net/eth0/ifalias");
+    FixtureTree.at(root).file("sys/class/net/eth0/ifalias", "a\n");
+    HostFs fs = HostFs.of(root);
+    assertThat(fs.readValue(f)).contains("a");
+    String longer = "uplink-".repeat(1_000);
+    Files.writeString(f, longer + "\n");
+    assertThat(fs.readValue(f)).contains(longer);
+    Files.writeString(f, "b\n");
+    assertThat(fs.readString(f)).contains("b\n");
+  }
+
+  @Test
   void listIsSortedByNameAndEmptyWhenMissing() {
     FixtureTree.at(root).value("d/node10/x", 1).value("d/node2/x", 1).value("d/node1/x", 1);
     HostFs fs = HostFs.of(root);

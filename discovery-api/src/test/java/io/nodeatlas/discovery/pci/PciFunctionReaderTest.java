@@ -54,6 +54,31 @@ class PciFunctionReaderTest {
   }
 
   @Test
+  void whatIsPublishedIsReadWithoutTheFactsPublishToLeavesOut() {
+    // A class file the kernel never writes and a broken iommu_group link: unread, so no warning.
+    FixtureTree.at(root)
+        .value(FN + "/vendor", "0x15b3").value(FN + "/device", "0x101d")
+        .value(FN + "/subsystem_vendor", "0x15b3").value(FN + "/subsystem_device", "0x0047")
+        .value(FN + "/class", "ethernet").value(FN + "/numa_node", "1")
+        .value(FN + "/current_link_speed", "16.0 GT/s PCIe").value(FN + "/current_link_width", "16")
+        .symlink(FN + "/driver", "../../../../bus/pci/drivers/mlx5_core")
+        .symlink(FN + "/iommu_group", "../../../../kernel/iommu_groups/group-x");
+    PciFunctionReader reader = new PciFunctionReader(new FactReader(HostFs.of(root), warnings::add));
+    PciAddress address = PciAddress.parse("0000:16:00.0");
+    PciFunctionFacts published = reader.readPublishedAt(address, root.resolve(FN));
+    assertThat(published.classCode()).isEmpty();
+    assertThat(published.iommuGroup()).isEmpty();
+    assertThat(warnings).isEmpty();
+
+    PciFunctionFacts all = reader.readAt(address, root.resolve(FN));
+    assertThat(warnings).hasSize(1).allMatch(w -> w.contains("class"));
+    assertThat(published.publishTo(DeviceDraft.of("nic-a", "test", warnings::add)).build().orElseThrow())
+        .isEqualTo(all.publishTo(DeviceDraft.of("nic-a", "test", warnings::add)).build().orElseThrow());
+    assertThat(published.kernelDriver()).contains("mlx5_core");
+    assertThat(published.linkWidth()).hasValue(16);
+  }
+
+  @Test
   void aMissingNodeIsAbsentAndAMalformedIdIsOneWarning() {
     FixtureTree.at(root).value(FN + "/numa_node", "-1").value(FN + "/vendor", "mellanox")
         .symlink("sys/bus/pci/devices/0000:16:00.0", "../../../devices/pci0000:15/0000:15:01.0/0000:16:00.0");

@@ -75,7 +75,8 @@ public final class NicRdmaScanner {
       // The directory a device link led to is the function's own (the bus entry's target): reading
       // there costs no second resolution of the bus link, a readlink per function.
       Path factsDir = knownDir.orElseGet(() -> pciReader.directory(address, Optional.empty()));
-      PciFunctionFacts common = pciReader.readAt(address, factsDir);
+      // What NicRdmaPublisher publishes of the function is PciFunctionFacts.publishTo's: no class code, no IOMMU group.
+      PciFunctionFacts common = pciReader.readPublishedAt(address, factsDir);
       // No vendor id: look closer (off the common path) whether the function exists at all. A device
       // link that leads nowhere (a dangling or re-rooted absolute link) gives nothing to allocate.
       if (common.vendorId().isEmpty() && !fs.isDirectory(factsDir)) {
