@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.http.AsyncBody;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.nodeatlas.discovery.model.Names;
 import java.io.IOException;
 import java.io.InputStream;
@@ -48,7 +49,7 @@ import java.util.concurrent.TimeoutException;
  *       without being decoded.</li>
  * </ul>
  */
-public final class ApiClaimLookup implements ClaimLookup {
+public final class ApiClaimLookup implements ClaimLookup, AutoCloseable {
 
   /** Per-try time, tries and the answer's size bound. */
   public record Limits(Duration attemptTimeout, int attempts, Duration backoff, int maxBytes, int concurrentReads) {
@@ -81,9 +82,16 @@ public final class ApiClaimLookup implements ClaimLookup {
     this(client, Limits.DEFAULT);
   }
 
+  /**
+   * Reads through an HTTP client of its own, built from {@code client}'s configuration as fabric8 builds
+   * the client's own ({@link HttpClient.Factory#newBuilder(io.fabric8.kubernetes.client.Config)}: the
+   * same credentials and their refresh, TLS, proxy, timeouts and headers), whose JDK client runs its
+   * asynchronous steps on the thread that makes them ready ({@link InlineJdkHttpClientFactory}).
+   * {@link #close} releases it.
+   */
   public ApiClaimLookup(KubernetesClient client, Limits limits) {
     // The retries are ours (bounded by the call's budget), so fabric8's own are off for these requests.
-    this.http = client.getHttpClient().newBuilder()
+    this.http = new InlineJdkHttpClientFactory().newBuilder(client.getConfiguration())
         .tag(new RequestConfigBuilder().withRequestRetryBackoffLimit(0).withRequestRetryBackoffInterval(0).build())
         .build();
     String master = client.getMasterUrl().toString();
@@ -94,6 +102,32 @@ public final class ApiClaimLookup implements ClaimLookup {
     this.json = JsonFactory.builder()
         .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(limits.maxBytes()).maxNestingDepth(64).build())
         .build();
+  }
+
+  /**
+   * fabric8's JDK client factory with an executor that runs each task at once, where the JDK client
+   * hands it over: on the thread that sends the request, or on the client's selector thread when an
+   * answer's bytes arrive. The factory's own executor is a cached thread pool, and one claim read then
+   * went kubelet call thread → pool thread → selector → another pool thread (the request written) →
+   * selector → pool → pool → common pool → call thread, and back once more for the body: about 9 of
+   * the ~30 times the agent's threads went to sleep per Prepare and Unprepare (bench/prepare.sh,
+   * "agent waits"; the common pool's step stays, the JDK client takes it for every sendAsync). Running
+   * them inline is safe here because the only code of ours on that path is {@link BoundedBody}, which
+   * copies at most {@link Limits#maxBytes} and never blocks, besides fabric8's interceptors (headers,
+   * token refresh). Watches and every other API call keep the agent's shared client and its pool: their
+   * handlers may block.
+   */
+  private static final class InlineJdkHttpClientFactory extends JdkHttpClientFactory {
+    @Override
+    protected java.net.http.HttpClient.Builder createNewHttpClientBuilder() {
+      return java.net.http.HttpClient.newBuilder().executor(Runnable::run);
+    }
+  }
+
+  /** Releases the HTTP client of these reads (its connections end when the JDK client is collected). */
+  @Override
+  public void close() {
+    http.close();
   }
 
   @Override

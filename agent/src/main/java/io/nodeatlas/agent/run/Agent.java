@@ -90,6 +90,8 @@ public final class Agent implements AutoCloseable {
   private Watch sliceWatch;
   private HealthEndpoints http;
   private ClaimPreparer preparer;
+  /** The preparer's claim reads (an HTTP client of their own); closed after the kubelet's calls drain. */
+  private ApiClaimLookup claimLookup;
   private StateLock stateLock;
   private List<io.nodeatlas.discovery.health.HealthCheck> healthChecks = List.of();
   private Duration healthInterval = Duration.ofSeconds(10);
@@ -191,7 +193,8 @@ public final class Agent implements AutoCloseable {
       checkpoint = Checkpoint.open(settings.checkpointFile());
       LOG.info("checkpoint loaded file={} claims={}", checkpoint.file(), checkpoint.all().size());
       publisher = new ResourceSlicePublisher(client, settings.driverName(), settings.nodeName());
-      preparer = new ClaimPreparer(settings.driverName(), inventory, new ApiClaimLookup(client),
+      claimLookup = new ApiClaimLookup(client);
+      preparer = new ClaimPreparer(settings.driverName(), inventory, claimLookup,
           specStore, checkpoint, metrics, settings.hookPath());
       checkLostCheckpoint();
       if (lostCheckpoint == null) {
@@ -913,6 +916,9 @@ public final class Agent implements AutoCloseable {
     }
     if (http != null) {
       http.close();
+    }
+    if (claimLookup != null) {
+      claimLookup.close();
     }
     // Threads stuck in a call to a hung API server are daemons: they do not hold the exit.
     if (apiCalls != null) {
