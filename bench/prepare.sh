@@ -9,7 +9,8 @@
 # the same tmpfs. Aim: p99 < 5 ms at both N. NODEATLAS_VERBOSITY=1 makes the agent log per-claim spans
 # ("prepare spans": API lookup, checks, CDI write, checkpoint commit, in microseconds) to
 # agent/target/prepare-bench.log. The agent's CPU time per call (/proc/PID/stat) is printed against the
-# floor's, and then the in-process figures of PrepareBenchPath. NODEATLAS_BENCH_CLAIM_BYTES=1400000 pads every claim answer to that
+# floor's, with how often its threads blocked per call (voluntary context switches of /proc/PID/task/*:
+# thread hand-offs and I/O waits, each a wake-up that costs latency on a busy machine), and then the in-process figures of PrepareBenchPath. NODEATLAS_BENCH_CLAIM_BYTES=1400000 pads every claim answer to that
 # size (issue 12 case 3: 32 concurrent claims of 1.4 MB); the agent's peak RSS is printed either way.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,6 +2,8 @@ package io.nodeatlas.agent.kubelet;
 
 import io.grpc.Context;
 import io.grpc.Deadline;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.nodeatlas.agent.claims.CallBudget;
 import io.nodeatlas.agent.claims.ClaimPreparer;
@@ -20,8 +22,11 @@ import io.nodeatlas.agent.kubelet.api.dra.v1.NodeUnprepareResourcesResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * {@code k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin}. Only translates; the work is
@@ -37,23 +42,66 @@ import java.util.function.Function;
 final class DraV1Service extends DRAPluginGrpc.DRAPluginImplBase {
 
   private final ClaimPreparer preparer;
+  private final Executor calls;
 
-  DraV1Service(ClaimPreparer preparer) {
+  /**
+   * {@code calls}: the threads that serve the calls. The server runs this service's callbacks on its
+   * event loop (it is built with a direct executor), so a call costs one hand-off, here, to a thread
+   * that may block on the API server and on fsync, instead of one per callback of the call (stream
+   * created, message, half close), each a wake-up of a pool thread.
+   */
+  DraV1Service(ClaimPreparer preparer, Executor calls) {
     this.preparer = preparer;
+    this.calls = calls;
   }
 
   @Override
   public void nodePrepareResources(NodePrepareResourcesRequest request,
       StreamObserver<NodePrepareResourcesResponse> response) {
-    response.onNext(prepare(request));
-    response.onCompleted();
+    answer(response, () -> prepare(request));
   }
 
   @Override
   public void nodeUnprepareResources(NodeUnprepareResourcesRequest request,
       StreamObserver<NodeUnprepareResourcesResponse> response) {
-    response.onNext(unprepare(request));
-    response.onCompleted();
+    answer(response, () -> unprepare(request));
+  }
+
+  /**
+   * Computes the answer of the current call on a thread of {@link #calls}, with the call's context (its
+   * deadline and cancellation, which {@link #withBudget} reads), and sends it. A fault is answered as
+   * gRPC answers an exception out of a handler ({@code UNKNOWN}, or the status thrown); a call refused
+   * because the server is stopping is answered {@code UNAVAILABLE}, which the kubelet retries.
+   */
+  <T> void answer(StreamObserver<T> response, Supplier<T> body) {
+    Runnable work = () -> {
+      try {
+        T out;
+        try {
+          out = body.get();
+        } catch (StatusRuntimeException e) {
+          response.onError(e);
+          return;
+        } catch (RuntimeException | Error e) {
+          // What gRPC does with a handler's exception: UNKNOWN, so the kubelet's call ends now instead
+          // of at its deadline; an Error (out of memory) still goes on to the thread afterwards.
+          response.onError(Status.UNKNOWN.withDescription(e.toString()).withCause(e).asRuntimeException());
+          if (e instanceof Error error) {
+            throw error;
+          }
+          return;
+        }
+        response.onNext(out);
+        response.onCompleted();
+      } catch (StatusRuntimeException cancelled) {
+        // The kubelet cancelled the call (or its deadline passed) meanwhile: no one is left to read the answer.
+      }
+    };
+    try {
+      calls.execute(Context.current().wrap(work));
+    } catch (RejectedExecutionException stopping) {
+      response.onError(Status.UNAVAILABLE.withDescription("the plugin is shutting down").asRuntimeException());
+    }
   }
 
   /** The answer's margin before the caller's deadline: a tenth of the time left, at most 2 s. */

@@ -2,6 +2,7 @@ package io.nodeatlas.agent.kubelet;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourcesRequest;
 import io.nodeatlas.agent.kubelet.api.dra.v1.NodeUnprepareResourcesRequest;
@@ -27,26 +28,30 @@ final class DraV1beta1Service extends DRAPluginGrpc.DRAPluginImplBase {
   @Override
   public void nodePrepareResources(io.nodeatlas.agent.kubelet.api.dra.v1beta1.NodePrepareResourcesRequest request,
       StreamObserver<NodePrepareResourcesResponse> response) {
-    try {
-      NodePrepareResourcesRequest asV1 = NodePrepareResourcesRequest.parseFrom(request.toByteString());
-      response.onNext(NodePrepareResourcesResponse.parseFrom(v1.prepare(asV1).toByteString()));
-      response.onCompleted();
-    } catch (InvalidProtocolBufferException e) {
-      response.onError(Status.INTERNAL.withDescription("v1beta1 and v1 messages disagree: " + e.getMessage())
-          .asRuntimeException());
-    }
+    v1.answer(response, () -> {
+      try {
+        NodePrepareResourcesRequest asV1 = NodePrepareResourcesRequest.parseFrom(request.toByteString());
+        return NodePrepareResourcesResponse.parseFrom(v1.prepare(asV1).toByteString());
+      } catch (InvalidProtocolBufferException e) {
+        throw disagree(e);
+      }
+    });
   }
 
   @Override
   public void nodeUnprepareResources(io.nodeatlas.agent.kubelet.api.dra.v1beta1.NodeUnprepareResourcesRequest request,
       StreamObserver<NodeUnprepareResourcesResponse> response) {
-    try {
-      NodeUnprepareResourcesRequest asV1 = NodeUnprepareResourcesRequest.parseFrom(request.toByteString());
-      response.onNext(NodeUnprepareResourcesResponse.parseFrom(v1.unprepare(asV1).toByteString()));
-      response.onCompleted();
-    } catch (InvalidProtocolBufferException e) {
-      response.onError(Status.INTERNAL.withDescription("v1beta1 and v1 messages disagree: " + e.getMessage())
-          .asRuntimeException());
-    }
+    v1.answer(response, () -> {
+      try {
+        NodeUnprepareResourcesRequest asV1 = NodeUnprepareResourcesRequest.parseFrom(request.toByteString());
+        return NodeUnprepareResourcesResponse.parseFrom(v1.unprepare(asV1).toByteString());
+      } catch (InvalidProtocolBufferException e) {
+        throw disagree(e);
+      }
+    });
+  }
+
+  private static StatusRuntimeException disagree(InvalidProtocolBufferException e) {
+    return Status.INTERNAL.withDescription("v1beta1 and v1 messages disagree: " + e.getMessage()).asRuntimeException();
   }
 }

@@ -74,14 +74,16 @@ public final class KubeletPluginServer implements AutoCloseable {
     paths.requireSocketPathsFit();
     KubeletPluginServer s = new KubeletPluginServer(paths);
     try {
-      DraV1Service v1 = new DraV1Service(preparer);
+      DraV1Service v1 = new DraV1Service(preparer, s.executor);
       List<BindableService> dra = new ArrayList<>(List.of(v1, new DraV1beta1Service(v1), s.health.getHealthService()));
       List<String> versions = new ArrayList<>(SUPPORTED_VERSIONS);
       if (health != null) {
         dra.add(health);
         versions.add(io.nodeatlas.agent.health.ResourceHealthService.SUPPORTED_VERSION);
       }
-      s.servers.add(UnixSocketServers.start(paths.draSocket(), s.group, s.executor, dra));
+      // The DRA socket's callbacks run on the event loop: its services answer at once (health, the health
+      // stream) or hand the call to s.executor themselves (DraV1Service), one wake-up per call.
+      s.servers.add(UnixSocketServers.start(paths.draSocket(), s.group, null, dra));
       s.servers.add(UnixSocketServers.start(paths.registrationSocket(), s.group, s.executor,
           List.of(new RegistrationService(paths.driverName(), paths.draSocket().toString(), versions,
               s.registration))));

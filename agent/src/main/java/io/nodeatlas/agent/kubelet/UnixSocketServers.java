@@ -36,7 +36,8 @@ public final class UnixSocketServers {
   /**
    * Binds a server at {@code socket} after removing a stale socket left by a previous process (the
    * kubelet keeps dialling the path, so the path must be ours again). Anything else at the path is
-   * refused rather than deleted.
+   * refused rather than deleted. {@code executor} runs the services' callbacks; null runs them on the
+   * event loop, for services that never block there (they answer at once or hand the call on).
    */
   public static Server start(Path socket, EventLoopGroup group, Executor executor, List<BindableService> services)
       throws IOException {
@@ -48,7 +49,9 @@ public final class UnixSocketServers {
         .workerEventLoopGroup(group)
         // TCP keepalive does not exist on unix sockets; without this Netty warns on every connection (grpc-java #10408).
         .withChildOption(ChannelOption.SO_KEEPALIVE, null);
-    if (executor != null) {
+    if (executor == null) {
+      b.directExecutor();
+    } else {
       b.executor(executor);
     }
     services.forEach(b::addService);

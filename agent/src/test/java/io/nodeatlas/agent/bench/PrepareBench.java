@@ -164,12 +164,16 @@ public final class PrepareBench {
           run(pool, n, Math.max(20, rounds / 5), w -> prepareOnce(kubelet, w, uids.get(w)));
           run(pool, n, Math.max(20, rounds / 5), w -> floorOnce(health, floorDir, w, small));
           long cpu0 = cpuTicks(agent.pid());
+          long waits0 = waits(agent.pid());
           List<Long> prepare = run(pool, n, rounds, w -> prepareOnce(kubelet, w, uids.get(w)));
           long cpu1 = cpuTicks(agent.pid());
+          long waits1 = waits(agent.pid());
           List<Long> floor = run(pool, n, rounds, w -> floorOnce(health, floorDir, w, small));
           long cpu2 = cpuTicks(agent.pid());
-          cpu.add(String.format("%-5d %13.3f %13.3f %8.1fx", n, ticksToMs(cpu1 - cpu0) / prepare.size(),
-              ticksToMs(cpu2 - cpu1) / floor.size(), (double) (cpu1 - cpu0) / Math.max(1, cpu2 - cpu1)));
+          long waits2 = waits(agent.pid());
+          cpu.add(String.format("%-5d %13.3f %13.3f %8.1fx %11.1f %11.1f", n, ticksToMs(cpu1 - cpu0) / prepare.size(),
+              ticksToMs(cpu2 - cpu1) / floor.size(), (double) (cpu1 - cpu0) / Math.max(1, cpu2 - cpu1),
+              (double) (waits1 - waits0) / prepare.size(), (double) (waits2 - waits1) / floor.size()));
           double p50 = pct(prepare, 0.50);
           double p99 = pct(prepare, 0.99);
           double f50 = pct(floor, 0.50);
@@ -180,8 +184,13 @@ public final class PrepareBench {
         // The agent's own CPU time (user + system, /proc/PID/stat) per call: less swayed by other load on
         // the machine than latency is. Prepare's includes the Unprepare that follows it; the floor's is the
         // agent's side of the gRPC round trip only (its file writes are this process's).
-        System.out.printf("%-5s %13s %13s %9s%n", "N", "agent CPU ms", "floor CPU ms", "ratio");
-        System.out.printf("%-5s %13s %13s %9s%n", "", "per Prep+Unp", "per call", "");
+        // And how often its threads went to sleep waiting (voluntary context switches, summed over its
+        // threads): each is a hand-off between threads or a wait for I/O, and the wake-up that ends it
+        // costs latency on a busy machine; also independent of other load.
+        System.out.printf("%-5s %13s %13s %9s %11s %11s%n", "N", "agent CPU ms", "floor CPU ms", "ratio", "agent waits",
+            "floor waits");
+        System.out.printf("%-5s %13s %13s %9s %11s %11s%n", "", "per Prep+Unp", "per call", "", "per Prep+Unp",
+            "per call");
         cpu.forEach(System.out::println);
         System.out.printf("agent RSS idle before the runs: %.1f MiB, peak (VmHWM): %.1f MiB%n", idleRss / 1024.0,
             status(agent.pid(), "VmHWM:") / 1024.0);
@@ -263,6 +272,29 @@ public final class PrepareBench {
     // The command name (field 2) may hold spaces; the fields after it start past its closing parenthesis.
     String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+  }
+
+  /**
+   * Voluntary context switches of every thread of {@code pid} ({@code voluntary_ctxt_switches} of
+   * /proc/PID/task/TID/status, proc(5)): how often its threads blocked. Threads that ended meanwhile are
+   * not counted, so a difference is a lower bound.
+   */
+  static long waits(long pid) throws java.io.IOException {
+    long sum = 0;
+    try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+      for (Path t : tasks.toList()) {
+        try {
+          for (String line : Files.readAllLines(t.resolve("status"))) {
+            if (line.startsWith("voluntary_ctxt_switches:")) {
+              sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            }
+          }
+        } catch (java.nio.file.NoSuchFileException ended) {
+          // The thread ended since the listing.
+        }
+      }
+    }
+    return sum;
   }
 
   /** Clock ticks in milliseconds: USER_HZ is 100 on every Linux ABI the agent runs on (sysconf(_SC_CLK_TCK)). */

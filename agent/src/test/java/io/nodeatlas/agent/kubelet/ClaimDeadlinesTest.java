@@ -16,13 +16,16 @@ import io.nodeatlas.agent.kubelet.api.dra.v1.Claim;
 import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourceResponse;
 import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourcesRequest;
 import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourcesResponse;
+import io.nodeatlas.agent.kubelet.api.registration.InfoRequest;
 import io.nodeatlas.agent.testing.ClaimApiServer;
+import io.nodeatlas.agent.testing.Eventually;
 import io.nodeatlas.agent.testing.FakeKubelet;
 import io.nodeatlas.agent.testing.TestDevices;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -124,6 +127,25 @@ class ClaimDeadlinesTest {
       assertThat(answer.getClaimsOrThrow("uid-hung-" + i).getError()).as("hung-" + i).isNotEmpty();
     }
     assertNothingWrittenForHungClaims();
+  }
+
+  @Test
+  void whileACallWaitsOnAHungApiServerTheKubeletsOtherCallsAreAnswered() throws Exception {
+    int before = api.claimRequests();
+    // A call stuck on the API server, with a 3 s deadline so that it ends soon.
+    CompletableFuture<NodePrepareResourcesResponse> stuck = CompletableFuture.supplyAsync(() ->
+        kubelet.v1().withDeadlineAfter(3, TimeUnit.SECONDS).nodePrepareResources(NodePrepareResourcesRequest.newBuilder()
+            .addClaims(claim("default", "hung-0", "uid-hung-0")).build()));
+    Eventually.await("the stuck call reached the API server", () -> api.claimRequests() > before);
+
+    // The plugin's calls are served on threads of their own: one waiting on the API server holds up no other.
+    NodePrepareResourceResponse ready = kubelet.prepare(claim("default", "ready", "uid-ready")).getClaimsOrThrow("uid-ready");
+    assertThat(ready.getError()).isEmpty();
+    assertThat(ready.getDevicesList()).extracting(d -> d.getDeviceName()).containsExactly("gpu-0", "gpu-1");
+    assertThat(kubelet.unprepare(claim("default", "ready", "uid-ready")).getClaimsOrThrow("uid-ready").getError()).isEmpty();
+    assertThat(kubelet.registration().getInfo(InfoRequest.getDefaultInstance()).getName()).isEqualTo("nodeatlas.io");
+
+    assertThat(stuck.get(60, TimeUnit.SECONDS).getClaimsOrThrow("uid-hung-0").getError()).isNotEmpty();
   }
 
   private void assertNothingWrittenForHungClaims() throws Exception {

@@ -47,6 +47,8 @@ public final class ClaimApiServer implements AutoCloseable {
   private final Map<String, Behaviour> claims = new ConcurrentHashMap<>();
   private final CountDownLatch closed = new CountDownLatch(1);
   private final AtomicInteger claimRequests = new AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicReference<String> claimAuthorization =
+      new java.util.concurrent.atomic.AtomicReference<>();
   private final CountDownLatch sliceWritten = new CountDownLatch(1);
 
   public ClaimApiServer() throws IOException {
@@ -63,6 +65,11 @@ public final class ClaimApiServer implements AutoCloseable {
   /** Claim GETs received so far (every try counts). */
   public int claimRequests() {
     return claimRequests.get();
+  }
+
+  /** The {@code Authorization} header of the last claim GET (null when it had none or none came). */
+  public String claimAuthorization() {
+    return claimAuthorization.get();
   }
 
   /** Waits until an agent wrote its first ResourceSlice (it has discovered its devices); false on timeout. */
@@ -91,6 +98,7 @@ public final class ClaimApiServer implements AutoCloseable {
       String path = ex.getRequestURI().getPath();
       String method = ex.getRequestMethod();
       if (method.equals("GET") && path.startsWith(CLAIMS)) {
+        claimAuthorization.set(ex.getRequestHeaders().getFirst("Authorization"));
         claimRequests.incrementAndGet();
         Behaviour b = claims.get(path.substring(CLAIMS.length()));
         if (b == null) {
