@@ -23,7 +23,8 @@
 # The floor is timed before and after the JMH runs (load on a shared machine drifts); the lower
 # median counts, so a ratio never looks better than it is.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+here="$bench_root"
 corpus="${NODEATLAS_CONFORMANCE_DIR:-$here/../shared/conformance}"
 snapshot="${SNAPSHOT:-256ppc-8n8s4t}"
 pfs=("$@")
@@ -110,8 +111,8 @@ IFS=,; java -Djmh.ignoreLock=true -cp "$nic_cp" org.openjdk.jmh.Main NicRdmaDisc
 while read -r p ms; do nic_ms[$p]=$ms; done < <(jmh_medians "$work/nic.json" pfs)
 for p in "${pfs[@]}"; do nic_floor[$p]="$(floor "$work/nic$p.list" "${nic_floor[$p]}")"; done
 
-# A row: what, JMH ms, "<wall us> <cpu us>" in-process (own loop), "<wall us> <cpu us>" floor, file stats
-row() {
+# A table line: what, JMH ms, "<wall us> <cpu us>" in-process (own loop), "<wall us> <cpu us>" floor, file stats
+md_row() {
   awk -v what="$1" -v jmh="$2" -v t="$3" -v f="$4" -v st="$5" -v aim="$6" 'BEGIN { split(t, a, " "); split(f, b, " ");
     printf "| %s | %.2f ms | %.2f ms | %.2fx | %.2f ms (thread %.2f) | %.2f ms | %.2fx (aim <= %s) | %s |\n",
       what, jmh, b[1] / 1000, jmh * 1000 / b[1], a[3] / 1000, a[2] / 1000, b[2] / 1000, a[3] / b[2], aim, st }'
@@ -123,11 +124,11 @@ echo "of the C reader before and after the JMH runs."
 echo
 echo "| what | JMH wall (median) | floor wall | wall ratio | in-process CPU | floor CPU | CPU ratio | files read / opens / fs calls / failed lookups |"
 echo "|---|---|---|---|---|---|---|---|"
-row "cpu-numa, $snapshot snapshot" "$cpu_ms" "$cpu_time" "$cpu_floor" "$cpu_paths / $cpu_opens / $cpu_calls / $cpu_failed" 1.5
+md_row "cpu-numa, $snapshot snapshot" "$cpu_ms" "$cpu_time" "$cpu_floor" "$cpu_paths / $cpu_opens / $cpu_calls / $cpu_failed" 1.5
 base="${pfs[0]}"
 for p in "${pfs[@]}"; do
   read -r paths opens calls failed <<<"${nic_stats[$p]}"
-  row "nic-rdma, $((p * 64)) VFs with RDMA devices" "${nic_ms[$p]}" "${nic_time[$p]}" "${nic_floor[$p]}" "$paths / $opens / $calls / $failed" 2
+  md_row "nic-rdma, $((p * 64)) VFs with RDMA devices" "${nic_ms[$p]}" "${nic_time[$p]}" "${nic_floor[$p]}" "$paths / $opens / $calls / $failed" 2
 done
 echo
 echo "| VFs | JMH ms per discovery | CPU ms per discovery | CPU us per VF | VF ratio | JMH time ratio | CPU time ratio (aim: 4,096 VFs <= 17x 256) | floor CPU ratio |"
@@ -138,3 +139,20 @@ for p in "${pfs[@]}"; do
     'BEGIN { split(t, a, " "); split(tb, ab, " "); split(f, c, " "); split(fb, cb, " ");
       printf "| %d | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f |\n", vfs, ms, a[3] / 1000, a[3] / vfs, vfs / bv, ms / b, a[3] / ab[3], c[2] / cb[2] }'
 done
+
+# The machine lines of bench/table.sh (lib.sh's `row`): rows 3 and 4 by CPU time against the floor, and the
+# VF curve by CPU time of the largest tree against the smallest.
+cpu_row() { # what, "<wall us> <thread us> <cpu us>" in-process, "<wall us> <cpu us>" floor, aim
+  local r
+  r="$(awk -v t="$2" -v f="$3" 'BEGIN { split(t, a, " "); split(f, b, " "); printf "%.2f", a[3] / b[2] }')"
+  row "$1" "$(awk -v t="$2" 'BEGIN { split(t, a, " "); printf "%.2f ms CPU", a[3] / 1000 }')" \
+    "$(awk -v f="$3" 'BEGIN { split(f, b, " "); printf "C reader %.2f ms CPU", b[2] / 1000 }')" "${r}x" "<= ${4}x" "$(le "$r" "$4")"
+}
+last="${pfs[${#pfs[@]} - 1]}"
+cpu_row "in-process cpu-numa, $snapshot" "$cpu_time" "$cpu_floor" 1.5
+cpu_row "in-process nic-rdma, $((last * 64)) VFs" "${nic_time[$last]}" "${nic_floor[$last]}" 2
+curve="$(awk -v t="${nic_time[$last]}" -v tb="${nic_time[$base]}" 'BEGIN { split(t, a, " "); split(tb, b, " "); printf "%.2f", a[3] / b[3] }')"
+# Linear: the issue's 17x for 16x the VFs, scaled to the sizes run.
+curve_aim="$(awk -v r=$((last / base)) 'BEGIN { printf "%.2f", r * 17 / 16 }')"
+row "VF curve, $((base * 64)) -> $((last * 64)) VFs ($((last / base))x the VFs)" "${curve}x the CPU time" \
+  "$((last / base))x the VFs" "${curve}x" "<= ${curve_aim}x (linear)" "$(le "$curve" "$curve_aim")"

@@ -13,7 +13,8 @@
 # thread hand-offs and I/O waits, each a wake-up that costs latency on a busy machine), and then the in-process figures of PrepareBenchPath. NODEATLAS_BENCH_CLAIM_BYTES=1400000 pads every claim answer to that
 # size (issue 12 case 3: 32 concurrent claims of 1.4 MB); the agent's peak RSS is printed either way.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$bench_root"
 single="${1:-2000}"
 many="${2:-100}"
 if [[ -z "${NODEATLAS_JAVA_OPTS:-}" ]]; then
@@ -33,7 +34,13 @@ trap 'cp "$work/agent.log" agent/target/prepare-bench.log 2>/dev/null; rm -rf "$
 # shellcheck disable=SC2086
 java -cp "$cp" -Dnodeatlas.bench.claimBytes="${NODEATLAS_BENCH_CLAIM_BYTES:-0}" \
   io.nodeatlas.agent.bench.PrepareBench cli/target/nodeatlas.jar "$work" "$single" "$many" $NODEATLAS_JAVA_OPTS \
-  2> >(grep -v '^INFO: \|MockWebServer\|^[A-Z][a-z][a-z] [0-9]' >&2)
+  2> >(grep -v '^INFO: \|MockWebServer\|^[A-Z][a-z][a-z] [0-9]' >&2) | tee "$work/bench.out"
+# The machine lines of bench/table.sh: the p99 of each N against the aim, the floor's p99 beside it (from
+# PrepareBench's table: N, samples, p50, p99, max | floor p50, floor p99 | ratios).
+while read -r n p50 p99 fp50 fp99; do
+  row "Prepare, 8 devices, N=$n" "p50 $p50 / p99 $p99 ms" "floor p50 $fp50 / p99 $fp99 ms" \
+    "$(ratio "$p99" "$fp99")x the floor's p99" "p99 < 5 ms" "$(awk -v a="$p99" 'BEGIN {print (a < 5) ? 1 : 0}')"
+done < <(awk '$1 ~ /^[0-9]+$/ && $6 == "|" && $9 == "|" {print $1, $3, $4, $7, $8}' "$work/bench.out")
 # The agent's own part of a Prepare, in this process and on one thread (no gRPC, no HTTP, the lookup
 # answered from memory): CPU per Prepare and per Unprepare against two atomic writes, see PrepareBenchPath.
 # shellcheck disable=SC2086
