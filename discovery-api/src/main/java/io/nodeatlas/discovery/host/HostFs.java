@@ -44,6 +44,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * cannot make us read the agent's own files. Real paths of directories are remembered until
  * {@link #forgetResolvedDirectories()} (called at the start of every discovery run), so confinement
  * costs one {@code lstat} per read, not one {@code readlink} per path element.
+ *
+ * <p>The check is by path, and a file is then opened by its name under the remembered directory (the last
+ * element with {@code O_NOFOLLOW}). So a directory on the way that someone swaps for a symlink while a run
+ * reads below it is followed by that run's later reads, until the next run resolves it again. Closing
+ * that window needs reads relative to held directory handles ({@code openat(2)} with {@code O_NOFOLLOW}
+ * on every element, as {@link java.nio.file.SecureDirectoryStream} offers on Linux). It takes write access
+ * to a directory inside the root while nodeatlas reads it: on a live host, root's {@code /sys},
+ * {@code /proc} and {@code /dev}.
  */
 public final class HostFs {
 
