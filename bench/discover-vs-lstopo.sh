@@ -21,7 +21,10 @@ fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-tar -xjf "$corpus/$snapshot.tar.bz2" -C "$work"
+# --no-same-owner: the tree is ours, as a live host's /sys is root's, so nodeatlas reads it by path as it
+# reads a live host (a tree that another user owns, as tar run by root would leave it, is read through
+# directory handles instead: see HostFs).
+tar --no-same-owner -xjf "$corpus/$snapshot.tar.bz2" -C "$work"
 snap_root="$(find "$work" -mindepth 1 -maxdepth 1 -type d | head -1)"
 
 # Build (if needed) and warm the launcher once. The start-up cache holds what its recording run loaded

@@ -83,7 +83,8 @@ echo
 
 # Row 3: cpu-numa on the snapshot.
 mkdir -p "$work/cpu"
-tar -xjf "$corpus/hwloc-linux/$snapshot.tar.bz2" -C "$work/cpu"
+# --no-same-owner: ours, read by path as a live host's root-owned /sys is (see discover-vs-lstopo.sh).
+tar --no-same-owner -xjf "$corpus/hwloc-linux/$snapshot.tar.bz2" -C "$work/cpu"
 cpu_root="$(find "$work/cpu" -mindepth 1 -maxdepth 1 -type d | head -1)"
 read -r cpu_paths cpu_opens cpu_calls cpu_failed < <(record "$cpu_root" "$work/cpu.list" \
   -cp "$cpu_cp" io.nodeatlas.discovery.cpu.bench.CpuNumaOnce "$cpu_root")

@@ -6,7 +6,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.ClosedDirectoryStreamException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.FileSystemLoopException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -15,7 +17,9 @@ import java.nio.file.NotDirectoryException;
 import java.nio.file.NotLinkException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -45,13 +49,22 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link #forgetResolvedDirectories()} (called at the start of every discovery run), so confinement
  * costs one {@code lstat} per read, not one {@code readlink} per path element.
  *
- * <p>The check is by path, and a file is then opened by its name under the remembered directory (the last
- * element with {@code O_NOFOLLOW}). So a directory on the way that someone swaps for a symlink while a run
- * reads below it is followed by that run's later reads, until the next run resolves it again. Closing
- * that window needs reads relative to held directory handles ({@code openat(2)} with {@code O_NOFOLLOW}
- * on every element, as {@link java.nio.file.SecureDirectoryStream} offers on Linux). It takes write access
- * to a directory inside the root while nodeatlas reads it: on a live host, root's {@code /sys},
- * {@code /proc} and {@code /dev}.
+ * <p>Who may change the tree decides how it is read. Confinement is checked on real paths, and a path
+ * only stays what it was checked as while nobody else can rename or replace a directory on the way.
+ * So every remembered directory also records whether its path and its entries can be changed only by
+ * root or by our own user: every directory from {@code /} down is owned by one of them and writable by
+ * no group or other user (a sticky directory such as {@code /tmp} keeps the entries that root or we
+ * own). That holds for a live host's {@code /sys}, {@code /proc} and {@code /dev} and for a tree we
+ * unpacked ourselves; files there are opened by path (lstat, then open with {@code O_NOFOLLOW}), the
+ * fastest way in Java. Below a directory that another user can write, that user could swap a
+ * directory for a symlink between our check and our open, so files are opened, and directories
+ * listed, only relative to directory handles ({@link SecureDirectoryStream}: {@code openat(2)} and
+ * {@code fstatat(2)} with {@code O_NOFOLLOW}, one element at a time from a directory nobody else can
+ * change). A directory swapped after its handle was opened is still read as the directory it was;
+ * one swapped before is refused ({@code ELOOP}). What stays by path there: a symlink's own text (the
+ * JDK has no {@code readlinkat}), checked against the handle's view of the link before and after;
+ * and the file type check before an open, which a FIFO swapped in within microseconds could still
+ * turn into a blocked read (Java opens without {@code O_NONBLOCK}).
  */
 public final class HostFs {
 
@@ -70,6 +83,24 @@ public final class HostFs {
   private final Map<Path, Dir> realDirectories = new ConcurrentHashMap<>();
   /** See {@link LastDir}; a racy memo of an immutable pair, so sharing the instance between threads is safe. */
   private volatile LastDir lastDir;
+  /** Our effective user (the owner of {@code /proc/self}), or -1 when unknown: then only root's directories are trusted. */
+  private final int ownUid;
+  /** {@code /} as a remembered directory, with whether it can be trusted (see the class comment). */
+  private final Dir fileSystemRoot;
+  /**
+   * Handles of directories that others can write, by real path, for reads relative to them; at most
+   * {@link #MAX_HANDLES}, all closed when full and when a run starts. A reader whose handle another
+   * thread closed meanwhile starts its read again ({@link ClosedDirectoryStreamException}).
+   */
+  private final Map<Path, SecureDirectoryStream<Path>> handles = new ConcurrentHashMap<>();
+  /**
+   * Handles of roots whose own path others can change (a tree under another user's home): opened
+   * once, at the first read below them, and kept, so that the root stays the directory it was then.
+   */
+  private final Map<Path, SecureDirectoryStream<Path>> rootHandles = new ConcurrentHashMap<>();
+
+  /** 256 descriptors (the JDK keeps two per handle): a 256-CPU machine's tree has about 600 directories. */
+  private static final int MAX_HANDLES = 128;
 
   private static final int MAX_REMEMBERED_DIRECTORIES = 16_384;
 
@@ -113,6 +144,36 @@ public final class HostFs {
       }
     }
     this.realRoots = unconfined ? List.of() : List.copyOf(real);
+    this.ownUid = ownUid();
+    Path slash = hostRoot.getRoot();
+    Stat rootStat;
+    try {
+      rootStat = lstat(slash, true);
+    } catch (IOException e) {
+      rootStat = null;
+    }
+    // Nobody renames "/" itself; whether its entries are safe depends on its owner and mode like any other.
+    boolean trusted = rootStat != null && ownerIsTrusted(rootStat.uid()) && (rootStat.mode() & WRITABLE_BY_OTHERS) == 0;
+    boolean sticky = rootStat != null && ownerIsTrusted(rootStat.uid()) && (rootStat.mode() & STICKY) != 0;
+    this.fileSystemRoot = new Dir(slash, isConfined(slash), true, true, trusted, sticky);
+  }
+
+  /** Group or other write permission (S_IWGRP | S_IWOTH). */
+  private static final int WRITABLE_BY_OTHERS = 0022;
+  /** S_ISVTX: in a directory, only an entry's owner, the directory's owner and root may rename or remove it. */
+  private static final int STICKY = 01000;
+
+  private static int ownUid() {
+    try {
+      // /proc/self is the directory of this process, owned by its effective user.
+      return ((Number) Files.getAttribute(Path.of("/proc/self"), "unix:uid")).intValue();
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  private boolean ownerIsTrusted(int uid) {
+    return uid == 0 || (uid == ownUid && uid >= 0);
   }
 
   private static Path realOrSelf(Path p) {
@@ -137,6 +198,24 @@ public final class HostFs {
   public void forgetResolvedDirectories() {
     realDirectories.clear();
     lastDir = null;
+    closeHandles();
+  }
+
+  private void closeHandles() {
+    for (Path real : List.copyOf(handles.keySet())) {
+      SecureDirectoryStream<Path> h = handles.remove(real);
+      if (h != null) {
+        closeQuietly(h);
+      }
+    }
+  }
+
+  private static void closeQuietly(DirectoryStream<Path> stream) {
+    try {
+      stream.close();
+    } catch (IOException e) {
+      // closing a directory only releases its descriptor; nothing to report
+    }
   }
 
   /** Whether {@code realPath} lies under one of the roots; everything does when a root is {@code /}. */
@@ -322,21 +401,59 @@ public final class HostFs {
   }
 
   /**
-   * What a path names: its real path, the attributes of what it finally is ({@code null} for a
-   * directory already remembered), and whether it lies inside the roots.
+   * What a path names: its real path, what it finally is ({@code null} for a directory already
+   * remembered), whether it lies inside the roots, the remembered directory it is an entry of
+   * ({@code in}; null for a remembered directory), for a directory looked up as one, itself as
+   * remembered ({@code self}), and whether {@code stat} came from {@code in}'s handle rather than by path.
    */
-  private record Resolved(Path real, BasicFileAttributes attributes, boolean confined) {
+  private record Resolved(Path real, Stat stat, boolean confined, Dir in, Dir self, boolean statAtHandle) {
+    Resolved(Path real, Stat stat, boolean confined, Dir in, Dir self) {
+      this(real, stat, confined, in, self, false);
+    }
+
     boolean isDirectory() {
-      return attributes == null || attributes.isDirectory();
+      return stat == null || stat.isDirectory();
     }
   }
 
   /**
-   * A remembered directory: its real path, whether that lies inside the roots (asked once per
-   * directory, not per read), and whether it is the path itself (no link on the way, so files below
-   * it are opened by the path the caller gave, without building another).
+   * What one {@code lstat(2)} said: the file type bits of {@code st_mode}, the size, and, when asked
+   * for, the owner and the permission bits (-1 when not asked for).
    */
-  private record Dir(Path real, boolean confined, boolean same) {}
+  private record Stat(int type, long size, int uid, int mode) {
+    boolean isDirectory() {
+      return type == S_IFDIR;
+    }
+
+    boolean isSymbolicLink() {
+      return type == S_IFLNK;
+    }
+
+    boolean isRegularFile() {
+      return type == S_IFREG;
+    }
+  }
+
+  /** File type bits of st_mode (sys/stat.h). */
+  private static final int S_IFMT = 0170000;
+  private static final int S_IFDIR = 0040000;
+  private static final int S_IFLNK = 0120000;
+  private static final int S_IFREG = 0100000;
+
+  /**
+   * A remembered directory: its real path; whether that lies inside the roots (asked once per
+   * directory, not per read); whether it is the path it is remembered under (no link on the way, so
+   * files below it are opened by the path the caller gave, without building another); whether nobody
+   * but root or we can change what its path names ({@code stable}), and its entries as well
+   * ({@code trusted}); and whether its entries that root or we own are as safe from others as that
+   * ({@code sticky}: S_ISVTX on a stable directory root or we own, such as {@code /tmp}).
+   */
+  private record Dir(Path real, boolean confined, boolean same, boolean stable, boolean trusted, boolean sticky) {
+    Dir keyedBy(Path key) {
+      boolean s = real.equals(key);
+      return s == same ? this : new Dir(real, confined, s, stable, trusted, sticky);
+    }
+  }
 
   /** The directory of the latest lookup and what it resolved to: reads come in runs per directory. */
   private record LastDir(String dir, Dir real) {}
@@ -347,74 +464,83 @@ public final class HostFs {
    * it is one, followed to the end. Null when anything on the way is missing (a dangling link, a file
    * where a directory belongs). With {@code confineDirectory}, a directory part that resolves outside
    * the roots is refused before anything below it is looked at. {@code maybeDirectory}: look the path
-   * itself up among the remembered directories first (not worth a lookup for a value file).
+   * itself up among the remembered directories first, and a directory found is remembered with its
+   * owner (not worth either for a value file).
    */
   private Resolved resolve(Path path, boolean confineDirectory, boolean maybeDirectory) throws IOException {
     Path abs = path.toAbsolutePath();
     if (maybeDirectory) {
       Dir known = realDirectories.get(abs);
       if (known != null) {
-        return new Resolved(known.real(), null, known.confined());
+        return new Resolved(known.real(), null, known.confined(), null, known);
       }
     }
-    // The directory part is matched as text against the latest lookup's: no parent and name Paths (each
-    // a copy of the bytes and an offset table) for the common read of the next file in a directory.
     String text = abs.toString();
     int slash = text.lastIndexOf('/');
     int[] links = new int[1];
-    Dir realParent;
-    String name;
-    LastDir last = lastDir;
-    if (slash > 0 && last != null && last.dir().length() == slash && text.startsWith(last.dir())) {
-      realParent = last.real();
-      name = text.substring(slash + 1);
-    } else {
-      Path parent = abs.getParent();
-      if (parent == null) {
-        return new Resolved(abs, null, isConfined(abs));
+    Dir realParent = slash > 0 ? parentOf(abs, text, slash, links) : slash == 0 && text.length() > 1 ? fileSystemRoot : null;
+    if (realParent == null) {
+      if (abs.getParent() == null) {
+        return new Resolved(fileSystemRoot.real(), null, fileSystemRoot.confined(), null, fileSystemRoot);
       }
-      realParent = realDirectory(parent, links);
-      if (realParent == null) {
-        return null;
-      }
-      lastDir = new LastDir(parent.toString(), realParent);
-      name = abs.getFileName().toString();
+      return null;
     }
+    String name = text.substring(slash + 1);
     if (confineDirectory && !realParent.confined()) {
       throw outside(path, realParent.real());
     }
     if (name.equals(".") || name.equals("..")) {
       Dir dir = realDirectory(abs, links);
-      return dir == null ? null : new Resolved(dir.real(), null, dir.confined());
+      return dir == null ? null : new Resolved(dir.real(), null, dir.confined(), null, dir);
     }
     Path candidate = realParent.same() ? abs : realParent.real().resolve(name);
-    BasicFileAttributes attributes = lstat(candidate);
-    if (attributes == null) {
+    // A value file in a directory others can write is opened next relative to the directory's handle
+    // (readOnce): its stat is taken there too, once, instead of by path and then again there.
+    boolean atHandle = !maybeDirectory && readsViaHandles(realParent);
+    Stat stat = atHandle ? statOf(statAt(handle(realParent), Path.of(name))) : lstat(candidate, maybeDirectory && ownersMatter());
+    if (stat == null) {
       return null;
     }
-    if (attributes.isSymbolicLink()) {
-      Resolved target = follow(linkTarget(candidate, realParent.real(), links), links);
-      if (target != null && target.attributes() != null && target.attributes().isDirectory()) {
-        remember(abs, target.real());
+    if (stat.isSymbolicLink()) {
+      Resolved target = follow(linkTarget(candidate, realParent.real(), links), links, maybeDirectory);
+      if (target != null && target.self() != null) {
+        remember(abs, target.self());
       }
       return target;
     }
-    if (attributes.isDirectory()) {
-      remember(abs, candidate);
-    }
+    Dir self = stat.isDirectory() && maybeDirectory ? remember(abs, child(realParent, candidate, stat)) : null;
     // Below a directory inside the roots is inside; outside, only a root itself can be (its parent is outside).
-    return new Resolved(candidate, attributes, realParent.confined() || isConfined(candidate));
+    return new Resolved(candidate, stat, realParent.confined() || isConfined(candidate), realParent, self, atHandle);
+  }
+
+  /**
+   * The remembered directory holding {@code abs}, whose text is {@code text} with its last slash at
+   * {@code slash > 0}. The directory part is matched as text against the latest lookup's first: no
+   * parent and name Paths (each a copy of the bytes and an offset table) for the common read of the
+   * next file in a directory. Null when the directory does not exist.
+   */
+  private Dir parentOf(Path abs, String text, int slash, int[] links) throws IOException {
+    LastDir last = lastDir;
+    if (last != null && last.dir().length() == slash && text.startsWith(last.dir())) {
+      return last.real();
+    }
+    Path parent = abs.getParent();
+    Dir realParent = realDirectory(parent, links);
+    if (realParent != null) {
+      lastDir = new LastDir(parent.toString(), realParent);
+    }
+    return realParent;
   }
 
   /** A symlink's target (absolute, its directory part real) resolved to the end. */
-  private Resolved follow(Path target, int[] links) throws IOException {
+  private Resolved follow(Path target, int[] links, boolean maybeDirectory) throws IOException {
     Dir known = realDirectories.get(target);
     if (known != null) {
-      return new Resolved(known.real(), null, known.confined());
+      return new Resolved(known.real(), null, known.confined(), null, known);
     }
     Path parent = target.getParent();
     if (parent == null) {
-      return new Resolved(target, null, isConfined(target));
+      return new Resolved(fileSystemRoot.real(), null, fileSystemRoot.confined(), null, fileSystemRoot);
     }
     Dir realParent = realDirectory(parent, links);
     if (realParent == null) {
@@ -423,17 +549,18 @@ public final class HostFs {
     String name = target.getFileName().toString();
     if (name.equals(".") || name.equals("..")) {
       Dir dir = realDirectory(target, links);
-      return dir == null ? null : new Resolved(dir.real(), null, dir.confined());
+      return dir == null ? null : new Resolved(dir.real(), null, dir.confined(), null, dir);
     }
     Path candidate = realParent.same() ? target : realParent.real().resolve(name);
-    BasicFileAttributes attributes = lstat(candidate);
-    if (attributes == null) {
+    Stat stat = lstat(candidate, maybeDirectory && ownersMatter());
+    if (stat == null) {
       return null;
     }
-    if (attributes.isSymbolicLink()) {
-      return follow(linkTarget(candidate, realParent.real(), links), links);
+    if (stat.isSymbolicLink()) {
+      return follow(linkTarget(candidate, realParent.real(), links), links, maybeDirectory);
     }
-    return new Resolved(candidate, attributes, realParent.confined() || isConfined(candidate));
+    Dir self = stat.isDirectory() && maybeDirectory ? remember(candidate, child(realParent, candidate, stat)) : null;
+    return new Resolved(candidate, stat, realParent.confined() || isConfined(candidate), realParent, self);
   }
 
   /**
@@ -450,33 +577,35 @@ public final class HostFs {
     }
     Path parent = dir.getParent();
     if (parent == null) {
-      return new Dir(dir, isConfined(dir), true); // the file-system root
+      return fileSystemRoot;
     }
     Dir realParent = realDirectory(parent, links);
     if (realParent == null) {
       return null;
     }
     String name = dir.getFileName().toString();
-    Path real;
+    Dir real;
     if (name.equals(".")) {
-      real = realParent.real();
+      real = realParent;
     } else if (name.equals("..")) {
       Path up = realParent.real().getParent();
-      real = up == null ? realParent.real() : up;
-    } else {
-      Path candidate = realParent.same() ? dir : realParent.real().resolve(name);
-      BasicFileAttributes attributes = lstat(candidate);
-      if (attributes == null) {
+      real = up == null ? realParent : realDirectory(up, links);
+      if (real == null) {
         return null;
       }
-      if (attributes.isSymbolicLink()) {
-        Dir target = realDirectory(linkTarget(candidate, realParent.real(), links), links);
-        if (target == null) {
+    } else {
+      Path candidate = realParent.same() ? dir : realParent.real().resolve(name);
+      Stat stat = lstat(candidate, ownersMatter());
+      if (stat == null) {
+        return null;
+      }
+      if (stat.isSymbolicLink()) {
+        real = realDirectory(linkTarget(candidate, realParent.real(), links), links);
+        if (real == null) {
           return null;
         }
-        real = target.real();
-      } else if (attributes.isDirectory()) {
-        real = candidate;
+      } else if (stat.isDirectory()) {
+        real = child(realParent, candidate, stat);
       } else {
         return null; // a file where a directory belongs: ENOTDIR, an absent path
       }
@@ -484,24 +613,147 @@ public final class HostFs {
     return remember(dir, real);
   }
 
-  private Dir remember(Path dir, Path real) {
+  /**
+   * A directory found in {@code parent}: its path can be changed by others unless {@code parent}'s
+   * entries cannot (or {@code parent} is sticky and root or we own this one), and its own entries
+   * can unless root or we own it and no group or other user may write it (inode(7), "The file type
+   * and mode": S_ISVTX on a directory).
+   */
+  private Dir child(Dir parent, Path real, Stat stat) {
+    boolean owned = stat.uid() >= 0 && ownerIsTrusted(stat.uid());
+    boolean stable = parent.stable() && (parent.trusted() || (parent.sticky() && owned));
+    boolean trusted = stable && owned && (stat.mode() & WRITABLE_BY_OTHERS) == 0;
+    boolean sticky = stable && owned && (stat.mode() & STICKY) != 0;
+    return new Dir(real, isConfined(real), true, stable, trusted, sticky);
+  }
+
+  private Dir remember(Path dir, Dir real) {
     if (realDirectories.size() >= MAX_REMEMBERED_DIRECTORIES) {
       // Cheap to rebuild: the next lookups re-resolve only the prefixes they meet, one lstat each.
       realDirectories.clear();
     }
-    boolean same = real.equals(dir);
-    Dir d = new Dir(same ? dir : real, isConfined(real), same);
+    Dir d = real.keyedBy(dir);
     realDirectories.put(dir, d);
     return d;
   }
 
-  /** {@code lstat}; null when the path does not exist. */
-  private static BasicFileAttributes lstat(Path path) throws IOException {
+  /**
+   * Owners and modes decide only how reads stay inside the roots; with {@code /} a root there is
+   * nothing to stay inside, and the cheaper lstat, without them, does.
+   */
+  private boolean ownersMatter() {
+    return !realRoots.isEmpty();
+  }
+
+  /** Whether reads in {@code dir} must go through directory handles (see the class comment). */
+  private boolean readsViaHandles(Dir dir) {
+    return !dir.trusted() && ownersMatter();
+  }
+
+  /**
+   * {@code lstat}; null when the path does not exist. With {@code owner}, through the "unix" view,
+   * whose map costs a little more than {@link BasicFileAttributes}: asked for directories only.
+   */
+  private static Stat lstat(Path path, boolean owner) throws IOException {
     try {
-      return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      if (owner) {
+        Map<String, Object> a = Files.readAttributes(path, "unix:mode,uid,size", LinkOption.NOFOLLOW_LINKS);
+        int mode = (Integer) a.get("mode");
+        return new Stat(mode & S_IFMT, (Long) a.get("size"), (Integer) a.get("uid"), mode & 07777);
+      }
+      return stat(Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
     } catch (NoSuchFileException | NotDirectoryException e) {
       return null;
     }
+  }
+
+  private static Stat statOf(BasicFileAttributes a) {
+    return a == null ? null : stat(a);
+  }
+
+  private static Stat stat(BasicFileAttributes a) {
+    int type = a.isRegularFile() ? S_IFREG : a.isDirectory() ? S_IFDIR : a.isSymbolicLink() ? S_IFLNK : 0;
+    return new Stat(type, a.size(), -1, -1);
+  }
+
+  /** {@code fstatat(2)} of {@code name} in {@code dir} with AT_SYMLINK_NOFOLLOW; null when it does not exist. */
+  private static BasicFileAttributes statAt(SecureDirectoryStream<Path> dir, Path name) throws IOException {
+    try {
+      return dir.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).readAttributes();
+    } catch (NoSuchFileException | NotDirectoryException e) {
+      return null;
+    }
+  }
+
+  private static final Path DOT = Path.of(".");
+
+  /**
+   * A held handle of {@code dir} (confined), for reads relative to it; see {@link #handles}. The
+   * caller starts again on {@link ClosedDirectoryStreamException}.
+   */
+  private SecureDirectoryStream<Path> handle(Dir dir) throws IOException {
+    SecureDirectoryStream<Path> h = handles.get(dir.real());
+    if (h != null) {
+      return h;
+    }
+    h = openDirectory(dir);
+    if (handles.size() >= MAX_HANDLES) {
+      closeHandles();
+    }
+    SecureDirectoryStream<Path> earlier = handles.putIfAbsent(dir.real(), h);
+    if (earlier != null) {
+      closeQuietly(h);
+      return earlier;
+    }
+    return h;
+  }
+
+  /**
+   * A new handle of {@code dir} (confined). By path where nobody else can change the path; for a
+   * root others can replace, from the handle taken at the first read below it; otherwise one element
+   * down from its parent's handle, {@code fstatat} first (a FIFO put there would block the open) and
+   * then {@code openat} with {@code O_NOFOLLOW}, which refuses a symlink swapped in since (ELOOP).
+   */
+  private SecureDirectoryStream<Path> openDirectory(Dir dir) throws IOException {
+    Path real = dir.real();
+    if (dir.stable()) {
+      return secure(Files.newDirectoryStream(real), real);
+    }
+    Path parentPath = real.getParent();
+    Dir parent = parentPath == null ? null : realDirectory(parentPath, new int[1]);
+    if (parent == null || !parent.confined()) {
+      SecureDirectoryStream<Path> root = rootHandles.get(real);
+      if (root == null) {
+        root = secure(Files.newDirectoryStream(real), real);
+        SecureDirectoryStream<Path> earlier = rootHandles.putIfAbsent(real, root);
+        if (earlier != null) {
+          closeQuietly(root);
+          root = earlier;
+        }
+      }
+      return root.newDirectoryStream(DOT, LinkOption.NOFOLLOW_LINKS);
+    }
+    SecureDirectoryStream<Path> in = handle(parent);
+    Path name = real.getFileName();
+    BasicFileAttributes now = statAt(in, name);
+    if (now == null) {
+      throw new NoSuchFileException(real.toString());
+    }
+    if (!now.isDirectory()) {
+      throw new FileSystemException(real.toString(), null, now.isSymbolicLink() ? SWAPPED : "not a directory");
+    }
+    return in.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
+  }
+
+  private static final String SWAPPED = "replaced by a symlink while being read; not followed";
+
+  private static SecureDirectoryStream<Path> secure(DirectoryStream<Path> stream, Path dir) throws IOException {
+    if (stream instanceof SecureDirectoryStream<Path> s) {
+      return s;
+    }
+    closeQuietly(stream);
+    throw new FileSystemException(dir.toString(), null,
+        "other users can write this tree, and this platform cannot read relative to a directory handle (no openat); not read");
   }
 
   /**
@@ -571,6 +823,9 @@ public final class HostFs {
     if (!r.isDirectory()) {
       throw new HostFileException(dir, "not a directory", null);
     }
+    if (r.self() != null && readsViaHandles(r.self())) {
+      return listViaHandle(dir, r.self());
+    }
     // java.io.File.list is opendir/readdir/closedir and one String per entry: three system calls
     // fewer than a DirectoryStream (which dups the descriptor and fstats it in fdopendir) and no Path
     // per entry. It answers null for every failure, so the rare failure is listed again below for
@@ -596,6 +851,36 @@ public final class HostFs {
     return names;
   }
 
+  /** {@link #listNames} of a directory others can write: read from a new handle of it, never by path. */
+  private List<String> listViaHandle(Path dir, Dir self) {
+    for (int attempt = 1; ; attempt++) {
+      List<String> names = new ArrayList<>();
+      try (SecureDirectoryStream<Path> stream = openDirectory(self)) {
+        for (Path p : stream) {
+          names.add(p.getFileName().toString());
+        }
+      } catch (ClosedDirectoryStreamException e) {
+        if (attempt == MAX_ATTEMPTS) {
+          throw new HostFileException(dir, BUSY, e);
+        }
+        continue; // another thread closed the handles (full, or a run began): look it up again
+      } catch (NoSuchFileException | NotDirectoryException e) {
+        return List.of();
+      } catch (AccessDeniedException e) {
+        throw new HostFileException(dir, "permission denied", e);
+      } catch (IOException e) {
+        throw new HostFileException(dir, ioReason(e), e);
+      }
+      names.sort(null);
+      return names;
+    }
+  }
+
+  /** Reads that meet handles closed by other threads this many times in a row give up. */
+  private static final int MAX_ATTEMPTS = 3;
+
+  private static final String BUSY = "directory handles closed by other readers while reading; try again";
+
   /**
    * Whether {@code path} itself is a directory, not a symlink to one (one {@code lstat}): for walks of
    * trees such as {@code /sys/devices}, whose entries are real directories and whose links are not
@@ -607,17 +892,71 @@ public final class HostFs {
 
   /** The target of a symlink as written (e.g. {@code ../../node/node0}); empty when not a symlink. */
   public Optional<Path> readLink(Path link) {
+    Path abs = link.toAbsolutePath();
+    String text = abs.toString();
+    int slash = text.lastIndexOf('/');
+    if (slash < 0 || slash == text.length() - 1) {
+      return Optional.empty(); // "/" itself
+    }
+    Dir in;
+    try {
+      in = slash == 0 ? fileSystemRoot : parentOf(abs, text, slash, new int[1]);
+    } catch (IOException e) {
+      return Optional.empty(); // a loop or no permission on the way: nothing to read, as readlink(2) says
+    }
+    if (in == null) {
+      return Optional.empty();
+    }
+    String name = text.substring(slash + 1);
+    if (!in.confined()) {
+      throw outside(link, in.real().resolve(name));
+    }
+    Path path = in.same() ? abs : in.real().resolve(name);
+    if (readsViaHandles(in)) {
+      return readLinkViaHandle(link, in, path, Path.of(name));
+    }
     // readlink(2) alone: it answers "not a link" (EINVAL) and "missing" itself, and links are what
     // callers ask about almost always (device, driver, class entries), so no lstat before it.
     try {
-      return Optional.of(Files.readSymbolicLink(link));
+      return Optional.of(Files.readSymbolicLink(path));
     } catch (NotLinkException | NoSuchFileException | NotDirectoryException e) {
       return Optional.empty();
     } catch (IOException e) {
-      if (!Files.isSymbolicLink(link)) {
+      if (!Files.isSymbolicLink(path)) {
         return Optional.empty(); // no link to read (a loop or no permission on the way): not a link
       }
       throw new HostFileException(link, e.toString(), e);
+    }
+  }
+
+  /**
+   * {@link #readLink} in a directory others can write. The JDK has no readlinkat, so the text is read
+   * by path; the link there must be the one the directory's handle shows, before and after.
+   */
+  private Optional<Path> readLinkViaHandle(Path link, Dir in, Path path, Path name) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        SecureDirectoryStream<Path> h = handle(in);
+        BasicFileAttributes before = statAt(h, name);
+        if (before == null || !before.isSymbolicLink()) {
+          return Optional.empty();
+        }
+        Path target = Files.readSymbolicLink(path);
+        BasicFileAttributes after = statAt(h, name);
+        BasicFileAttributes byPath = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (after == null || !Objects.equals(before.fileKey(), after.fileKey()) || !Objects.equals(before.fileKey(), byPath.fileKey())) {
+          throw new HostFileException(link, "replaced while being read; not followed", null);
+        }
+        return Optional.of(target);
+      } catch (ClosedDirectoryStreamException e) {
+        if (attempt == MAX_ATTEMPTS) {
+          throw new HostFileException(link, BUSY, e);
+        }
+      } catch (NotLinkException | NoSuchFileException | NotDirectoryException e) {
+        return Optional.empty();
+      } catch (IOException e) {
+        throw new HostFileException(link, ioReason(e), e);
+      }
     }
   }
 
@@ -663,18 +1002,30 @@ public final class HostFs {
    * the text is decoded once, from the trimmed bytes.
    */
   private String read(Path file, boolean trim) {
-    Path open;
-    BasicFileAttributes attributes;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return readOnce(file, trim);
+      } catch (ClosedDirectoryStreamException e) {
+        // Another thread closed the handles (they were full, or a run began): look the file up again.
+        if (attempt == MAX_ATTEMPTS) {
+          throw new HostFileException(file, BUSY, e);
+        }
+      }
+    }
+  }
+
+  private String readOnce(Path file, boolean trim) {
+    Resolved r;
     try {
-      Resolved r = resolve(file, true, false);
+      r = resolve(file, true, false);
       if (r == null) {
         return null; // absent, or a dangling symlink: the fact is absent
       }
       if (!r.confined()) {
         throw outside(file, r.real());
       }
-      open = r.real();
-      attributes = r.attributes();
+    } catch (NoSuchFileException | NotDirectoryException e) {
+      return null; // a directory on the way, opened as a handle, is gone: the fact is absent
     } catch (AccessDeniedException e) {
       throw new HostFileException(file, "permission denied", e);
     } catch (FileSystemLoopException e) {
@@ -682,24 +1033,41 @@ public final class HostFs {
     } catch (IOException e) {
       throw new HostFileException(file, ioReason(e), e);
     }
-    if (attributes == null || !attributes.isRegularFile()) {
+    Stat stat = r.stat();
+    if (stat == null || !stat.isRegularFile()) {
       // Never open a FIFO or socket (it could block) and never treat a directory as a value.
-      throw new HostFileException(file, attributes == null || attributes.isDirectory() ? "is a directory" : "not a regular file", null);
+      throw new HostFileException(file, stat == null || stat.isDirectory() ? "is a directory" : "not a regular file", null);
     }
-    byte[] buf = buffers.get();
-    int length = 0;
     // The size the lstat saw: a read that has reached it is at the end of the file, and the read(2) that
     // would answer 0 is not made (one call in four of a small file's read). A file that grew since is read
     // as it was at the lstat, as if the read had come first. Files that do not know their size never stop
     // early: procfs says 0, and sysfs a page for every attribute (fs/sysfs/file.c), which a shorter
     // value never reaches and a value of a whole page ends at anyway (show() writes at most a page).
-    long size = attributes.size();
+    long size = stat.size();
     // open(2) with O_NOFOLLOW and no fstat(2) after it (FileInputStream adds one to refuse
     // directories, which the lstat above already did): a read is lstat, open, read (to EOF where the
     // size is unknown), close. O_NOFOLLOW also refuses a symlink swapped in since the lstat.
     SeekableByteChannel channel;
     try {
-      channel = Files.newByteChannel(open, READ_NO_FOLLOW);
+      if (r.in() != null && readsViaHandles(r.in())) {
+        // Others can write a directory on the way: the same steps, relative to the directory's handle.
+        SecureDirectoryStream<Path> in = handle(r.in());
+        Path name = r.real().getFileName();
+        if (!r.statAtHandle()) {
+          // The file was reached through a link, its type and size seen by path: look again, here.
+          BasicFileAttributes now = statAt(in, name);
+          if (now == null) {
+            return null;
+          }
+          if (!now.isRegularFile()) {
+            throw new HostFileException(file, now.isSymbolicLink() ? SWAPPED : now.isDirectory() ? "is a directory" : "not a regular file", null);
+          }
+          size = now.size();
+        }
+        channel = in.newByteChannel(name, READ_NO_FOLLOW);
+      } else {
+        channel = Files.newByteChannel(r.real(), READ_NO_FOLLOW);
+      }
     } catch (NoSuchFileException | NotDirectoryException e) {
       return null; // gone since the lstat: absent
     } catch (AccessDeniedException e) {
@@ -707,6 +1075,8 @@ public final class HostFs {
     } catch (IOException e) {
       throw new HostFileException(file, ioReason(e), e);
     }
+    byte[] buf = buffers.get();
+    int length = 0;
     try (channel) {
       ByteBuffer window = ByteBuffer.wrap(buf);
       while (true) {

@@ -222,6 +222,85 @@ class HostFsTest {
     assertThat(root.resolve("sys/y/value").toRealPath()).isEqualTo(root.resolve("sys/a/c/value").toRealPath());
   }
 
+  /** Lets every user write {@code dir}, as a tree unpacked by another user or an open mount would. */
+  static void writableByOthers(Path dir) throws Exception {
+    Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+  }
+
+  @Test
+  void aDirectorySwappedForASymlinkMidRunIsNotFollowedWhereOthersCanWrite(@TempDir Path outside) throws Exception {
+    // Another user who can write sys/ swaps devices/a for a link out of the root after our first read:
+    // this run goes on reading the directory it opened (now a.old, still inside), and refuses to
+    // list through the link; the next run resolves the link and refuses it.
+    FixtureTree.at(root).value("sys/devices/a/value", "inside").value("sys/devices/a/sub/value", "inside too");
+    FixtureTree.at(outside).value("value", "secret").value("sub/value", "secret").value("fresh/value", "secret");
+    writableByOthers(root.resolve("sys"));
+    writableByOthers(root.resolve("sys/devices"));
+    HostFs fs = HostFs.of(root);
+    Path a = root.resolve("sys/devices/a");
+    assertThat(fs.readValue(a.resolve("value"))).contains("inside");
+    assertThat(fs.listNames(a)).containsExactly("sub", "value");
+
+    Files.move(a, root.resolve("sys/devices/a.old"));
+    Files.createSymbolicLink(a, outside);
+
+    assertThat(fs.readValue(a.resolve("value"))).contains("inside");
+    assertThat(fs.readValue(a.resolve("sub/value"))).contains("inside too");
+    // fresh/ exists only outside: a directory first met through the link is looked up in the held one.
+    assertThat(fs.readValue(a.resolve("fresh/value"))).isEmpty();
+    assertThatThrownBy(() -> fs.listNames(a)).isInstanceOf(HostFileException.class)
+        .hasMessageContaining("replaced by a symlink while being read; not followed");
+
+    fs.forgetResolvedDirectories();
+    assertThatThrownBy(() -> fs.readValue(a.resolve("value"))).isInstanceOf(HostFileException.class)
+        .hasMessageContaining("resolves outside the host root");
+    assertThatThrownBy(() -> fs.listNames(a)).isInstanceOf(HostFileException.class)
+        .hasMessageContaining("resolves outside the host root");
+  }
+
+  @Test
+  void aSwapBeforeTheFirstReadBelowADirectoryIsRefusedNotFollowed(@TempDir Path outside) throws Exception {
+    // The run has resolved devices/ (listed it) but not yet opened anything below it when the swap comes.
+    FixtureTree.at(root).value("sys/devices/a/value", "inside").value("sys/devices/b", 1);
+    FixtureTree.at(outside).value("value", "secret");
+    writableByOthers(root.resolve("sys"));
+    HostFs fs = HostFs.of(root);
+    Path a = root.resolve("sys/devices/a");
+    assertThat(fs.isDirectory(a)).isTrue();
+    Files.move(a, root.resolve("sys/devices/a.old"));
+    Files.createSymbolicLink(a, outside);
+    assertThatThrownBy(() -> fs.readValue(a.resolve("value"))).isInstanceOf(HostFileException.class)
+        .hasMessageContaining("replaced by a symlink while being read; not followed");
+    // A link swapped in for a link's directory: its text is not read through the new link either.
+    assertThatThrownBy(() -> fs.readLink(a.resolve("value"))).isInstanceOf(HostFileException.class)
+        .hasMessageContaining("replaced by a symlink while being read; not followed");
+  }
+
+  @Test
+  void directoryHandlesAreBoundedAndReleasedWhenARunStarts() throws Exception {
+    FixtureTree tree = FixtureTree.at(root);
+    for (int i = 0; i < 600; i++) {
+      tree.value("sys/devices/d" + i + "/value", i);
+    }
+    writableByOthers(root.resolve("sys"));
+    HostFs fs = HostFs.of(root);
+    long before = openDescriptors();
+    for (int i = 0; i < 600; i++) {
+      assertThat(fs.readValue(root.resolve("sys/devices/d" + i + "/value"))).contains(Integer.toString(i));
+    }
+    // Held handles (two descriptors each in the JDK) stay bounded, whatever the size of the tree: one
+    // per directory read would be 1,200 descriptors here.
+    assertThat(openDescriptors() - before).isLessThan(400);
+    fs.forgetResolvedDirectories();
+    assertThat(openDescriptors() - before).isLessThanOrEqualTo(2);
+  }
+
+  private static long openDescriptors() throws Exception {
+    try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+      return fds.count();
+    }
+  }
+
   @Test
   void whatIsKnownOfADirectoryIsForgottenOnRequest() throws Exception {
     // Hotplug: a class link that moved between two runs is followed to where it points now.

@@ -21,7 +21,9 @@ import io.nodeatlas.discovery.pci.PcieRoots;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.spi.DiscoveryWarning;
 import io.nodeatlas.discovery.testing.Conformance;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +53,31 @@ class SysfsRdmaConformanceTest {
 
   private static Object attr(Device d, String name) {
     return d.attribute(name).map(AttributeValue::asObject).orElse(null);
+  }
+
+  /**
+   * A capture unpacked where other users can write is read through directory handles instead of by
+   * path: every capture must give the same devices and warnings both ways.
+   */
+  @Test
+  void everyCaptureReadsTheSameWhenOtherUsersCanWriteIt() throws Exception {
+    Path corpus = Conformance.corpus("sysfs-rdma");
+    List<String> captures;
+    try (var s = Files.list(corpus)) {
+      captures = s.filter(p -> Files.isDirectory(p.resolve("sys"))).map(p -> p.getFileName().toString()).sorted().toList();
+    }
+    assertThat(captures).isNotEmpty();
+    List<String> differ = new ArrayList<>();
+    for (String name : captures) {
+      Path root = CorpusTree.materialise(corpus.resolve(name), tmp.resolve(name));
+      DiscoveryResult byPath = new NicRdmaSource().discover(HostContext.of(HostFs.of(root)));
+      Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxrwxrwx"));
+      DiscoveryResult viaHandles = new NicRdmaSource().discover(HostContext.of(HostFs.of(root)));
+      if (!byPath.equals(viaHandles)) {
+        differ.add(name);
+      }
+    }
+    assertThat(differ).as("captures read differently through directory handles").isEmpty();
   }
 
   @Test

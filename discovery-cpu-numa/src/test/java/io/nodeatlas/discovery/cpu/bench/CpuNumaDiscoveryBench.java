@@ -71,9 +71,13 @@ public class CpuNumaDiscoveryBench {
         .toAbsolutePath().normalize();
   }
 
+  /**
+   * Extracts the snapshot as ours ({@code --no-same-owner}), so that it is read by path as a live host's
+   * root-owned sysfs is, not through the directory handles a tree of another user's needs.
+   */
   static Path extract(String snapshot, Path into) throws Exception {
     Path tarball = corpus().resolve(snapshot + ".tar.bz2");
-    Process tar = new ProcessBuilder("tar", "-xjf", tarball.toString(), "-C", into.toString()).inheritIO().start();
+    Process tar = new ProcessBuilder("tar", "--no-same-owner", "-xjf", tarball.toString(), "-C", into.toString()).inheritIO().start();
     if (tar.waitFor() != 0) {
       throw new IOException("tar failed on " + tarball);
     }

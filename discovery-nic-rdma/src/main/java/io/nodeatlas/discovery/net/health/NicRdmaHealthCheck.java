@@ -63,6 +63,9 @@ public final class NicRdmaHealthCheck implements HealthCheck {
 
   @Override
   public List<DeviceProblem> check(List<Device> devices) {
+    // A check looks at the node as it is now: a function unplugged or a class link moved since the last
+    // discovery must not be answered from the directories that run resolved.
+    fs.forgetResolvedDirectories();
     List<DeviceProblem> problems = new ArrayList<>();
     for (Device d : devices) {
       if (d.source().equals(NicRdmaPublisher.SOURCE)) {

@@ -115,10 +115,14 @@ public class PciTreeCostBench {
     return NodeDiscovery.run(sources, context, false);
   }
 
+  /**
+   * Extracts the snapshot as ours ({@code --no-same-owner}), so that it is read by path as a live host's
+   * root-owned sysfs is, not through the directory handles a tree of another user's needs.
+   */
   static Path extract(String snapshot, Path into) throws Exception {
     Path corpus = Path.of(System.getProperty("nodeatlas.conformance.dir", "../shared/conformance"), "hwloc-linux");
     Path tarball = corpus.toAbsolutePath().normalize().resolve(snapshot + ".tar.bz2");
-    Process tar = new ProcessBuilder("tar", "-xjf", tarball.toString(), "-C", into.toString()).inheritIO().start();
+    Process tar = new ProcessBuilder("tar", "--no-same-owner", "-xjf", tarball.toString(), "-C", into.toString()).inheritIO().start();
     if (tar.waitFor() != 0) {
       throw new IOException("tar failed on " + tarball);
     }
