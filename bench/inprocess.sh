@@ -103,8 +103,9 @@ for p in "${pfs[@]}"; do
   nic_stats[$p]="$(record "$root" "$work/nic$p.list" "${nic_heap[@]}" -cp "$nic_cp" \
     io.nodeatlas.discovery.net.bench.NicRdmaTreeTool discover "$root")"
   nic_floor[$p]="$(floor "$work/nic$p.list")"
-  # Warm-up of some 100 VF-discoveries' worth of work per size, so that the JIT is done at every size.
-  nic_time[$p]="$(java "${nic_heap[@]}" -cp "$nic_cp" io.nodeatlas.discovery.net.bench.NicRdmaTreeTool time "$root" $((p >= 40 ? 3 : 120 / p)) 7)"
+  # Warm-up until the JIT is done at every size (an agent re-discovers for its whole life): 12 runs at
+  # 4,096 VFs, where 3 left C2 compiling in the measured runs (5-9% of their CPU), and 120 at 256.
+  nic_time[$p]="$(java "${nic_heap[@]}" -cp "$nic_cp" io.nodeatlas.discovery.net.bench.NicRdmaTreeTool time "$root" $((p >= 40 ? 12 : 480 / p)) 7)"
 done
 nic_jvm="${nic_heap[*]} -Dnodeatlas.bench.trees=$work/trees" # joined with spaces, before IFS=, below
 IFS=,; java -Djmh.ignoreLock=true -cp "$nic_cp" org.openjdk.jmh.Main NicRdmaDiscoveryBenchmark -p pfs="${pfs[*]}" "${jmh_args[@]}" \

@@ -43,12 +43,22 @@ public final class NodeDiscovery {
    * topology has no PCI tree (what the benchmark of the tree's cost compares against).
    */
   public static NodeReport run(List<DiscoverySource> sources, HostContext host, boolean pciTree) {
+    // A run resolves the host's directories afresh (hotplug moves links between runs) and, once done,
+    // keeps neither their memo nor directory handles while the agent waits for the next one.
+    host.fs().forgetResolvedDirectories();
+    try {
+      return runSources(sources, host, pciTree);
+    } finally {
+      host.fs().forgetResolvedDirectories();
+    }
+  }
+
+  private static NodeReport runSources(List<DiscoverySource> sources, HostContext host, boolean pciTree) {
     List<Device> devices = new ArrayList<>();
     List<DiscoveryWarning> warnings = new ArrayList<>();
     Map<String, SourceStatus> statuses = new TreeMap<>();
     Map<String, String> deviceOwners = new HashMap<>();
     Topology topology = null;
-    host.fs().forgetResolvedDirectories();
 
     // Sources read different files (and the gpu source waits on its driver), so they run at once, one
     // thread each up to the processors there are; their results are merged below in the given order,
