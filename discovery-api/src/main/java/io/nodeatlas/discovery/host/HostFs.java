@@ -61,7 +61,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * listed, only relative to directory handles ({@link SecureDirectoryStream}: {@code openat(2)} and
  * {@code fstatat(2)} with {@code O_NOFOLLOW}, one element at a time from a directory nobody else can
  * change). A directory swapped after its handle was opened is still read as the directory it was;
- * one swapped before is refused ({@code ELOOP}). What stays by path there: a symlink's own text (the
+ * one swapped before is refused (the {@code fstatat} before each {@code openat} sees the symlink, and
+ * {@code O_NOFOLLOW} refuses one swapped in between). What stays by path there: a symlink's own text (the
  * JDK has no {@code readlinkat}), checked against the handle's view of the link before and after;
  * and the file type check before an open, which a FIFO swapped in within microseconds could still
  * turn into a blocked read (Java opens without {@code O_NONBLOCK}).
@@ -149,18 +150,28 @@ public final class HostFs {
       }
     }
     this.realRoots = unconfined ? List.of() : List.copyOf(real);
-    this.ownUid = ownUid();
-    Path slash = hostRoot.getRoot();
-    Stat rootStat;
-    try {
-      rootStat = lstat(slash, true);
-    } catch (IOException e) {
-      rootStat = null;
+    // Owners and modes matter only where there is a root to stay inside: with "/" a root, none is read.
+    this.ownUid = ownersMatter() ? ownUid() : -1;
+    this.fileSystemRoot = fileSystemRoot(hostRoot.getRoot());
+  }
+
+  /**
+   * {@code /} as a remembered directory. Nobody renames {@code /} itself, so it is judged as the child
+   * of a trusted directory: by its own owner and mode only.
+   */
+  private Dir fileSystemRoot(Path slash) {
+    Stat stat = null;
+    if (ownersMatter()) {
+      try {
+        stat = lstat(slash, true);
+      } catch (IOException e) {
+        stat = null; // unknown: nothing below it is trusted
+      }
     }
-    // Nobody renames "/" itself; whether its entries are safe depends on its owner and mode like any other.
-    boolean trusted = rootStat != null && ownerIsTrusted(rootStat.uid()) && (rootStat.mode() & WRITABLE_BY_OTHERS) == 0;
-    boolean sticky = rootStat != null && ownerIsTrusted(rootStat.uid()) && (rootStat.mode() & STICKY) != 0;
-    this.fileSystemRoot = new Dir(slash, isConfined(slash), true, true, trusted, sticky);
+    if (stat == null) {
+      return new Dir(slash, isConfined(slash), true, true, false, false);
+    }
+    return child(new Dir(slash, true, true, true, true, false), slash, stat);
   }
 
   /** Group or other write permission (S_IWGRP | S_IWOTH). */
@@ -829,7 +840,7 @@ public final class HostFs {
       throw new HostFileException(dir, "not a directory", null);
     }
     if (r.self() != null && readsViaHandles(r.self())) {
-      return listViaHandle(dir, r.self());
+      return againIfHandlesClosed(dir, () -> listViaHandle(dir, r.self()));
     }
     // java.io.File.list is opendir/readdir/closedir and one String per entry: three system calls
     // fewer than a DirectoryStream (which dups the descriptor and fstats it in fdopendir) and no Path
@@ -858,33 +869,40 @@ public final class HostFs {
 
   /** {@link #listNames} of a directory others can write: read from a new handle of it, never by path. */
   private List<String> listViaHandle(Path dir, Dir self) {
-    for (int attempt = 1; ; attempt++) {
-      List<String> names = new ArrayList<>();
-      try (SecureDirectoryStream<Path> stream = openDirectory(self)) {
-        for (Path p : stream) {
-          names.add(p.getFileName().toString());
-        }
-      } catch (ClosedDirectoryStreamException e) {
-        if (attempt == MAX_ATTEMPTS) {
-          throw new HostFileException(dir, BUSY, e);
-        }
-        continue; // another thread closed the handles (full, or a run began): look it up again
-      } catch (NoSuchFileException | NotDirectoryException e) {
-        return List.of();
-      } catch (AccessDeniedException e) {
-        throw new HostFileException(dir, "permission denied", e);
-      } catch (IOException e) {
-        throw new HostFileException(dir, ioReason(e), e);
+    List<String> names = new ArrayList<>();
+    try (SecureDirectoryStream<Path> stream = openDirectory(self)) {
+      for (Path p : stream) {
+        names.add(p.getFileName().toString());
       }
-      names.sort(null);
-      return names;
+    } catch (NoSuchFileException | NotDirectoryException e) {
+      return List.of();
+    } catch (AccessDeniedException e) {
+      throw new HostFileException(dir, "permission denied", e);
+    } catch (IOException e) {
+      throw new HostFileException(dir, ioReason(e), e);
     }
+    names.sort(null);
+    return names;
   }
 
   /** Reads that meet handles closed by other threads this many times in a row give up. */
   private static final int MAX_ATTEMPTS = 3;
 
-  private static final String BUSY = "directory handles closed by other readers while reading; try again";
+  /**
+   * {@code op}, started again when another thread closed the directory handles it was using (they were
+   * full, or a run began): the next attempt looks its directories up again.
+   */
+  private <T> T againIfHandlesClosed(Path path, java.util.function.Supplier<T> op) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return op.get();
+      } catch (ClosedDirectoryStreamException e) {
+        if (attempt == MAX_ATTEMPTS) {
+          throw new HostFileException(path, "directory handles closed by other readers while reading; try again", e);
+        }
+      }
+    }
+  }
 
   /**
    * Whether {@code path} itself is a directory, not a symlink to one (one {@code lstat}): for walks of
@@ -918,7 +936,7 @@ public final class HostFs {
     }
     Path path = in.same() ? abs : in.real().resolve(name);
     if (readsViaHandles(in)) {
-      return readLinkViaHandle(link, in, path, Path.of(name));
+      return againIfHandlesClosed(link, () -> readLinkViaHandle(link, in, path, Path.of(name)));
     }
     // readlink(2) alone: it answers "not a link" (EINVAL) and "missing" itself, and links are what
     // callers ask about almost always (device, driver, class entries), so no lstat before it.
@@ -939,29 +957,23 @@ public final class HostFs {
    * by path; the link there must be the one the directory's handle shows, before and after.
    */
   private Optional<Path> readLinkViaHandle(Path link, Dir in, Path path, Path name) {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        SecureDirectoryStream<Path> h = handle(in);
-        BasicFileAttributes before = statAt(h, name);
-        if (before == null || !before.isSymbolicLink()) {
-          return Optional.empty();
-        }
-        Path target = Files.readSymbolicLink(path);
-        BasicFileAttributes after = statAt(h, name);
-        BasicFileAttributes byPath = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        if (after == null || !Objects.equals(before.fileKey(), after.fileKey()) || !Objects.equals(before.fileKey(), byPath.fileKey())) {
-          throw new HostFileException(link, "replaced while being read; not followed", null);
-        }
-        return Optional.of(target);
-      } catch (ClosedDirectoryStreamException e) {
-        if (attempt == MAX_ATTEMPTS) {
-          throw new HostFileException(link, BUSY, e);
-        }
-      } catch (NotLinkException | NoSuchFileException | NotDirectoryException e) {
+    try {
+      SecureDirectoryStream<Path> h = handle(in);
+      BasicFileAttributes before = statAt(h, name);
+      if (before == null || !before.isSymbolicLink()) {
         return Optional.empty();
-      } catch (IOException e) {
-        throw new HostFileException(link, ioReason(e), e);
       }
+      Path target = Files.readSymbolicLink(path);
+      BasicFileAttributes after = statAt(h, name);
+      BasicFileAttributes byPath = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      if (after == null || !Objects.equals(before.fileKey(), after.fileKey()) || !Objects.equals(before.fileKey(), byPath.fileKey())) {
+        throw new HostFileException(link, "replaced while being read; not followed", null);
+      }
+      return Optional.of(target);
+    } catch (NotLinkException | NoSuchFileException | NotDirectoryException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      throw new HostFileException(link, ioReason(e), e);
     }
   }
 
@@ -1007,16 +1019,7 @@ public final class HostFs {
    * the text is decoded once, from the trimmed bytes.
    */
   private String read(Path file, boolean trim) {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return readOnce(file, trim);
-      } catch (ClosedDirectoryStreamException e) {
-        // Another thread closed the handles (they were full, or a run began): look the file up again.
-        if (attempt == MAX_ATTEMPTS) {
-          throw new HostFileException(file, BUSY, e);
-        }
-      }
-    }
+    return againIfHandlesClosed(file, () -> readOnce(file, trim));
   }
 
   private String readOnce(Path file, boolean trim) {
