@@ -18,6 +18,7 @@ scripts=(
   "inprocess.sh||"               # 3-4: in-process discovery and VF scaling vs a C reader (wt-scan)
   "prepare.sh||"                 # 5: Prepare latency vs gRPC round trip + file writes (wt-prepare)
   "agent-memory.sh|3|1 16 2"     # 6: agent RSS idle / loaded vs a hello JVM
+  "live-sysfs.sh||200"           # beside 3: HostFs on this host's own sysfs vs a C reader
 )
 
 rows=()

@@ -47,7 +47,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code /etc/...} link in a snapshot, a link planted under the host root of a DaemonSet) therefore
  * cannot make us read the agent's own files. Real paths of directories are remembered until
  * {@link #forgetResolvedDirectories()} (called when every discovery run starts and ends), so confinement
- * costs one {@code lstat} per read, not one {@code readlink} per path element.
+ * costs one {@code lstat} per read, not one {@code readlink} per path element. That {@code lstat} also
+ * keeps us from opening a FIFO, whose {@code open(2)} would block; in sysfs and procfs, which have no
+ * FIFOs ({@link KernelMounts}), it is left out and a value file costs what it costs in C.
  *
  * <p>Who may change the tree decides how it is read. Confinement is checked on real paths, and a path
  * only stays what it was checked as while nobody else can rename or replace a directory on the way.
@@ -88,6 +90,12 @@ public final class HostFs {
   private final int ownUid;
   /** {@code /} as a remembered directory, with whether it can be trusted (see the class comment). */
   private final Dir fileSystemRoot;
+  /**
+   * The mount points below the sysfs and procfs roots and whether the kernel makes every entry there
+   * ({@link KernelMounts}); null until the first directory is resolved after the remembered ones were
+   * forgotten, so that a run reads the mount table once and a run that ends does not read it again.
+   */
+  private volatile KernelMounts kernelMounts;
   /**
    * Handles of directories that others can write, by real path, for reads relative to them; at most
    * {@link #MAX_HANDLES}, all closed when full and when a run starts. A reader whose handle another
@@ -169,9 +177,33 @@ public final class HostFs {
       }
     }
     if (stat == null) {
-      return new Dir(slash, isConfined(slash), true, true, false, false);
+      // "/" itself is never sysfs or procfs.
+      return new Dir(slash, isConfined(slash), true, true, false, false, false);
     }
-    return child(new Dir(slash, true, true, true, true, false), slash, stat);
+    return child(new Dir(slash, true, true, true, true, false, false), slash, stat);
+  }
+
+  private KernelMounts kernelMounts() {
+    KernelMounts m = kernelMounts;
+    if (m == null) {
+      m = readKernelMounts();
+      kernelMounts = m;
+    }
+    return m;
+  }
+
+  /** This process's mount table (proc(5), /proc/self/mountinfo), for the mounts below the sysfs and procfs roots. */
+  private KernelMounts readKernelMounts() {
+    List<Path> roots = List.of(realOrSelf(sysfsRoot), realOrSelf(procfsRoot));
+    try (java.io.InputStream in = Files.newInputStream(Path.of("/proc/self/mountinfo"))) {
+      byte[] text = in.readNBytes(MAX_FILE_BYTES + 1);
+      if (text.length > MAX_FILE_BYTES) {
+        return KernelMounts.NONE;
+      }
+      return KernelMounts.parse(new String(text, StandardCharsets.UTF_8), roots);
+    } catch (IOException | RuntimeException e) {
+      return KernelMounts.NONE; // unknown: every read checks the file type first, as on any other tree
+    }
   }
 
   /** Group or other write permission (S_IWGRP | S_IWOTH). */
@@ -215,6 +247,7 @@ public final class HostFs {
     realDirectories.clear();
     lastDir = null;
     closeHandles();
+    kernelMounts = null;
   }
 
   private void closeHandles() {
@@ -421,6 +454,7 @@ public final class HostFs {
    * remembered), whether it lies inside the roots, the remembered directory it is an entry of
    * ({@code in}; null for a remembered directory), for a directory looked up as one, itself as
    * remembered ({@code self}), and whether {@code stat} came from {@code in}'s handle rather than by path.
+   * {@code stat} is {@link #UNCHECKED} for a value file in a kernel-made directory, not looked at yet.
    */
   private record Resolved(Path real, Stat stat, boolean confined, Dir in, Dir self, boolean statAtHandle) {
     Resolved(Path real, Stat stat, boolean confined, Dir in, Dir self) {
@@ -450,6 +484,14 @@ public final class HostFs {
     }
   }
 
+  /**
+   * The stat of a value file in a directory of sysfs or procfs, where only regular files, directories
+   * and symlinks exist ({@link KernelMounts}): not taken. The open finds out the rest (a symlink
+   * refuses {@code O_NOFOLLOW}; a directory opens but refuses the read), and either sends the read
+   * back the careful way. Its size is unknown, so the read goes on to the end of the file.
+   */
+  private static final Stat UNCHECKED = new Stat(0100000, -1, -1, -1);
+
   /** File type bits of st_mode (sys/stat.h). */
   private static final int S_IFMT = 0170000;
   private static final int S_IFDIR = 0040000;
@@ -464,10 +506,11 @@ public final class HostFs {
    * ({@code trusted}); and whether its entries that root or we own are as safe from others as that
    * ({@code sticky}: S_ISVTX on a stable directory root or we own, such as {@code /tmp}).
    */
-  private record Dir(Path real, boolean confined, boolean same, boolean stable, boolean trusted, boolean sticky) {
+  private record Dir(Path real, boolean confined, boolean same, boolean stable, boolean trusted, boolean sticky,
+      boolean kernelMade) {
     Dir keyedBy(Path key) {
       boolean s = real.equals(key);
-      return s == same ? this : new Dir(real, confined, s, stable, trusted, sticky);
+      return s == same ? this : new Dir(real, confined, s, stable, trusted, sticky, kernelMade);
     }
   }
 
@@ -484,6 +527,15 @@ public final class HostFs {
    * owner (not worth either for a value file).
    */
   private Resolved resolve(Path path, boolean confineDirectory, boolean maybeDirectory) throws IOException {
+    return resolve(path, confineDirectory, maybeDirectory, false);
+  }
+
+  /**
+   * As above; with {@code valueInKernelFs}, a value file whose directory is kernel-made is not
+   * stat'ed: its stat is {@link #UNCHECKED}.
+   */
+  private Resolved resolve(Path path, boolean confineDirectory, boolean maybeDirectory, boolean valueInKernelFs)
+      throws IOException {
     Path abs = path.toAbsolutePath();
     if (maybeDirectory) {
       Dir known = realDirectories.get(abs);
@@ -513,6 +565,9 @@ public final class HostFs {
     // A value file in a directory others can write is opened next relative to the directory's handle
     // (readOnce): its stat is taken there too, once, instead of by path and then again there.
     boolean atHandle = !maybeDirectory && readsViaHandles(realParent);
+    if (valueInKernelFs && !maybeDirectory && !atHandle && realParent.kernelMade()) {
+      return new Resolved(candidate, UNCHECKED, realParent.confined() || isConfined(candidate), realParent, null);
+    }
     Stat stat = atHandle ? statOf(statAt(handle(realParent), Path.of(name))) : lstat(candidate, maybeDirectory && ownersMatter());
     if (stat == null) {
       return null;
@@ -640,7 +695,20 @@ public final class HostFs {
     boolean stable = parent.stable() && (parent.trusted() || (parent.sticky() && owned));
     boolean trusted = stable && owned && (stat.mode() & WRITABLE_BY_OTHERS) == 0;
     boolean sticky = stable && owned && (stat.mode() & STICKY) != 0;
-    return new Dir(real, isConfined(real), true, stable, trusted, sticky);
+    return new Dir(real, isConfined(real), true, stable, trusted, sticky, kernelMounts().kernelMade(real, parent.kernelMade()));
+  }
+
+  /**
+   * Whether value files in the directory {@code dir} are opened without a stat first: it lies in sysfs
+   * or procfs ({@link KernelMounts}) and is read by path. False when it does not exist.
+   */
+  boolean opensWithoutStat(Path dir) {
+    try {
+      Dir d = realDirectory(dir.toAbsolutePath(), new int[1]);
+      return d != null && d.kernelMade() && !readsViaHandles(d);
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   private Dir remember(Path dir, Dir real) {
@@ -1019,13 +1087,19 @@ public final class HostFs {
    * the text is decoded once, from the trimmed bytes.
    */
   private String read(Path file, boolean trim) {
-    return againIfHandlesClosed(file, () -> readOnce(file, trim));
+    return againIfHandlesClosed(file, () -> readOnce(file, trim, false));
   }
 
-  private String readOnce(Path file, boolean trim) {
+  /**
+   * One read of a value file. {@code careful}: stat it before the open wherever it is; otherwise a
+   * file in a kernel-made directory is opened straight away and anything unexpected (a symlink, a
+   * directory, an error) sends the read back here with {@code careful}, which then answers as it
+   * would have anyway.
+   */
+  private String readOnce(Path file, boolean trim, boolean careful) {
     Resolved r;
     try {
-      r = resolve(file, true, false);
+      r = resolve(file, true, false, !careful);
       if (r == null) {
         return null; // absent, or a dangling symlink: the fact is absent
       }
@@ -1042,6 +1116,7 @@ public final class HostFs {
       throw new HostFileException(file, ioReason(e), e);
     }
     Stat stat = r.stat();
+    boolean unchecked = stat == UNCHECKED;
     if (stat == null || !stat.isRegularFile()) {
       // Never open a FIFO or socket (it could block) and never treat a directory as a value.
       throw new HostFileException(file, stat == null || stat.isDirectory() ? "is a directory" : "not a regular file", null);
@@ -1054,7 +1129,8 @@ public final class HostFs {
     long size = stat.size();
     // open(2) with O_NOFOLLOW and no fstat(2) after it (FileInputStream adds one to refuse
     // directories, which the lstat above already did): a read is lstat, open, read (to EOF where the
-    // size is unknown), close. O_NOFOLLOW also refuses a symlink swapped in since the lstat.
+    // size is unknown), close; in sysfs and procfs, where no FIFO can be, open, read to EOF, close.
+    // O_NOFOLLOW also refuses a symlink swapped in since the lstat.
     SeekableByteChannel channel;
     try {
       if (r.in() != null && readsViaHandles(r.in())) {
@@ -1077,10 +1153,14 @@ public final class HostFs {
         channel = Files.newByteChannel(r.real(), READ_NO_FOLLOW);
       }
     } catch (NoSuchFileException | NotDirectoryException e) {
-      return null; // gone since the lstat: absent
-    } catch (AccessDeniedException e) {
-      throw new HostFileException(file, "permission denied", e);
+      return null; // gone since the lstat (or absent, unchecked): absent
     } catch (IOException e) {
+      if (unchecked) {
+        return readOnce(file, trim, true); // a symlink (ELOOP), or a file we may not read: as usual
+      }
+      if (e instanceof AccessDeniedException) {
+        throw new HostFileException(file, "permission denied", e);
+      }
       throw new HostFileException(file, ioReason(e), e);
     }
     byte[] buf = buffers.get();
@@ -1108,6 +1188,9 @@ public final class HostFs {
         }
       }
     } catch (IOException e) {
+      if (unchecked) {
+        return readOnce(file, trim, true); // a directory (EISDIR), or an attribute that failed: as usual
+      }
       throw new HostFileException(file, ioReason(e), e);
     }
     if (length > MAX_FILE_BYTES) {
