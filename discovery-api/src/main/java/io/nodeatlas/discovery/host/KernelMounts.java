@@ -12,8 +12,8 @@ import java.util.Set;
  * has a {@code mknod} operation (fs/kernfs/dir.c {@code kernfs_dir_iops}, fs/proc/root.c
  * {@code proc_root_inode_operations}), so no FIFO, socket or device node can appear in them, whoever
  * asks. {@link HostFs} opens value files there without the {@code lstat(2)} that elsewhere keeps it
- * from opening a FIFO (an {@code open(2)} that would block); the {@code lstat} is about a third of a
- * small file's read (open, read, close).
+ * from opening a FIFO (an {@code open(2)} that would block); that {@code lstat} adds about a third to
+ * a small file's read (open, read, close) in C, on sysfs as on tmpfs.
  *
  * <p>Built from {@code /proc/self/mountinfo} (proc(5)): the mount point is the fifth field, with
  * space, tab, newline and backslash written as octal escapes; the file system type is the first field
