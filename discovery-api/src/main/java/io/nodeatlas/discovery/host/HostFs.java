@@ -565,7 +565,7 @@ public final class HostFs {
     // A value file in a directory others can write is opened next relative to the directory's handle
     // (readOnce): its stat is taken there too, once, instead of by path and then again there.
     boolean atHandle = !maybeDirectory && readsViaHandles(realParent);
-    if (valueInKernelFs && !maybeDirectory && !atHandle && realParent.kernelMade()) {
+    if (valueInKernelFs && !maybeDirectory && !atHandle && realParent.kernelMade() && !kernelMounts().isMountPoint(candidate)) {
       return new Resolved(candidate, UNCHECKED, realParent.confined() || isConfined(candidate), realParent, null);
     }
     Stat stat = atHandle ? statOf(statAt(handle(realParent), Path.of(name))) : lstat(candidate, maybeDirectory && ownersMatter());

@@ -107,6 +107,15 @@ final class KernelMounts {
   }
 
   /**
+   * Whether something is mounted at {@code real}: a file there too, such as LXCFS's FUSE files over
+   * {@code /proc/cpuinfo} and {@code /proc/meminfo} in a container, or the character devices container
+   * runtimes bind over {@code /proc/kcore}; such a file is whatever the mount holds, and is stat'ed first.
+   */
+  boolean isMountPoint(Path real) {
+    return !mountPoints.isEmpty() && mountPoints.containsKey(real);
+  }
+
+  /**
    * Whether the directory {@code real} (a real path) is kernel-made: its own mount's answer when it
    * is a mount point, else its parent directory's ({@code parentKernelMade}).
    */

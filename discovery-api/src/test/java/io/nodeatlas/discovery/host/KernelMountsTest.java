@@ -41,6 +41,19 @@ class KernelMountsTest {
   }
 
   @Test
+  void aFileMountedOverAKernelFileIsAMountPoint() {
+    // LXCFS in a container: FUSE files over procfs's own; the file is whatever the mount holds.
+    KernelMounts m = KernelMounts.parse(MOUNTINFO + """
+        90 21 0:90 /proc/cpuinfo /proc/cpuinfo rw,nosuid - fuse.lxcfs lxcfs rw
+        """, List.of(Path.of("/sys"), Path.of("/proc")));
+    assertThat(m.isMountPoint(Path.of("/proc/cpuinfo"))).isTrue();
+    assertThat(m.isMountPoint(Path.of("/proc/kcore"))).isTrue();
+    assertThat(m.isMountPoint(Path.of("/proc/meminfo"))).isFalse();
+    assertThat(m.isMountPoint(Path.of("/sys"))).isTrue();
+    assertThat(KernelMounts.NONE.isMountPoint(Path.of("/proc/cpuinfo"))).isFalse();
+  }
+
+  @Test
   void onlyMountsAtOrBelowTheRootsCount() {
     KernelMounts m = KernelMounts.parse(MOUNTINFO, List.of(Path.of("/host/sys"), Path.of("/host/proc")));
     assertThat(m.kernelMade(Path.of("/host/sys"), false)).isTrue();
