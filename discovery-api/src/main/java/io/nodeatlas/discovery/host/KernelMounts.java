@@ -42,13 +42,16 @@ final class KernelMounts {
   static KernelMounts parse(String mountinfo, List<Path> roots) {
     Map<Path, Boolean> found = new HashMap<>();
     // A busy node mounts thousands of volumes; a line that does not name a root anywhere is not split.
-    List<String> needles = new java.util.ArrayList<>();
-    for (Path root : roots) {
-      String t = root.toString();
-      needles.add(t.matches("[^ \t\n\\\\]*") ? " " + t : null);
+    // (A root with a character that mountinfo escapes cannot be looked for as text: every line is.)
+    String[] needles = new String[roots.size()];
+    boolean filter = true;
+    for (int i = 0; i < needles.length; i++) {
+      String t = roots.get(i).toString();
+      needles[i] = " " + t;
+      filter &= t.indexOf(' ') < 0 && t.indexOf('\t') < 0 && t.indexOf('\n') < 0 && t.indexOf('\\') < 0;
     }
     for (String line : mountinfo.split("\n")) {
-      if (!needles.contains(null) && needles.stream().noneMatch(line::contains)) {
+      if (filter && !containsAny(line, needles)) {
         continue;
       }
       String[] f = line.split(" ");
@@ -66,7 +69,12 @@ final class KernelMounts {
       if (point == null || !point.startsWith("/")) {
         continue;
       }
-      Path p = Path.of(point).normalize();
+      Path p;
+      try {
+        p = Path.of(point).normalize();
+      } catch (java.nio.file.InvalidPathException e) {
+        continue; // a NUL in it: that mount alone is left out
+      }
       for (Path root : roots) {
         if (p.startsWith(root)) {
           found.put(p, KERNEL_MADE.contains(f[dash + 1]));
@@ -75,6 +83,15 @@ final class KernelMounts {
       }
     }
     return found.isEmpty() ? NONE : new KernelMounts(Map.copyOf(found));
+  }
+
+  private static boolean containsAny(String line, String[] needles) {
+    for (String n : needles) {
+      if (line.contains(n)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** {@code \NNN} octal escapes (fs/proc_namespace.c, {@code mangle}); null when one is malformed. */

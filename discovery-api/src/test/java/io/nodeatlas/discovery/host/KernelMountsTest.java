@@ -89,9 +89,13 @@ class KernelMountsTest {
         70 26 0:70 / /sys rw,relatime
         71 26 0:71 / /sys\\04 rw - sysfs sysfs rw
         72 26 0:72 / relative rw - sysfs sysfs rw
+        73 26 0:73 / /sys/a\000b rw - sysfs sysfs rw
         -
+        74 26 0:74 / /sys/devices/x rw - sysfs sysfs rw
         """, List.of(Path.of("/sys")));
     assertThat(m.kernelMade(Path.of("/sys"), false)).isFalse();
+    // The lines around the bad ones still count.
+    assertThat(m.kernelMade(Path.of("/sys/devices/x"), false)).isTrue();
     assertThat(KernelMounts.parse("", List.of(Path.of("/sys"))).kernelMade(Path.of("/sys"), false)).isFalse();
     assertThat(KernelMounts.NONE.kernelMade(Path.of("/proc"), false)).isFalse();
   }
