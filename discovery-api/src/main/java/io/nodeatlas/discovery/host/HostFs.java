@@ -486,9 +486,9 @@ public final class HostFs {
 
   /**
    * The stat of a value file in a directory of sysfs or procfs, where only regular files, directories
-   * and symlinks exist ({@link KernelMounts}): not taken. The open finds out the rest (a symlink
-   * refuses {@code O_NOFOLLOW}; a directory opens but refuses the read), and either sends the read
-   * back the careful way. Its size is unknown, so the read goes on to the end of the file.
+   * and symlinks exist ({@link KernelMounts}): not taken. The open finds out the rest: a symlink
+   * refuses {@code O_NOFOLLOW} and is followed the careful way; a directory opens but refuses the read.
+   * Its size is unknown, so the read goes on to the end of the file.
    */
   private static final Stat UNCHECKED = new Stat(0100000, -1, -1, -1);
 
@@ -568,7 +568,7 @@ public final class HostFs {
     if (valueInKernelFs && !maybeDirectory && !atHandle && realParent.kernelMade() && !kernelMounts().isMountPoint(candidate)) {
       return new Resolved(candidate, UNCHECKED, realParent.confined() || isConfined(candidate), realParent, null);
     }
-    Stat stat = atHandle ? statOf(statAt(handle(realParent), Path.of(name))) : lstat(candidate, maybeDirectory && ownersMatter());
+    Stat stat = atHandle ? stat(statAt(handle(realParent), Path.of(name))) : lstat(candidate, maybeDirectory && ownersMatter());
     if (stat == null) {
       return null;
     }
@@ -751,11 +751,11 @@ public final class HostFs {
     }
   }
 
-  private static Stat statOf(BasicFileAttributes a) {
-    return a == null ? null : stat(a);
-  }
-
+  /** The type and size of {@code a}; null when {@code a} is (nothing there). */
   private static Stat stat(BasicFileAttributes a) {
+    if (a == null) {
+      return null;
+    }
     int type = a.isRegularFile() ? S_IFREG : a.isDirectory() ? S_IFDIR : a.isSymbolicLink() ? S_IFLNK : 0;
     return new Stat(type, a.size(), -1, -1);
   }
@@ -919,26 +919,23 @@ public final class HostFs {
       Arrays.sort(entries);
       return Arrays.asList(entries);
     }
-    List<String> names = new ArrayList<>();
-    try (DirectoryStream<Path> stream = Files.newDirectoryStream(r.real())) {
-      for (Path p : stream) {
-        names.add(p.getFileName().toString());
-      }
-    } catch (NoSuchFileException | NotDirectoryException e) {
-      return List.of();
-    } catch (AccessDeniedException e) {
-      throw new HostFileException(dir, "permission denied", e);
-    } catch (IOException e) {
-      throw new HostFileException(dir, e.toString(), e);
-    }
-    names.sort(null);
-    return names;
+    return sortedNames(dir, () -> Files.newDirectoryStream(r.real()));
   }
 
   /** {@link #listNames} of a directory others can write: read from a new handle of it, never by path. */
   private List<String> listViaHandle(Path dir, Dir self) {
+    return sortedNames(dir, () -> openDirectory(self));
+  }
+
+  /** Opens a directory stream. */
+  private interface DirectoryOpener {
+    DirectoryStream<Path> open() throws IOException;
+  }
+
+  /** The names {@code opener}'s stream lists, sorted; empty when the directory is gone. */
+  private static List<String> sortedNames(Path dir, DirectoryOpener opener) {
     List<String> names = new ArrayList<>();
-    try (SecureDirectoryStream<Path> stream = openDirectory(self)) {
+    try (DirectoryStream<Path> stream = opener.open()) {
       for (Path p : stream) {
         names.add(p.getFileName().toString());
       }
@@ -1092,9 +1089,9 @@ public final class HostFs {
 
   /**
    * One read of a value file. {@code careful}: stat it before the open wherever it is; otherwise a
-   * file in a kernel-made directory is opened straight away and anything unexpected (a symlink, a
-   * directory, an error) sends the read back here with {@code careful}, which then answers as it
-   * would have anyway.
+   * file in a kernel-made directory is opened straight away, a symlink there (which the open refuses)
+   * sends the read back here with {@code careful}, and every other answer is the one the careful way
+   * gives: absent, permission denied, is a directory, or the read's own error.
    */
   private String readOnce(Path file, boolean trim, boolean careful) {
     Resolved r;
@@ -1154,12 +1151,11 @@ public final class HostFs {
       }
     } catch (NoSuchFileException | NotDirectoryException e) {
       return null; // gone since the lstat (or absent, unchecked): absent
+    } catch (AccessDeniedException e) {
+      throw new HostFileException(file, "permission denied", e);
     } catch (IOException e) {
       if (unchecked) {
-        return readOnce(file, trim, true); // a symlink (ELOOP), or a file we may not read: as usual
-      }
-      if (e instanceof AccessDeniedException) {
-        throw new HostFileException(file, "permission denied", e);
+        return readOnce(file, trim, true); // a symlink (O_NOFOLLOW's ELOOP): followed the usual way
       }
       throw new HostFileException(file, ioReason(e), e);
     }
@@ -1188,8 +1184,10 @@ public final class HostFs {
         }
       }
     } catch (IOException e) {
-      if (unchecked) {
-        return readOnce(file, trim, true); // a directory (EISDIR), or an attribute that failed: as usual
+      // Unchecked, a directory opens and only its read fails (EISDIR): one lstat tells it from an
+      // attribute whose read failed (EINVAL from a link-down NIC's speed), which is not read again.
+      if (unchecked && isDirectoryNoFollow(r.real())) {
+        throw new HostFileException(file, "is a directory", null);
       }
       throw new HostFileException(file, ioReason(e), e);
     }

@@ -75,11 +75,31 @@ class HostFsKernelFsTest {
   }
 
   @Test
+  void anAttributeWhoseReadFailsGivesTheKernelsReason() {
+    // The loopback device has no link speed: the kernel fails the read of its speed with EINVAL,
+    // as it does for a NIC whose link is down. The error is the read's, not "is a directory".
+    Path speed = Path.of("/sys/class/net/lo/speed");
+    assumeTrue(Files.isRegularFile(speed));
+    String reason;
+    try {
+      Files.readAllBytes(speed);
+      reason = null;
+    } catch (IOException e) {
+      reason = e.getMessage();
+    }
+    assumeTrue(reason != null, "this kernel answers the loopback's speed");
+    String expected = reason;
+    assertThatThrownBy(() -> fs.readValue(speed)).isInstanceOf(HostFileException.class)
+        .hasMessageContaining("speed").hasMessageContaining(expected).hasMessageNotContaining("directory");
+  }
+
+  @Test
   void anAttributeThatRefusesToBeReadFailsAsItWouldHaveAnyway() {
     // Write-only sysfs attributes (mode 0200) refuse a read for everyone but root, and root's read
     // fails in the kernel (no show()): either way the read is reported, never absent.
     Path bind = Path.of("/sys/bus/pci/drivers_probe");
     assumeTrue(Files.exists(bind));
-    assertThatThrownBy(() -> fs.readValue(bind)).isInstanceOf(HostFileException.class).hasMessageContaining("drivers_probe");
+    assertThatThrownBy(() -> fs.readValue(bind)).isInstanceOf(HostFileException.class).hasMessageContaining("drivers_probe")
+        .hasMessageContaining("permission denied");
   }
 }
