@@ -5,11 +5,10 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.RequestConfig;
 import io.fabric8.kubernetes.client.RequestConfigBuilder;
-import io.fabric8.kubernetes.client.http.AsyncBody;
 import io.fabric8.kubernetes.client.http.HttpClient;
-import io.fabric8.kubernetes.client.http.HttpRequest;
-import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.nodeatlas.discovery.model.Names;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,15 +18,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Reads claims as {@code resource.k8s.io/v1} ResourceClaims: a GET through fabric8's HTTP client (so
- * its credentials, TLS and proxy settings apply), with
+ * Reads claims as {@code resource.k8s.io/v1} ResourceClaims: a GET with the credentials, TLS material
+ * and request headers of the agent's fabric8 client, made on the calling thread where that client's
+ * configuration allows ({@link BlockingClaimGet}) and through fabric8's HTTP client where it does not
+ * ({@link Fabric8ClaimGet}: proxies, TLS without checks), with
  *
  * <ul>
  *   <li>a bounded answer: the bytes are counted as they arrive and the read stops past
@@ -35,8 +34,7 @@ import java.util.concurrent.TimeoutException;
  *       write: {@code MaxRequestBodyBytes} of k8s.io/apiserver, twice etcd's default 1.5 MiB request
  *       limit, so no stored claim is larger), and that claim fails alone: one hostile or broken answer
  *       never costs the process its heap;</li>
- *   <li>a time limit per try covering connect, headers and the whole body (the JDK client's own
- *       request timeout ends at the headers), bounded retries for what a retry can fix (no answer, a
+ *   <li>a time limit per try covering connect, headers and the whole body, bounded retries for what a retry can fix (no answer, a
  *       5xx or 429), and every wait cut short by the kubelet call's {@link CallBudget};</li>
  *   <li>at most {@link Limits#concurrentReads} answers read at once across all calls, so the bytes
  *       held for answers stay under {@code concurrentReads × maxBytes} (24 MiB) however many claims
@@ -70,7 +68,7 @@ public final class ApiClaimLookup implements ClaimLookup {
   /** How long a call without a budget of its own may take (tests and tools calling {@link #allocation(ClaimRef)}). */
   private static final Duration UNBUDGETED = Duration.ofSeconds(30);
 
-  private final HttpClient http;
+  private final ClaimGet get;
   private final String apiBase;
   private final Limits limits;
   private final java.util.concurrent.Semaphore reads;
@@ -83,9 +81,13 @@ public final class ApiClaimLookup implements ClaimLookup {
 
   public ApiClaimLookup(KubernetesClient client, Limits limits) {
     // The retries are ours (bounded by the call's budget), so fabric8's own are off for these requests.
-    this.http = client.getHttpClient().newBuilder()
-        .tag(new RequestConfigBuilder().withRequestRetryBackoffLimit(0).withRequestRetryBackoffInterval(0).build())
-        .build();
+    RequestConfig requests = new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
+        .withRequestRetryBackoffLimit(0).withRequestRetryBackoffInterval(0).build();
+    HttpClient http = client.getHttpClient().newBuilder().tag(requests).build();
+    long attempt = limits.attemptTimeout().toNanos();
+    this.get = BlockingClaimGet.of(client.getConfiguration(), requests, new JdkHttpClientFactory(), http, attempt,
+            limits.maxBytes())
+        .orElseGet(() -> new Fabric8ClaimGet(http, attempt, limits.maxBytes()));
     String master = client.getMasterUrl().toString();
     this.apiBase = (master.endsWith("/") ? master.substring(0, master.length() - 1) : master)
         + "/apis/resource.k8s.io/v1/namespaces/";
@@ -117,7 +119,7 @@ public final class ApiClaimLookup implements ClaimLookup {
       if (budget.over()) {
         break;
       }
-      Answer a;
+      ClaimGet.Answer a;
       try {
         if (!reads.tryAcquire(budget.remainingNanos(), TimeUnit.NANOSECONDS)) {
           last = "other claims' reads took the call's time: " + budget.why();
@@ -128,18 +130,18 @@ public final class ApiClaimLookup implements ClaimLookup {
         throw new ClaimLookupException("cannot read " + what + ": interrupted");
       }
       try {
-        a = fetch(url, budget);
+        a = get.fetch(url, Math.min(limits.attemptTimeout().toNanos(), budget.remainingNanos()), budget);
       } finally {
         reads.release();
       }
-      if (a.failure == null && a.code >= 200 && a.code < 300) {
-        return parse(ref, what, a.body);
+      if (a.failure() == null && a.code() >= 200 && a.code() < 300) {
+        return parse(ref, what, a.body());
       }
-      if (a.failure == null && a.code == 404) {
+      if (a.failure() == null && a.code() == 404) {
         throw new ClaimLookupException(what + " does not exist");
       }
-      last = a.failure != null ? a.failure : "HTTP " + a.code + statusMessage(a.body);
-      if (!a.retryable) {
+      last = a.failure() != null ? a.failure() : "HTTP " + a.code() + statusMessage(a.body());
+      if (!a.retryable()) {
         throw new ClaimLookupException("cannot read " + what + " from the API server: " + last);
       }
     }
@@ -163,108 +165,6 @@ public final class ApiClaimLookup implements ClaimLookup {
       return false;
     } catch (ExecutionException e) {
       return false;
-    }
-  }
-
-  /** One try: a status and a body, or a failure and whether another try may help. */
-  private record Answer(int code, List<ByteBuffer> body, String failure, boolean retryable) {
-    static Answer failed(String why, boolean retryable) {
-      return new Answer(0, List.of(), why, retryable);
-    }
-  }
-
-  private Answer fetch(String url, CallBudget budget) {
-    long limitNanos = Math.min(limits.attemptTimeout().toNanos(), budget.remainingNanos());
-    long end = System.nanoTime() + limitNanos;
-    HttpRequest request = http.newHttpRequestBuilder().uri(url).header("Accept", "application/json")
-        .timeout(Math.max(1, TimeUnit.NANOSECONDS.toMillis(limitNanos)), TimeUnit.MILLISECONDS).build();
-    BoundedBody body = new BoundedBody(limits.maxBytes());
-    CompletableFuture<HttpResponse<AsyncBody>> sent = http.consumeBytes(request, body);
-    HttpResponse<AsyncBody> response = null;
-    try {
-      response = await(sent, end, budget);
-      response.body().consume();
-      await(response.body().done(), end, budget);
-      if (body.tooLarge) {
-        return Answer.failed("the answer is larger than " + limits.maxBytes() + " bytes, more than the API server "
-            + "stores for one object; the claim is refused", false);
-      }
-      int code = response.code();
-      return new Answer(code, body.chunks, null, code >= 500 || code == 429);
-    } catch (TimeoutException e) {
-      cancel(sent, response);
-      return Answer.failed(budget.over() && limitNanos < limits.attemptTimeout().toNanos() ? budget.why()
-          : "no complete answer within " + limits.attemptTimeout().toMillis() + " ms", true);
-    } catch (CancellationException e) {
-      cancel(sent, response);
-      return Answer.failed(budget.why(), false);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      cancel(sent, response);
-      return Answer.failed("interrupted", false);
-    } catch (ExecutionException e) {
-      cancel(sent, response);
-      if (body.tooLarge) {
-        return Answer.failed("the answer is larger than " + limits.maxBytes() + " bytes, more than the API server "
-            + "stores for one object; the claim is refused", false);
-      }
-      Throwable cause = e.getCause() == null ? e : e.getCause();
-      return Answer.failed(describe(cause), true);
-    }
-  }
-
-  /** Waits for {@code f} until {@code end} or until the budget is abandoned ({@link CancellationException}). */
-  private static <T> T await(CompletableFuture<T> f, long end, CallBudget budget)
-      throws TimeoutException, InterruptedException, ExecutionException {
-    CompletableFuture.anyOf(f, budget.abandoned()).get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
-    if (!f.isDone()) {
-      throw new CancellationException(budget.why());
-    }
-    return f.get();
-  }
-
-  private static void cancel(CompletableFuture<HttpResponse<AsyncBody>> sent, HttpResponse<AsyncBody> response) {
-    if (response != null) {
-      response.body().cancel();
-    }
-    sent.cancel(true);
-  }
-
-  private static String describe(Throwable t) {
-    String m = t.getMessage();
-    String name = t.getClass().getSimpleName();
-    return m == null || m.isBlank() ? name : name + ": " + m;
-  }
-
-  /** Collects the answer's chunks, and stops reading once they exceed the bound. */
-  private static final class BoundedBody implements AsyncBody.Consumer<List<ByteBuffer>> {
-    private final int maxBytes;
-    private final List<ByteBuffer> chunks = new ArrayList<>();
-    private long bytes;
-    private volatile boolean tooLarge;
-
-    BoundedBody(int maxBytes) {
-      this.maxBytes = maxBytes;
-    }
-
-    @Override
-    public void consume(List<ByteBuffer> buffers, AsyncBody body) {
-      synchronized (this) {
-        for (ByteBuffer b : buffers) {
-          bytes += b.remaining();
-          if (bytes > maxBytes) {
-            tooLarge = true;
-            chunks.clear();
-            body.cancel();
-            return;
-          }
-          // The client may reuse its buffers: keep a copy of exactly what arrived.
-          ByteBuffer copy = ByteBuffer.allocate(b.remaining());
-          copy.put(b).flip();
-          chunks.add(copy);
-        }
-      }
-      body.consume();
     }
   }
 
@@ -352,7 +252,7 @@ public final class ApiClaimLookup implements ClaimLookup {
         }
       }
     } catch (IOException | RuntimeException e) {
-      throw new ClaimLookupException("cannot read " + what + " from the API server's answer: " + describe(e));
+      throw new ClaimLookupException("cannot read " + what + " from the API server's answer: " + ClaimGet.describe(e));
     }
     if (!ref.uid().equals(uid)) {
       throw new ClaimLookupException(what + " got replaced: the kubelet asked for UID " + ref.uid()

@@ -1,45 +1,191 @@
 package io.nodeatlas.agent.claims;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.nodeatlas.agent.testing.ClaimApiServer;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
+import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The claim reads use an HTTP client of their own (built from the agent's client configuration): what
- * the API server sees of them must be what it sees of the agent's other calls.
+ * the API server sees of them must be what it sees of the agent's other calls, whichever way they go
+ * (on the calling thread, or through fabric8's client where a proxy is configured).
  */
 class ApiClaimLookupTest {
+
+  private static final ClaimRef TRAIN = new ClaimRef("default", "train", "uid-train");
+  private static final ClaimApiServer.Answer TRAIN_ANSWER = new ClaimApiServer.Answer("uid-train", List.of("gpu-0", "gpu-1"), 0);
 
   @TempDir Path dir;
 
   @Test
   void readsClaimsWithTheCredentialsOfTheAgentsKubeconfigCallAfterCall() throws Exception {
     try (ClaimApiServer api = new ClaimApiServer()) {
-      api.claim("train", new ClaimApiServer.Answer("uid-train", List.of("gpu-0", "gpu-1"), 0));
+      api.claim("train", TRAIN_ANSWER);
       // The kubeconfig's user has the bearer token "test".
-      Path kubeconfig = api.kubeconfig(dir.resolve("kubeconfig"));
-      Config config = Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString());
-      try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config)
-              .withHttpClientFactory(new JdkHttpClientFactory()).build()) {
+      try (KubernetesClient client = client(api.kubeconfig(dir.resolve("kubeconfig")))) {
         ApiClaimLookup lookup = new ApiClaimLookup(client);
         for (int i = 0; i < 3; i++) {
-          assertThat(lookup.allocation(new ClaimRef("default", "train", "uid-train")))
-              .extracting(AllocatedDevice::driver, AllocatedDevice::pool, AllocatedDevice::device)
-              .containsExactly(org.assertj.core.groups.Tuple.tuple("nodeatlas.io", "node-a", "gpu-0"),
-                  org.assertj.core.groups.Tuple.tuple("nodeatlas.io", "node-a", "gpu-1"));
+          assertTrainDevices(lookup);
         }
         assertThat(api.claimRequests()).isEqualTo(3);
         assertThat(api.claimAuthorization()).isEqualTo("Bearer test");
+        assertThat(api.proxiedClaimRequests()).isZero();
+        assertThat(api.claimConnections()).as("one connection, kept alive between reads").isEqualTo(1);
       }
     }
+  }
+
+  @Test
+  void aTokenTheApiServerRefusesIsReadAgainFromTheKubeconfigAndTheRequestSentOnceMore() throws Exception {
+    try (ClaimApiServer api = new ClaimApiServer()) {
+      api.claim("train", TRAIN_ANSWER);
+      Path kubeconfig = api.kubeconfig(dir.resolve("kubeconfig"), "old", null);
+      try (KubernetesClient client = client(kubeconfig)) {
+        ApiClaimLookup lookup = new ApiClaimLookup(client);
+        // The credentials rotate: the file has the new token, the API server takes only that one now.
+        api.kubeconfig(kubeconfig, "new", null);
+        api.acceptOnlyToken("new");
+        assertTrainDevices(lookup);
+        assertThat(api.claimRequests()).isEqualTo(2); // refused with "old", read with "new"
+        assertThat(api.claimAuthorization()).isEqualTo("Bearer new");
+        assertTrainDevices(lookup);
+        assertThat(api.claimRequests()).isEqualTo(3);
+      }
+    }
+  }
+
+  @Test
+  void aRefusedTokenWithNothingNewerInTheKubeconfigFailsTheClaimWithTheApiServersWords() throws Exception {
+    try (ClaimApiServer api = new ClaimApiServer()) {
+      api.claim("train", TRAIN_ANSWER);
+      api.acceptOnlyToken("other");
+      try (KubernetesClient client = client(api.kubeconfig(dir.resolve("kubeconfig")))) {
+        assertThatThrownBy(() -> new ApiClaimLookup(client).allocation(TRAIN))
+            .isInstanceOf(ClaimLookupException.class)
+            .hasMessageContaining("ResourceClaim default/train")
+            .hasMessageContaining("HTTP 401: Unauthorized");
+      }
+    }
+  }
+
+  @Test
+  void anAnswerOfKnownLengthIsReadUpToTheBoundAndRefusedBeyondIt() throws Exception {
+    try (ClaimApiServer api = new ClaimApiServer()) {
+      // Content-Length answers (the chunked ones are OversizedClaimTest's): 1.4 MB passes, 4 MiB does not.
+      api.claim("train", new ClaimApiServer.Answer("uid-train", List.of("gpu-0", "gpu-1"), 1_400_000));
+      api.claim("huge", new ClaimApiServer.Answer("uid-huge", List.of("gpu-0"), 4 << 20));
+      try (KubernetesClient client = client(api.kubeconfig(dir.resolve("kubeconfig")))) {
+        ApiClaimLookup lookup = new ApiClaimLookup(client);
+        assertTrainDevices(lookup);
+        assertThatThrownBy(() -> lookup.allocation(new ClaimRef("default", "huge", "uid-huge")))
+            .isInstanceOf(ClaimLookupException.class)
+            .hasMessageContaining("ResourceClaim default/huge")
+            .hasMessageContaining("larger than 3145728 bytes");
+        assertTrainDevices(lookup); // the refused answer's connection is closed, the next read opens another
+      }
+    }
+  }
+
+  @Test
+  void readsOverTlsTrustingOnlyTheKubeconfigsCertificateAuthority() throws Exception {
+    KeyStore server = keyStore("server");
+    KeyStore stranger = keyStore("stranger");
+    try (ClaimApiServer api = new ClaimApiServer(tls(server))) {
+      api.claim("train", TRAIN_ANSWER);
+      assertThat(api.url()).startsWith("https://");
+      try (KubernetesClient client = client(api.kubeconfig(dir.resolve("kubeconfig"), "test", certificatePem(server)))) {
+        ApiClaimLookup lookup = new ApiClaimLookup(client);
+        assertTrainDevices(lookup);
+        assertTrainDevices(lookup);
+        assertThat(api.claimAuthorization()).isEqualTo("Bearer test");
+        assertThat(api.claimConnections()).as("one TLS connection, kept alive between reads").isEqualTo(1);
+      }
+      // The same server, but the kubeconfig names another authority: refused, never read without checks.
+      int before = api.claimRequests();
+      try (KubernetesClient client = client(api.kubeconfig(dir.resolve("other"), "test", certificatePem(stranger)))) {
+        assertThatThrownBy(() -> new ApiClaimLookup(client).allocation(TRAIN))
+            .isInstanceOf(ClaimLookupException.class)
+            .hasMessageContaining("cannot read ResourceClaim default/train from the API server")
+            .hasMessageContaining("SSLHandshakeException");
+      }
+      assertThat(api.claimRequests()).isEqualTo(before);
+    }
+  }
+
+  @Test
+  void aProxyInTheConfigurationCarriesTheReads() throws Exception {
+    try (ClaimApiServer api = new ClaimApiServer()) {
+      api.claim("train", TRAIN_ANSWER);
+      Path kubeconfig = api.kubeconfig(dir.resolve("kubeconfig"));
+      Config config = Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString());
+      config.setHttpProxy(api.url()); // the test server also serves as a proxy to itself
+      try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config)
+          .withHttpClientFactory(new JdkHttpClientFactory()).build()) {
+        ApiClaimLookup lookup = new ApiClaimLookup(client);
+        assertTrainDevices(lookup);
+        assertTrainDevices(lookup);
+        assertThat(api.proxiedClaimRequests()).isEqualTo(2);
+        assertThat(api.claimAuthorization()).isEqualTo("Bearer test");
+      }
+    }
+  }
+
+  private static void assertTrainDevices(ApiClaimLookup lookup) throws ClaimLookupException {
+    assertThat(lookup.allocation(TRAIN))
+        .extracting(AllocatedDevice::driver, AllocatedDevice::pool, AllocatedDevice::device)
+        .containsExactly(Tuple.tuple("nodeatlas.io", "node-a", "gpu-0"), Tuple.tuple("nodeatlas.io", "node-a", "gpu-1"));
+  }
+
+  private static KubernetesClient client(Path kubeconfig) throws Exception {
+    Config config = Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString());
+    return new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new JdkHttpClientFactory()).build();
+  }
+
+  /** A key and a self-signed certificate for 127.0.0.1, made by the JDK's keytool. */
+  private KeyStore keyStore(String name) throws Exception {
+    Path file = dir.resolve(name + ".p12");
+    String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+    Process p = new ProcessBuilder(keytool, "-genkeypair", "-alias", "api", "-keyalg", "EC", "-groupname", "secp256r1",
+        "-dname", "CN=127.0.0.1", "-ext", "san=ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12",
+        "-keystore", file.toString(), "-storepass", "changeit", "-keypass", "changeit")
+        .redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes());
+    assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out).isZero();
+    KeyStore ks = KeyStore.getInstance("PKCS12");
+    try (InputStream in = Files.newInputStream(file)) {
+      ks.load(in, "changeit".toCharArray());
+    }
+    return ks;
+  }
+
+  private static SSLContext tls(KeyStore ks) throws Exception {
+    KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+    kmf.init(ks, "changeit".toCharArray());
+    SSLContext ctx = SSLContext.getInstance("TLS");
+    ctx.init(kmf.getKeyManagers(), null, null);
+    return ctx;
+  }
+
+  private static String certificatePem(KeyStore ks) throws Exception {
+    return "-----BEGIN CERTIFICATE-----\n"
+        + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(ks.getCertificate("api").getEncoded())
+        + "\n-----END CERTIFICATE-----\n";
   }
 }

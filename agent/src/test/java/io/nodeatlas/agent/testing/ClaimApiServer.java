@@ -21,7 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * An API server of the test's own, for what the CRUD mock cannot do: per claim it answers at once,
  * never answers (the request is held until {@link #close()}), or answers a claim of any size, streamed
  * so that the test's own heap never holds it. For an agent process it also serves the node and an
- * empty, writable ResourceSlice collection. Requests are served concurrently.
+ * empty, writable ResourceSlice collection. Requests are served concurrently, over HTTP or (with a
+ * TLS context) HTTPS. It also serves as an HTTP proxy to itself: a request in absolute form (what a
+ * client sends to a proxy) is answered as the same request sent directly, and counted.
  */
 public final class ClaimApiServer implements AutoCloseable {
 
@@ -50,9 +52,28 @@ public final class ClaimApiServer implements AutoCloseable {
   private final java.util.concurrent.atomic.AtomicReference<String> claimAuthorization =
       new java.util.concurrent.atomic.AtomicReference<>();
   private final CountDownLatch sliceWritten = new CountDownLatch(1);
+  private final AtomicInteger proxiedClaimRequests = new AtomicInteger();
+  private final java.util.Set<Integer> claimClientPorts = ConcurrentHashMap.newKeySet();
+  private final java.util.concurrent.atomic.AtomicReference<String> acceptedToken =
+      new java.util.concurrent.atomic.AtomicReference<>();
+  private final String scheme;
 
   public ClaimApiServer() throws IOException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+    this(null);
+  }
+
+  /** With {@code tls}, an HTTPS server presenting that context's certificate. */
+  public ClaimApiServer(javax.net.ssl.SSLContext tls) throws IOException {
+    InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    if (tls == null) {
+      server = HttpServer.create(loopback, 64);
+      scheme = "http";
+    } else {
+      com.sun.net.httpserver.HttpsServer https = com.sun.net.httpserver.HttpsServer.create(loopback, 64);
+      https.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls));
+      server = https;
+      scheme = "https";
+    }
     server.setExecutor(executor);
     server.createContext("/", this::handle);
     server.start();
@@ -72,25 +93,53 @@ public final class ClaimApiServer implements AutoCloseable {
     return claimAuthorization.get();
   }
 
+  /** The connections claim GETs came on so far (told apart by the client's port). */
+  public int claimConnections() {
+    return claimClientPorts.size();
+  }
+
+  /** Claim GETs that came through a proxy (sent in absolute form) so far. */
+  public int proxiedClaimRequests() {
+    return proxiedClaimRequests.get();
+  }
+
+  /**
+   * From now on a claim GET must carry {@code Bearer token}, or it is answered 401 Unauthorized (null:
+   * any or none, the default), as the API server answers an expired token.
+   */
+  public void acceptOnlyToken(String token) {
+    acceptedToken.set(token);
+  }
+
   /** Waits until an agent wrote its first ResourceSlice (it has discovered its devices); false on timeout. */
   public boolean awaitSlice(long seconds) throws InterruptedException {
     return sliceWritten.await(seconds, java.util.concurrent.TimeUnit.SECONDS);
   }
 
   public String url() {
-    return "http://127.0.0.1:" + server.getAddress().getPort();
+    return scheme + "://127.0.0.1:" + server.getAddress().getPort();
   }
 
   /** A kubeconfig naming this server, written to {@code file}. */
   public Path kubeconfig(Path file) throws IOException {
+    return kubeconfig(file, "test", null);
+  }
+
+  /**
+   * A kubeconfig naming this server, whose user has the bearer token {@code token}; with {@code caPem},
+   * the cluster's {@code certificate-authority-data} is that PEM text.
+   */
+  public Path kubeconfig(Path file, String token, String caPem) throws IOException {
+    String ca = caPem == null ? ""
+        : ", certificate-authority-data: " + java.util.Base64.getEncoder().encodeToString(caPem.getBytes(StandardCharsets.US_ASCII));
     return Files.writeString(file, """
         apiVersion: v1
         kind: Config
-        clusters: [{name: test, cluster: {server: "%s"}}]
-        users: [{name: test, user: {token: test}}]
+        clusters: [{name: test, cluster: {server: "%s"%s}}]
+        users: [{name: test, user: {token: %s}}]
         contexts: [{name: test, context: {cluster: test, user: test}}]
         current-context: test
-        """.formatted(url()));
+        """.formatted(url(), ca, token));
   }
 
   private void handle(HttpExchange ex) throws IOException {
@@ -98,10 +147,19 @@ public final class ClaimApiServer implements AutoCloseable {
       String path = ex.getRequestURI().getPath();
       String method = ex.getRequestMethod();
       if (method.equals("GET") && path.startsWith(CLAIMS)) {
-        claimAuthorization.set(ex.getRequestHeaders().getFirst("Authorization"));
+        String authorization = ex.getRequestHeaders().getFirst("Authorization");
+        claimAuthorization.set(authorization);
         claimRequests.incrementAndGet();
+        claimClientPorts.add(ex.getRemoteAddress().getPort());
+        if (ex.getRequestURI().isAbsolute()) {
+          proxiedClaimRequests.incrementAndGet();
+        }
         Behaviour b = claims.get(path.substring(CLAIMS.length()));
-        if (b == null) {
+        String token = acceptedToken.get();
+        if (token != null && !("Bearer " + token).equals(authorization)) {
+          send(ex, 401, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":\"Unauthorized\","
+              + "\"reason\":\"Unauthorized\",\"code\":401}");
+        } else if (b == null) {
           send(ex, 404, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"code\":404}");
         } else if (b instanceof Hang) {
           try {

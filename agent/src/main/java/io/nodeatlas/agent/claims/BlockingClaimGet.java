@@ -1,0 +1,324 @@
+package io.nodeatlas.agent.claims;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.RequestConfig;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.http.Interceptor;
+import io.fabric8.kubernetes.client.internal.SSLUtils;
+import io.fabric8.kubernetes.client.utils.HttpClientUtils;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.Proxy;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.HttpsURLConnection;
+import javax.net.ssl.SSLSocketFactory;
+
+/**
+ * A claim GET on the calling thread, with the JDK's blocking {@link HttpURLConnection} (HTTP/1.1,
+ * connections kept alive between calls by the JDK), for the configurations it can serve exactly as
+ * fabric8's client would: the same TLS material ({@link SSLUtils#sslContext(Config)}: CA, client
+ * certificate) and the same request headers, made by fabric8's own interceptors
+ * ({@link HttpClientUtils#createApplicableInterceptors}: bearer token or basic credentials, custom
+ * headers, impersonation, token refresh from the kubeconfig's exec plugin, OIDC provider or service
+ * account file), which also get their say after a failed answer (a refreshed token) as in fabric8's
+ * client: one more send when one of them asks for it.
+ *
+ * <p>Why: fabric8's client is asynchronous, and a GET hands its work from thread to thread (the
+ * selector, the client's executor, the caller) about a dozen times. Measured in the Prepare benchmark
+ * (bench/prepare.sh, one claim at a time), this way halved the latency and the agent's CPU time of a
+ * Prepare and cut its thread wake-ups by two thirds; see the README's benchmark notes.
+ *
+ * <p>Time: connecting and every read wait at most the try's time; between reads the try's end is
+ * checked, so a server that sends its answer a byte at a time ends the try at most one read's wait
+ * after its time. An abandoned call budget closes the connection at once. Size: at most the bound is
+ * read, and the connection of an answer over it is closed rather than kept.
+ *
+ * <p>Not taken (fabric8's client serves these): a proxy, TLS without certificate or host name
+ * checks, a TLS server name of its own, and any master URL but {@code http} or {@code https}.
+ */
+final class BlockingClaimGet implements ClaimGet {
+
+  /** The first buffer of an answer of unknown length (chunked): a claim is a few KiB; larger ones grow it. */
+  private static final int FIRST_READ = 16 << 10;
+
+  private final Collection<Interceptor> interceptors;
+  private final Interceptor.RequestTags tags;
+  private final SSLSocketFactory tls;
+  /** Builds the request that the interceptors look at; nothing is sent through it. */
+  private final HttpClient requests;
+  private final long attemptTimeoutNanos;
+  private final int maxBytes;
+
+  private BlockingClaimGet(Collection<Interceptor> interceptors, RequestConfig requestConfig, SSLSocketFactory tls,
+      HttpClient requests, long attemptTimeoutNanos, int maxBytes) {
+    this.interceptors = interceptors;
+    this.tags = new Interceptor.RequestTags() {
+      @Override
+      public <T> T getTag(Class<T> type) {
+        return type == RequestConfig.class ? type.cast(requestConfig) : null;
+      }
+    };
+    this.tls = tls;
+    this.requests = requests;
+    this.attemptTimeoutNanos = attemptTimeoutNanos;
+    this.maxBytes = maxBytes;
+  }
+
+  /**
+   * This way for {@code config}, or empty where fabric8's client must serve (see the class comment).
+   * {@code factory} makes the clients of a remote token refresh (OIDC), as fabric8's interceptors do.
+   */
+  static Optional<ClaimGet> of(Config config, RequestConfig requestConfig, HttpClient.Factory factory,
+      HttpClient requests, long attemptTimeoutNanos, int maxBytes) {
+    String master = config.getMasterUrl() == null ? "" : config.getMasterUrl().toLowerCase(Locale.ROOT);
+    boolean https = master.startsWith("https://");
+    if (!https && !master.startsWith("http://")) {
+      return Optional.empty();
+    }
+    if (config.getHttpProxy() != null || config.getHttpsProxy() != null || config.isTrustCerts()
+        || config.isDisableHostnameVerification() || config.getTlsServerName() != null) {
+      return Optional.empty();
+    }
+    SSLSocketFactory tls = null;
+    if (https) {
+      try {
+        tls = SSLUtils.sslContext(config).getSocketFactory();
+      } catch (Exception | LinkageError e) {
+        return Optional.empty(); // fabric8's client reports the same material's problem on its first call
+      }
+    }
+    Collection<Interceptor> interceptors = HttpClientUtils.createApplicableInterceptors(config, factory).values();
+    return Optional.of(new BlockingClaimGet(List.copyOf(interceptors), requestConfig, tls, requests,
+        attemptTimeoutNanos, maxBytes));
+  }
+
+  @Override
+  public Answer fetch(String url, long limitNanos, CallBudget budget) {
+    long end = System.nanoTime() + limitNanos;
+    Headers headers = new Headers(URI.create(url));
+    headers.setHeader("Accept", "application/json");
+    HttpRequest request = requests.newHttpRequestBuilder().uri(url).header("Accept", "application/json").build();
+    try {
+      for (Interceptor i : interceptors) {
+        i.before(headers, request, tags);
+      }
+    } catch (RuntimeException e) {
+      // No credentials now (an exec plugin that failed, an unreadable token file): as fabric8's client
+      // fails the request, this try fails, and the next may find them.
+      return Answer.failed("no credentials for the API server: " + ClaimGet.describe(e), true);
+    }
+    Answer a = send(headers, end, limitNanos, budget);
+    if (a.failure() == null && !HttpResponse.isSuccessful(a.code()) && retryAfterInterceptors(headers, a, request, end, budget)) {
+      a = send(headers, end, limitNanos, budget);
+    }
+    return a;
+  }
+
+  /**
+   * As fabric8's client after an unsuccessful answer: every interceptor may change the request (a token
+   * refreshed after a 401); true when one of them asks for it to be sent again.
+   */
+  private boolean retryAfterInterceptors(Headers headers, Answer a, HttpRequest request, long end, CallBudget budget) {
+    HttpResponse<byte[]> failed = new Failed(a.code(), request);
+    boolean again = false;
+    for (Interceptor i : interceptors) {
+      CompletableFuture<Boolean> f;
+      try {
+        f = i.afterFailure(headers, failed, tags);
+      } catch (RuntimeException e) {
+        return false; // no fresh credentials: the answer stands
+      }
+      try {
+        CompletableFuture.anyOf(f, budget.abandoned()).get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+        again |= f.isDone() && Boolean.TRUE.equals(f.get());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      } catch (ExecutionException | TimeoutException e) {
+        return false; // no fresh credentials in time: the answer stands
+      }
+    }
+    return again && !budget.over();
+  }
+
+  private Answer send(Headers headers, long end, long limitNanos, CallBudget budget) {
+    long left = end - System.nanoTime();
+    if (left <= 0 || budget.over()) {
+      return Answer.failed(budget.over() ? budget.why() : timedOut(), !budget.over());
+    }
+    Connection c = new Connection();
+    try {
+      HttpURLConnection conn = (HttpURLConnection) headers.uri.toURL().openConnection(Proxy.NO_PROXY);
+      if (conn instanceof HttpsURLConnection s) {
+        s.setSSLSocketFactory(tls);
+      }
+      conn.setInstanceFollowRedirects(false);
+      conn.setUseCaches(false);
+      int ms = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left)));
+      conn.setConnectTimeout(ms);
+      conn.setReadTimeout(ms);
+      headers.values.forEach((name, values) -> values.forEach(v -> conn.addRequestProperty(name, v)));
+      c.open(conn);
+      budget.abandoned().thenRun(c::abort);
+      int code = conn.getResponseCode();
+      InputStream in = code >= 400 ? conn.getErrorStream() : conn.getInputStream();
+      if (in == null) {
+        c.finish(null);
+        return Answer.of(code, List.of());
+      }
+      // Sized by Content-Length where the server sends one (one more byte shows a longer body), else
+      // grown by halves: a 1.4 MB claim costs 1.4 MB, not the bound, while it is held.
+      long length = conn.getContentLengthLong();
+      if (length > maxBytes) {
+        c.abort();
+        return Answer.tooLarge(maxBytes);
+      }
+      byte[] buf = new byte[length >= 0 ? (int) length + 1 : FIRST_READ];
+      int n = 0;
+      while (true) {
+        if (n == buf.length) {
+          if (buf.length > maxBytes) {
+            c.abort();
+            return Answer.tooLarge(maxBytes);
+          }
+          buf = Arrays.copyOf(buf, (int) Math.min(buf.length + (long) buf.length / 2 + 1, maxBytes + 1L));
+        }
+        int k = in.read(buf, n, buf.length - n);
+        if (k < 0) {
+          break;
+        }
+        n += k;
+        if (System.nanoTime() - end > 0) {
+          c.abort();
+          return Answer.failed(timedOut(), true);
+        }
+      }
+      if (n > maxBytes) {
+        c.abort();
+        return Answer.tooLarge(maxBytes);
+      }
+      c.finish(in); // the whole answer is read: the JDK keeps the connection for the next call
+      return Answer.of(code, List.of(ByteBuffer.wrap(buf, 0, n)));
+    } catch (IOException | RuntimeException e) {
+      c.abort();
+      if (budget.abandoned().isDone()) {
+        return Answer.failed(budget.why(), false);
+      }
+      if (e instanceof SocketTimeoutException) {
+        return Answer.failed(limitNanos < attemptTimeoutNanos && budget.over() ? budget.why() : timedOut(), true);
+      }
+      return Answer.failed(ClaimGet.describe(e), true);
+    }
+  }
+
+  private String timedOut() {
+    return "no complete answer within " + TimeUnit.NANOSECONDS.toMillis(attemptTimeoutNanos) + " ms";
+  }
+
+  /**
+   * One try's connection: closed when the try fails or the budget is abandoned, but never after the
+   * try is done, when the JDK may already have handed the kept-alive connection to another call.
+   */
+  private static final class Connection {
+    private HttpURLConnection conn;
+    private boolean done;
+
+    synchronized void open(HttpURLConnection c) {
+      conn = c;
+    }
+
+    synchronized void abort() {
+      if (!done && conn != null) {
+        done = true;
+        conn.disconnect();
+      }
+    }
+
+    /** Marks the try done, then closes the answer's stream, which gives the connection back to the JDK. */
+    void finish(InputStream in) throws IOException {
+      synchronized (this) {
+        if (done) {
+          return;
+        }
+        done = true;
+      }
+      if (in != null) {
+        in.close();
+      }
+    }
+  }
+
+  /**
+   * The request as fabric8's interceptors change it: headers added or replaced (names compared without
+   * case, as HTTP does) and, after a failure, perhaps another URI.
+   */
+  private static final class Headers implements BasicBuilder {
+    private final Map<String, List<String>> values = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+    private URI uri;
+
+    Headers(URI uri) {
+      this.uri = uri;
+    }
+
+    @Override
+    public BasicBuilder uri(URI u) {
+      uri = u;
+      return this;
+    }
+
+    @Override
+    public BasicBuilder header(String name, String value) {
+      values.computeIfAbsent(name, k -> new ArrayList<>()).add(value);
+      return this;
+    }
+
+    @Override
+    public BasicBuilder setHeader(String name, String value) {
+      List<String> one = new ArrayList<>();
+      one.add(value);
+      values.put(name, one);
+      return this;
+    }
+  }
+
+  /** What the interceptors see of an unsuccessful answer: its status (they read nothing else of it). */
+  private record Failed(int code, HttpRequest request) implements HttpResponse<byte[]> {
+    @Override
+    public byte[] body() {
+      return new byte[0];
+    }
+
+    @Override
+    public Optional<HttpResponse<?>> previousResponse() {
+      return Optional.empty();
+    }
+
+    @Override
+    public List<String> headers(String key) {
+      return List.of();
+    }
+
+    @Override
+    public Map<String, List<String>> headers() {
+      return Map.of();
+    }
+  }
+}
