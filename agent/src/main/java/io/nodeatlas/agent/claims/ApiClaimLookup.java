@@ -34,8 +34,9 @@ import java.util.concurrent.TimeoutException;
  *       write: {@code MaxRequestBodyBytes} of k8s.io/apiserver, twice etcd's default 1.5 MiB request
  *       limit, so no stored claim is larger), and that claim fails alone: one hostile or broken answer
  *       never costs the process its heap;</li>
- *   <li>a time limit per try covering connect, headers and the whole body, bounded retries for what a retry can fix (no answer, a
- *       5xx or 429), and every wait cut short by the kubelet call's {@link CallBudget};</li>
+ *   <li>a time limit per try covering connect, headers and the whole body, bounded retries for what
+ *       a retry can fix (no answer, a 5xx or 429), and every wait cut short by the kubelet call's
+ *       {@link CallBudget};</li>
  *   <li>at most {@link Limits#concurrentReads} answers read at once across all calls, so the bytes
  *       held for answers stay under {@code concurrentReads × maxBytes} (24 MiB) however many claims
  *       the kubelet sends at once (32 concurrent claims of 1.4 MB ended a 96 MiB heap without it); a
