@@ -103,6 +103,25 @@ class ApiClaimLookupTest {
   }
 
   @Test
+  // A separate thread: without the bound the read never returns, and the test must still fail.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aServerThatSendsItsAnswerAByteAtATimeEndsTheTryAtItsTimeLimit() throws Exception {
+    try (ClaimApiServer api = new ClaimApiServer()) {
+      // Every read gets a byte well within the read timeout: only the try's own end stops it.
+      api.claim("slow", new ClaimApiServer.Dribble(50));
+      ApiClaimLookup.Limits limits = new ApiClaimLookup.Limits(java.time.Duration.ofMillis(500), 2,
+          java.time.Duration.ZERO, 3 << 20, 8);
+      try (KubernetesClient client = client(api.kubeconfig(dir.resolve("kubeconfig")))) {
+        assertThatThrownBy(() -> new ApiClaimLookup(client, limits).allocation(new ClaimRef("default", "slow", "uid-slow")))
+            .isInstanceOf(ClaimLookupException.class)
+            .hasMessageContaining("ResourceClaim default/slow")
+            .hasMessageContaining("no complete answer within 500 ms (2 tries)");
+        assertThat(api.claimRequests()).isEqualTo(2);
+      }
+    }
+  }
+
+  @Test
   void readsOverTlsTrustingOnlyTheKubeconfigsCertificateAuthority() throws Exception {
     KeyStore server = keyStore("server");
     KeyStore stranger = keyStore("stranger");

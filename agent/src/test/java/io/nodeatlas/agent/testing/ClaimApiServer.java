@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ClaimApiServer implements AutoCloseable {
 
   /** How this server answers one claim's GET. */
-  public sealed interface Behaviour permits Answer, Hang, Huge {}
+  public sealed interface Behaviour permits Answer, Hang, Huge, Dribble {}
 
   /** Answers the claim, allocated to {@code devices} of pool node-a, padded with {@code padBytes} of annotation. */
   public record Answer(String uid, List<String> devices, int padBytes) implements Behaviour {}
@@ -38,6 +38,9 @@ public final class ClaimApiServer implements AutoCloseable {
 
   /** Answers a claim of {@code bytes} bytes (an annotation that size), streamed. */
   public record Huge(String uid, long bytes) implements Behaviour {}
+
+  /** Answers 200 and then sends the claim's body one byte every {@code everyMillis}, never ending it. */
+  public record Dribble(long everyMillis) implements Behaviour {}
 
   private static final String CLAIMS = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/";
   private final HttpServer server;
@@ -169,6 +172,8 @@ public final class ClaimApiServer implements AutoCloseable {
           }
         } else if (b instanceof Answer a) {
           send(ex, 200, claimJson(path.substring(CLAIMS.length()), a.uid(), a.devices(), a.padBytes()));
+        } else if (b instanceof Dribble d) {
+          dribble(ex, d);
         } else if (b instanceof Huge h) {
           streamHuge(ex, path.substring(CLAIMS.length()), h);
         }
@@ -210,6 +215,20 @@ public final class ClaimApiServer implements AutoCloseable {
     return "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"" + name
         + "\",\"namespace\":\"default\",\"uid\":\"" + uid + "\",\"annotations\":{\"pad\":\"" + "x".repeat(padBytes)
         + "\"}},\"spec\":{},\"status\":{\"allocation\":{\"devices\":{\"results\":[" + results + "]}}}}";
+  }
+
+  private void dribble(HttpExchange ex, Dribble d) throws IOException {
+    ex.getResponseHeaders().set("Content-Type", "application/json");
+    ex.sendResponseHeaders(200, 0);
+    OutputStream out = ex.getResponseBody();
+    try {
+      while (!closed.await(d.everyMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        out.write(' ');
+        out.flush();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static void streamHuge(HttpExchange ex, String name, Huge h) throws IOException {
