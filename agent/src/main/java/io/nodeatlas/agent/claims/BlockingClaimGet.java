@@ -162,8 +162,11 @@ final class BlockingClaimGet implements ClaimGet {
 
   private Answer send(Headers headers, long end, long limitNanos, CallBudget budget) {
     long left = end - System.nanoTime();
-    if (left <= 0 || budget.over()) {
-      return Answer.failed(budget.over() ? budget.why() : timedOut(), !budget.over());
+    if (budget.over()) {
+      return Answer.failed(budget.why(), false);
+    }
+    if (left <= 0) {
+      return Answer.timedOut(limitNanos, attemptTimeoutNanos, budget);
     }
     Connection c = new Connection();
     try {
@@ -209,7 +212,7 @@ final class BlockingClaimGet implements ClaimGet {
         n += k;
         if (System.nanoTime() - end > 0) {
           c.abort();
-          return Answer.failed(timedOut(), true);
+          return Answer.timedOut(limitNanos, attemptTimeoutNanos, budget);
         }
       }
       if (n > maxBytes) {
@@ -224,14 +227,10 @@ final class BlockingClaimGet implements ClaimGet {
         return Answer.failed(budget.why(), false);
       }
       if (e instanceof SocketTimeoutException) {
-        return Answer.failed(limitNanos < attemptTimeoutNanos && budget.over() ? budget.why() : timedOut(), true);
+        return Answer.timedOut(limitNanos, attemptTimeoutNanos, budget);
       }
       return Answer.failed(ClaimGet.describe(e), true);
     }
-  }
-
-  private String timedOut() {
-    return "no complete answer within " + TimeUnit.NANOSECONDS.toMillis(attemptTimeoutNanos) + " ms";
   }
 
   /**

@@ -2,6 +2,7 @@ package io.nodeatlas.agent.claims;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One try of a ResourceClaim GET for {@link ApiClaimLookup}: the answer's status and body, or why there
@@ -26,6 +27,15 @@ interface ClaimGet {
     static Answer tooLarge(int maxBytes) {
       return failed("the answer is larger than " + maxBytes + " bytes, more than the API server "
           + "stores for one object; the claim is refused", false);
+    }
+
+    /**
+     * A try that ran out of its {@code limitNanos}: the call's budget when that is what cut the try
+     * short, else the try's own limit of {@code attemptTimeoutNanos}. Another try may help.
+     */
+    static Answer timedOut(long limitNanos, long attemptTimeoutNanos, CallBudget budget) {
+      return failed(budget.over() && limitNanos < attemptTimeoutNanos ? budget.why()
+          : "no complete answer within " + TimeUnit.NANOSECONDS.toMillis(attemptTimeoutNanos) + " ms", true);
     }
 
     /** A status and body as read: a 5xx or 429 may pass with another try, nothing else does. */

@@ -50,8 +50,7 @@ final class Fabric8ClaimGet implements ClaimGet {
       return Answer.of(response.code(), body.chunks);
     } catch (TimeoutException e) {
       cancel(sent, response);
-      return Answer.failed(budget.over() && limitNanos < attemptTimeoutNanos ? budget.why()
-          : "no complete answer within " + TimeUnit.NANOSECONDS.toMillis(attemptTimeoutNanos) + " ms", true);
+      return Answer.timedOut(limitNanos, attemptTimeoutNanos, budget);
     } catch (CancellationException e) {
       cancel(sent, response);
       return Answer.failed(budget.why(), false);

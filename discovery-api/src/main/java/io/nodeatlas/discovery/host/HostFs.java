@@ -1,5 +1,6 @@
 package io.nodeatlas.discovery.host;
 
+import io.nodeatlas.discovery.files.BoundedText;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -194,14 +195,11 @@ public final class HostFs {
 
   /** This process's mount table (proc(5), /proc/self/mountinfo), for the mounts below the sysfs and procfs roots. */
   private KernelMounts readKernelMounts() {
-    List<Path> roots = List.of(realOrSelf(sysfsRoot), realOrSelf(procfsRoot));
-    try (java.io.InputStream in = Files.newInputStream(Path.of("/proc/self/mountinfo"))) {
-      byte[] text = in.readNBytes(MAX_FILE_BYTES + 1);
-      if (text.length > MAX_FILE_BYTES) {
-        return KernelMounts.NONE;
-      }
+    try {
+      byte[] text = BoundedText.readBytes(Path.of("/proc/self/mountinfo"), MAX_FILE_BYTES);
+      List<Path> roots = List.of(realOrSelf(sysfsRoot), realOrSelf(procfsRoot));
       return KernelMounts.parse(new String(text, StandardCharsets.UTF_8), roots);
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | BoundedText.TextException | RuntimeException e) {
       return KernelMounts.NONE; // unknown: every read checks the file type first, as on any other tree
     }
   }
