@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The one way a discovery source reads a host fact: a path, a pure {@link FactParser}, an outcome.
@@ -103,6 +104,22 @@ public final class FactReader {
       return Optional.empty();
     }
     return parse(file, v, parser);
+  }
+
+  /**
+   * A binary file handed whole to a parser ({@code /etc/ld.so.cache}): empty when the file is missing
+   * (silently), unusable or not understood (one warning, as for text). The parser follows the
+   * {@link FactParser} rules with bytes for text.
+   */
+  public <T> Optional<T> readBinary(Path file, Function<byte[], T> parser) {
+    Optional<byte[]> bytes;
+    try {
+      bytes = fs.readBytes(file);
+    } catch (HostFileException e) {
+      warn(file, e.reason());
+      return Optional.empty();
+    }
+    return parse(file, bytes, parser);
   }
 
   /** The whole text handed to a parser (for multi-line files parsed as a unit). */
@@ -291,11 +308,15 @@ public final class FactReader {
   }
 
   private <T> Optional<T> parse(Path file, Optional<String> text, FactParser<T> parser) {
-    if (text.isEmpty()) {
+    return parse(file, text, (Function<String, T>) parser::parse);
+  }
+
+  private <I, T> Optional<T> parse(Path file, Optional<I> input, Function<I, T> parser) {
+    if (input.isEmpty()) {
       return Optional.empty();
     }
     try {
-      return Optional.ofNullable(parser.parse(text.get()));
+      return Optional.ofNullable(parser.apply(input.get()));
     } catch (IllegalArgumentException e) {
       warn(file, "not understood: " + e.getMessage());
       return Optional.empty();

@@ -369,12 +369,20 @@ public final class HostFs {
 
   /** The whole file as text; empty when it does not exist. */
   public Optional<String> readString(Path file) {
-    return Optional.ofNullable(read(file, false));
+    return Optional.ofNullable(read(file, WHOLE_TEXT));
   }
 
   /** A single-value attribute: the file's text trimmed of whitespace and NUL bytes. */
   public Optional<String> readValue(Path file) {
-    return Optional.ofNullable(read(file, true));
+    return Optional.ofNullable(read(file, TRIMMED_TEXT));
+  }
+
+  /**
+   * The whole file as bytes, for binary host files ({@code /etc/ld.so.cache}); empty when it does not
+   * exist. The same checks and the same {@link #MAX_FILE_BYTES} bound as the text reads.
+   */
+  public Optional<byte[]> readBytes(Path file) {
+    return Optional.ofNullable(read(file, (buf, length) -> Arrays.copyOf(buf, length)));
   }
 
   /** The file's lines (NUL bytes removed); empty list when it does not exist. */
@@ -1081,8 +1089,30 @@ public final class HostFs {
    * readlink more), then open, read into a reused buffer to EOF or to the size the lstat saw, close;
    * the text is decoded once, from the trimmed bytes.
    */
-  private String read(Path file, boolean trim) {
-    return againIfHandlesClosed(file, () -> readOnce(file, trim, false));
+  /** What a read makes of the bytes it read: {@code buf[0, length)}, valid only during the call. */
+  @FunctionalInterface
+  private interface Decoder<T> {
+    T decode(byte[] buf, int length);
+  }
+
+  private static final Decoder<String> WHOLE_TEXT = (buf, length) -> new String(buf, 0, length, StandardCharsets.UTF_8);
+
+  private static final Decoder<String> TRIMMED_TEXT = (buf, length) -> {
+    // ASCII whitespace and NUL are single bytes that no UTF-8 sequence contains; trimValue then
+    // handles the rarer non-ASCII whitespace, so the result is exactly trimValue(whole text).
+    int start = 0;
+    int end = length;
+    while (start < end && isTrimByte(buf[start])) {
+      start++;
+    }
+    while (end > start && isTrimByte(buf[end - 1])) {
+      end--;
+    }
+    return trimValue(new String(buf, start, end - start, StandardCharsets.UTF_8));
+  };
+
+  private <T> T read(Path file, Decoder<T> decoder) {
+    return againIfHandlesClosed(file, () -> readOnce(file, decoder, false));
   }
 
   /**
@@ -1091,7 +1121,7 @@ public final class HostFs {
    * sends the read back here with {@code careful}, and every other answer is the one the careful way
    * gives: absent, permission denied, is a directory, or the read's own error.
    */
-  private String readOnce(Path file, boolean trim, boolean careful) {
+  private <T> T readOnce(Path file, Decoder<T> decoder, boolean careful) {
     Resolved r;
     try {
       r = resolve(file, true, false, !careful);
@@ -1153,7 +1183,7 @@ public final class HostFs {
       throw new HostFileException(file, "permission denied", e);
     } catch (IOException e) {
       if (unchecked) {
-        return readOnce(file, trim, true); // a symlink (O_NOFOLLOW's ELOOP): followed the usual way
+        return readOnce(file, decoder, true); // a symlink (O_NOFOLLOW's ELOOP): followed the usual way
       }
       throw new HostFileException(file, ioReason(e), e);
     }
@@ -1192,20 +1222,7 @@ public final class HostFs {
     if (length > MAX_FILE_BYTES) {
       throw new HostFileException(file, "larger than " + (MAX_FILE_BYTES >> 20) + " MiB", null);
     }
-    int start = 0;
-    int end = length;
-    if (trim) {
-      // ASCII whitespace and NUL are single bytes that no UTF-8 sequence contains; trimValue then
-      // handles the rarer non-ASCII whitespace, so the result is exactly trimValue(whole text).
-      while (start < end && isTrimByte(buf[start])) {
-        start++;
-      }
-      while (end > start && isTrimByte(buf[end - 1])) {
-        end--;
-      }
-    }
-    String text = new String(buf, start, end - start, StandardCharsets.UTF_8);
-    return trim ? trimValue(text) : text;
+    return decoder.decode(buf, length);
   }
 
   /** The bytes {@link Character#isWhitespace} accepts below 0x80, and NUL. */

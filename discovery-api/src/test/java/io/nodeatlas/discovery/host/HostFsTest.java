@@ -64,6 +64,26 @@ class HostFsTest {
   }
 
   @Test
+  void binaryFilesReadAsTheirBytesWithTheSameChecksAsText(@TempDir Path outside) throws Exception {
+    // Bytes that are not UTF-8 (a text read would replace them) and a NUL (a value read would trim it).
+    byte[] cache = {'g', 'l', (byte) 0xff, (byte) 0xc3, 0, 0x28, (byte) 0x80, '\n'};
+    FixtureTree.at(root).bytes("etc/ld.so.cache", cache).symlink("etc/away", outside.resolve("x").toString());
+    Files.write(outside.resolve("x"), cache);
+    Path fifo = root.resolve("etc/fifo");
+    assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+    HostFs fs = HostFs.of(root);
+    assertThat(fs.readBytes(root.resolve("etc/ld.so.cache"))).hasValueSatisfying(b -> assertThat(b).isEqualTo(cache));
+    assertThat(fs.readBytes(root.resolve("etc/nothing"))).isEmpty();
+    assertThatThrownBy(() -> fs.readBytes(fifo)).isInstanceOf(HostFileException.class)
+        .hasMessageContaining("not a regular file");
+    assertThatThrownBy(() -> fs.readBytes(root.resolve("etc/away"))).isInstanceOf(HostFileException.class)
+        .hasMessageContaining("outside");
+    Files.write(root.resolve("etc/big"), new byte[HostFs.MAX_FILE_BYTES + 1]);
+    assertThatThrownBy(() -> fs.readBytes(root.resolve("etc/big"))).isInstanceOf(HostFileException.class)
+        .hasMessageContaining("larger than 4 MiB");
+  }
+
+  @Test
   void hugeFileIsRefused() throws Exception {
     Path big = root.resolve("big");
     Files.write(big, new byte[HostFs.MAX_FILE_BYTES + 1]);

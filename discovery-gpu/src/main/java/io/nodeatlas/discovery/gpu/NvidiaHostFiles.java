@@ -1,5 +1,7 @@
 package io.nodeatlas.discovery.gpu;
 
+import io.nodeatlas.discovery.gpu.LdSoCacheParser.Entry;
+import io.nodeatlas.discovery.gpu.LdSoCacheParser.LdSoCache;
 import io.nodeatlas.discovery.gpu.MigMinorsParser.MigMinors;
 import io.nodeatlas.discovery.gpu.ProcDevicesParser.CharMajors;
 import io.nodeatlas.discovery.host.FactReader;
@@ -8,8 +10,10 @@ import io.nodeatlas.discovery.model.ContainerEdits.DeviceNode;
 import io.nodeatlas.discovery.model.ContainerEdits.Mount;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The host files that NVML does not cover, all read through a {@link FactReader}: the character
@@ -20,12 +24,16 @@ import java.util.Optional;
 final class NvidiaHostFiles {
 
   /**
-   * Lib directories under the driver root, in the order NVIDIA's DRA driver ({@code
-   * k8s-dra-driver-gpu}, {@code cmd/gpu-kubelet-plugin}) searches them for {@code libnvidia-ml.so.1}.
+   * Where libraries are looked for under the driver root when its {@code /etc/ld.so.cache} does not
+   * name them (no cache, as in some driver containers, or one not rebuilt since the install): the
+   * directories NVIDIA's DRA driver ({@code k8s-dra-driver-gpu}, {@code cmd/gpu-kubelet-plugin})
+   * searches for {@code libnvidia-ml.so.1}, Debian's packaged-driver directories, and the loader's
+   * plain system directories {@code /usr/lib} and {@code /lib}.
    */
   static final List<String> LIBRARY_DIRS = List.of(
       "", "usr/lib64", "usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu", "lib64",
-      "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu");
+      "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu", "usr/lib/x86_64-linux-gnu/nvidia/current",
+      "usr/lib/aarch64-linux-gnu/nvidia/current", "usr/lib", "lib");
 
   /**
    * The compute and utility libraries a CUDA container needs (libnvidia-container's
@@ -36,6 +44,9 @@ final class NvidiaHostFiles {
       "libcuda", "libcudadebugger", "libnvidia-allocator", "libnvidia-cfg", "libnvidia-gpucomp",
       "libnvidia-ml", "libnvidia-nvvm", "libnvidia-opencl", "libnvidia-pkcs11", "libnvidia-pkcs11-openssl3",
       "libnvidia-ptxjitcompiler");
+
+  /** The loader's index under the driver root (glibc's {@code ldconfig} writes it; see {@link LdSoCacheParser}). */
+  static final String LD_SO_CACHE = "/etc/ld.so.cache";
 
   static final List<String> BINARY_DIRS = List.of("usr/bin", "bin", "usr/sbin");
 
@@ -53,6 +64,7 @@ final class NvidiaHostFiles {
   private final FactReader facts;
   private final FactReader driverFiles;
   private final String driverRoot;
+  private final int libc6Flags;
   private CharMajors majors;
   private MigMinors migMinors;
   private List<Mount> driverMounts;
@@ -62,11 +74,13 @@ final class NvidiaHostFiles {
    * @param driverFiles reads under the driver root (its file system may have the driver root as an
    *     extra root, see {@link NvmlLibraryLocator#driverFs})
    * @param driverRoot the driver root as the host names it ({@code /} or {@code /run/nvidia/driver})
+   * @param libc6Flags the ld.so.cache flags of the host's 64-bit libraries ({@link LdSoCacheParser#libc6Flags})
    */
-  NvidiaHostFiles(FactReader facts, FactReader driverFiles, String driverRoot) {
+  NvidiaHostFiles(FactReader facts, FactReader driverFiles, String driverRoot, int libc6Flags) {
     this.facts = facts;
     this.driverFiles = driverFiles;
     this.driverRoot = driverRoot;
+    this.libc6Flags = libc6Flags;
   }
 
   /** {@code /proc/devices}, read once; a malformed line costs that line. */
@@ -163,24 +177,48 @@ final class NvidiaHostFiles {
 
   /**
    * The driver's libraries and tools as read-only bind mounts at the same path in the container,
-   * found under the driver root: {@code <lib>.so.<driverVersion>} plus its {@code .so.1} SONAME link
-   * (a bind mount follows the link, so the container sees the SONAME without an ldconfig hook), and
-   * the binaries. Computed once per discovery.
+   * found under the driver root. Each library is looked up as the loader would: in the directories
+   * the driver root's {@code ld.so.cache} names for its SONAME ({@code libcuda.so.1},
+   * {@code libnvidia-nvvm.so.4}), else in {@link #LIBRARY_DIRS} (SONAME {@code .so.1}); in each such
+   * directory {@code <lib>.so.<driverVersion>} and the SONAME link are mounted (a bind mount follows
+   * the link, so the container sees the SONAME without an ldconfig hook). Each binary is mounted once, from the first of
+   * {@link #BINARY_DIRS} that has it. A directory reached twice through a link ({@code /lib} is
+   * {@code usr/lib} on merged-/usr systems) counts once. Computed once per discovery.
    */
   List<Mount> driverMounts(Optional<String> driverVersion) {
     if (driverMounts == null) {
       List<Mount> mounts = new ArrayList<>();
       driverVersion.ifPresent(version -> {
-        for (String dir : LIBRARY_DIRS) {
-          for (String lib : LIBRARIES) {
-            addIfPresent(mounts, dir, lib + ".so." + version);
-            addIfPresent(mounts, dir, lib + ".so.1");
+        Optional<LdSoCache> cache = ldSoCache();
+        for (String lib : LIBRARIES) {
+          List<Entry> named = cache.map(c -> c.findLibrary(lib, libc6Flags)).orElse(List.of());
+          Set<Path> seen = new HashSet<>();
+          if (named.isEmpty()) {
+            for (String dir : LIBRARY_DIRS) {
+              if (firstVisit(dir, seen)) {
+                addIfPresent(mounts, dir, lib + ".so." + version);
+                addIfPresent(mounts, dir, lib + ".so.1");
+              }
+            }
+          }
+          for (Entry entry : named) {
+            // The SONAME link the loader opens (libcuda.so.1, libnvidia-nvvm.so.4) and the file
+            // named by the driver version beside it; once per directory.
+            String dir = entry.directory().substring(1);
+            if (firstVisit(dir, seen)) {
+              addIfPresent(mounts, dir, lib + ".so." + version);
+              if (!entry.soname().equals(lib + ".so." + version)) {
+                addIfPresent(mounts, dir, entry.soname());
+              }
+            }
           }
         }
       });
-      for (String dir : BINARY_DIRS) {
-        for (String bin : BINARIES) {
-          addIfPresent(mounts, dir, bin);
+      for (String bin : BINARIES) {
+        for (String dir : BINARY_DIRS) {
+          if (addIfPresent(mounts, dir, bin)) {
+            break;
+          }
         }
       }
       driverMounts = List.copyOf(mounts);
@@ -188,18 +226,40 @@ final class NvidiaHostFiles {
     return driverMounts;
   }
 
-  private void addIfPresent(List<Mount> mounts, String dir, String file) {
+  /** The driver root's ld.so.cache; empty when it has none or it is not understood (one warning). */
+  private Optional<LdSoCache> ldSoCache() {
+    Path file = driverFiles.fs().fromHostPath(hostPath(LD_SO_CACHE));
+    Optional<LdSoCache> cache = driverFiles.readBinary(file, LdSoCacheParser::parse);
+    cache.filter(c -> c.skipped() > 0).ifPresent(c -> driverFiles.warn(file, c.skipped()
+        + " entries with a malformed name or path left out"));
+    return cache;
+  }
+
+  /** Whether the directory exists and its real path was not visited yet. */
+  private boolean firstVisit(String dir, Set<Path> seen) {
+    Path local = driverFiles.fs().fromHostPath(hostPath("/" + dir));
+    try {
+      return driverFiles.fs().realPath(local).map(seen::add).orElse(false);
+    } catch (HostFileException e) {
+      driverFiles.warn(local, e.reason());
+      return false;
+    }
+  }
+
+  private boolean addIfPresent(List<Mount> mounts, String dir, String file) {
     String containerPath = "/" + (dir.isEmpty() ? file : dir + "/" + file);
     String hostPath = hostPath(containerPath);
     Path local = driverFiles.fs().fromHostPath(hostPath);
     try {
       if (driverFiles.fs().realPath(local).isPresent()) {
         mounts.add(Mount.readOnlyBind(hostPath, containerPath));
+        return true;
       }
     } catch (HostFileException e) {
       // A link that leads out of the host and driver roots is not mounted: the runtime would follow it.
       driverFiles.warn(local, e.reason());
     }
+    return false;
   }
 
   /** A path inside the driver installation as the host sees it ({@code /run/nvidia/driver/usr/bin/nvidia-smi}). */

@@ -206,6 +206,79 @@ class GpuDiscoverySourceTest {
     assertThat(a100.containerEdits().deviceNodes()).first().isEqualTo(DeviceNode.charDevice("/dev/nvidia3", 195, 3));
   }
 
+  /**
+   * The layout of a real H100 host (seen on a lent GPU machine): the driver under
+   * {@code /usr/local/nvidia/lib64}, SONAME links in {@code /usr/lib} too, {@code /lib} and
+   * {@code /bin} links into {@code /usr}, and the loader's cache naming both library directories.
+   */
+  @Test
+  void librariesAreMountedFromTheDirectoriesTheLoadersCacheNamesAndEachDirectoryOnce() throws Exception {
+    FixtureTree.at(host)
+        .file("usr/local/nvidia/lib64/libcuda.so.550.54.15", "")
+        .symlink("usr/local/nvidia/lib64/libcuda.so.1", "libcuda.so.550.54.15")
+        .file("usr/local/nvidia/lib64/libnvidia-ml.so.550.54.15", "")
+        .symlink("usr/local/nvidia/lib64/libnvidia-ml.so.1", "libnvidia-ml.so.550.54.15")
+        .file("usr/local/nvidia/lib64/libnvidia-nvvm.so.550.54.15", "")
+        .symlink("usr/local/nvidia/lib64/libnvidia-nvvm.so.4", "libnvidia-nvvm.so.550.54.15")
+        .file("usr/local/nvidia/lib64/libnvidia-gpucomp.so.550.54.15", "")
+        .symlink("usr/lib/libcuda.so.1", "../local/nvidia/lib64/libcuda.so.550.54.15")
+        .symlink("lib", "usr/lib")
+        .symlink("bin", "usr/bin")
+        .bytes("etc/ld.so.cache", new LdSoCacheFile()
+            .lib("libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1", LdSoCacheFile.X86_64)
+            .lib("libcuda.so.1", "/usr/lib32/libcuda.so.1", LdSoCacheFile.I386)
+            .lib("libcuda.so.1", "/lib/libcuda.so.1", LdSoCacheFile.X86_64)
+            .lib("libnvidia-ml.so.1", "/usr/local/nvidia/lib64/libnvidia-ml.so.1", LdSoCacheFile.X86_64)
+            // SONAMEs that are not .so.1: the NVVM ABI version, and the whole driver version.
+            .lib("libnvidia-nvvm.so.4", "/usr/local/nvidia/lib64/libnvidia-nvvm.so.4", LdSoCacheFile.X86_64)
+            .lib("libnvidia-gpucomp.so.550.54.15", "/usr/local/nvidia/lib64/libnvidia-gpucomp.so.550.54.15",
+                LdSoCacheFile.X86_64)
+            .bytes());
+    DiscoveryResult r = discover(FakeNvml.twoGpus());
+
+    assertThat(r.warnings()).isEmpty();
+    assertThat(device(r, "gpu-0").containerEdits().mounts()).containsExactly(
+        Mount.readOnlyBind("/usr/local/nvidia/lib64/libcuda.so.550.54.15", "/usr/local/nvidia/lib64/libcuda.so.550.54.15"),
+        Mount.readOnlyBind("/usr/local/nvidia/lib64/libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1"),
+        Mount.readOnlyBind("/lib/libcuda.so.1", "/lib/libcuda.so.1"),
+        Mount.readOnlyBind("/usr/local/nvidia/lib64/libnvidia-gpucomp.so.550.54.15",
+            "/usr/local/nvidia/lib64/libnvidia-gpucomp.so.550.54.15"),
+        Mount.readOnlyBind("/usr/local/nvidia/lib64/libnvidia-ml.so.550.54.15",
+            "/usr/local/nvidia/lib64/libnvidia-ml.so.550.54.15"),
+        Mount.readOnlyBind("/usr/local/nvidia/lib64/libnvidia-ml.so.1", "/usr/local/nvidia/lib64/libnvidia-ml.so.1"),
+        Mount.readOnlyBind("/usr/local/nvidia/lib64/libnvidia-nvvm.so.550.54.15",
+            "/usr/local/nvidia/lib64/libnvidia-nvvm.so.550.54.15"),
+        Mount.readOnlyBind("/usr/local/nvidia/lib64/libnvidia-nvvm.so.4", "/usr/local/nvidia/lib64/libnvidia-nvvm.so.4"),
+        // Not in the cache: found in the fixed directories.
+        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15",
+            "/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15"),
+        // Once, though /bin/nvidia-smi is the same file.
+        Mount.readOnlyBind("/usr/bin/nvidia-smi", "/usr/bin/nvidia-smi"));
+  }
+
+  @Test
+  void aCacheThatIsNotUnderstoodCostsOneWarningAndTheFixedDirectoriesAreSearchedEachOnce() throws Exception {
+    FixtureTree.at(host)
+        .file("etc/ld.so.cache", "ld.so.cache written by something else")
+        .file("usr/lib/libnvidia-ml.so.550.54.15", "")
+        .symlink("lib", "usr/lib")
+        .symlink("lib64", "usr/lib/x86_64-linux-gnu")
+        .symlink("bin", "usr/bin");
+    DiscoveryResult r = discover(FakeNvml.twoGpus());
+
+    assertThat(messages(r)).containsExactly(
+        "/etc/ld.so.cache: not understood: not a glibc ld.so.cache (no glibc-ld.so.cache1.1 header)");
+    assertThat(device(r, "gpu-3").containerEdits().mounts()).containsExactly(
+        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"),
+        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"),
+        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15",
+            "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15"),
+        Mount.readOnlyBind("/usr/lib/libnvidia-ml.so.550.54.15", "/usr/lib/libnvidia-ml.so.550.54.15"),
+        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15",
+            "/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15"),
+        Mount.readOnlyBind("/usr/bin/nvidia-smi", "/usr/bin/nvidia-smi"));
+  }
+
   @Test
   void outputIsTheSameOnEveryRun() throws Exception {
     assertThat(discover(FakeNvml.twoGpus())).isEqualTo(discover(FakeNvml.twoGpus()));

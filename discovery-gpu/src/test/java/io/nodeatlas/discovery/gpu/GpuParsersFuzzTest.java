@@ -87,4 +87,40 @@ class GpuParsersFuzzTest {
     assertThat(minors.minors().values()).allSatisfy(m -> assertThat(m).isNotNegative());
     assertThat(minors.gpuInstance(0, 1)).isNotNull();
   }
+
+  /**
+   * {@code ld.so.cache}: a well-formed cache of fuzzed names, then fuzzed bytes written over it. The
+   * parser answers with entries whose names and paths are safe to join under a root, or refuses the
+   * whole file with a reason; it never reads past the file.
+   */
+  @FuzzTest(maxDuration = "60s")
+  void ldSoCacheParser(FuzzedDataProvider data) {
+    LdSoCacheFile writer = new LdSoCacheFile();
+    int libs = data.consumeInt(0, 6);
+    for (int i = 0; i < libs; i++) {
+      writer.lib(data.consumeString(40), data.consumeString(80), data.consumeInt());
+    }
+    if (data.consumeBoolean()) {
+      writer.oldFormatFirst();
+    }
+    byte[] file = writer.bytes();
+    int edits = data.consumeInt(0, 8);
+    for (int i = 0; i < edits && file.length > 0; i++) {
+      file[data.consumeInt(0, file.length - 1)] = data.consumeByte();
+    }
+    if (data.consumeBoolean()) {
+      file = java.util.Arrays.copyOf(file, data.consumeInt(0, file.length));
+    }
+    try {
+      LdSoCacheParser.LdSoCache cache = LdSoCacheParser.parse(file);
+      assertThat(cache.entries().size() + cache.skipped()).isLessThanOrEqualTo(file.length / LdSoCacheParser.ENTRY_BYTES);
+      assertThat(cache.entries()).allSatisfy(e -> {
+        assertThat(LdSoCacheParser.validPath(e.path())).isTrue();
+        assertThat(e.soname()).isNotEmpty().doesNotContain("/");
+        assertThat(e.directory()).startsWith("/");
+      });
+    } catch (IllegalArgumentException e) {
+      assertThat(e.getMessage()).isNotBlank();
+    }
+  }
 }
