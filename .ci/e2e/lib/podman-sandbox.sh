@@ -7,7 +7,8 @@
 #                                 $P with its state there (runc, cgroupfs, no journald, nofile within
 #                                 root's limit: crun cannot run here), a busybox rootfs with APPLETs
 #                                 imported as $image, and $W/etc-cdi, $W/cdi and each $W/DIR created.
-#                                 A script may define e2e_cleanup_extra to undo more on exit.
+#                                 A script may define e2e_cleanup_extra to undo more on exit, and
+#                                 e2e_rootfs_extra ROOTFS to add files to the image before it is imported.
 #   podman_in DIR PODMAN-ARGS...  podman with DIR as /var/run/cdi and an empty /etc/cdi, bind-mounted in a
 #                                 private mount namespace: the host's own CDI dirs are never read or written
 #                                 (podman 4.3.1 only reads those two paths).
@@ -63,6 +64,7 @@ CONF
   cp "$(command -v busybox)" "$W/rootfs/bin/busybox"
   local a
   for a in "${applets[@]}"; do ln -s busybox "$W/rootfs/bin/$a"; done
+  if declare -F e2e_rootfs_extra >/dev/null; then e2e_rootfs_extra "$W/rootfs"; fi
   tar -C "$W/rootfs" -cf "$W/rootfs.tar" .
   image=localhost/nodeatlas-$name-e2e:latest
   "${P[@]}" import -q "$W/rootfs.tar" "$image" >/dev/null

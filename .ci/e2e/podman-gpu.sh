@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# End-to-end: an NVIDIA GPU found by the gpu source reaches a podman container through CDI, and a
+# program in the container loads the driver's libraries by SONAME with the container's own loader.
+#
+# The driver root is built here, in the layout a lent H100 machine showed: the driver's libraries in
+# /usr/local/nvidia/lib64 (outside every default library directory), SONAME links in /usr/lib, merged
+# /usr (/lib -> usr/lib, /bin -> usr/bin), and an /etc/ld.so.cache written by glibc's own
+# `ldconfig -r` naming both. The libraries are the tests' fake NVML (discovery-gpu/target/native, built
+# by `./mvnw verify`) and a fake libcuda built here from fixtures/fake-libcuda.c; NVML is loaded from
+# the fake with --nvml-library, configured by FAKE_NVML_CONFIG.
+#
+# The image is busybox plus this host's glibc in Debian's directories, and no ld.so.cache: its loader
+# searches /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, /lib and /usr/lib, as a distribution
+# image's does. fixtures/gpu-app.c dlopens libcuda.so.1 and libnvidia-ml.so.1 and asks each for its
+# devices. Without the CDI device it must fail to load them (the control); with it, libcuda.so.1 loads
+# through the /usr/lib link the spec mounts too, and with the LD_LIBRARY_PATH of NVIDIA's CUDA images
+# both load from /usr/local/nvidia/lib64. podman conventions as in podman-cdi.sh (private state, private
+# /etc/cdi and /var/run/cdi).
+#
+# Environment:
+#   NODEATLAS   command to run (default ./nodeatlas), e.g. "java -jar cli/target/nodeatlas.jar"
+# Needs root, podman, runc, busybox-static, jq, gcc and ldconfig. Idempotent; leaves nothing behind.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$(pwd)
+fixtures=$repo/.ci/e2e/fixtures
+fake_nvml=$repo/discovery-gpu/target/native/libnvidia-ml.so.1
+read -r -a nodeatlas <<< "${NODEATLAS:-./nodeatlas}"
+start=$(date +%s)
+version=550.54.15
+
+source .ci/e2e/lib/podman-sandbox.sh
+e2e_require podman runc jq busybox unshare gcc
+ldconfig=$(command -v ldconfig || echo /sbin/ldconfig)
+[[ -x $ldconfig ]] || fail "glibc's ldconfig is not installed"
+[[ -f $fake_nvml ]] || fail "$fake_nvml is missing: run ./mvnw verify (or test-compile in discovery-gpu) first"
+
+build=$(mktemp -d /tmp/nodeatlas-gpu-build.XXXXXX)
+e2e_cleanup_extra() { rm -rf "$build"; }
+gcc -std=c11 -O2 -Wall -Wextra -Werror -o "$build/gpu-app" "$fixtures/gpu-app.c" -ldl
+gcc -std=c11 -shared -fPIC -Wall -Wextra -Werror -Wl,-soname,libcuda.so.1 -o "$build/libcuda.so.$version" \
+  "$fixtures/fake-libcuda.c"
+
+# The image: busybox, the app, and this host's glibc for it, merged-/usr like Debian's images.
+e2e_rootfs_extra() {
+  local root=$1 lib
+  mkdir -p "$root/usr/lib/x86_64-linux-gnu" "$root/usr/lib64" "$root/etc"
+  ln -s usr/lib "$root/lib"
+  ln -s usr/lib64 "$root/lib64"
+  cp "$build/gpu-app" "$root/bin/gpu-app"
+  for lib in $( { ldd "$build/gpu-app"; ldd "$fake_nvml"; } | grep -o '/[^ ]*' | sort -u); do
+    cp -L "$lib" "$root/usr${lib#/usr}"
+  done
+  [[ ! -e $root/etc/ld.so.cache ]] || fail "the image must have no ld.so.cache"
+}
+e2e_sandbox gpu sh cat ls test echo -- host
+
+# --- the driver root ------------------------------------------------------------------------------------
+# A driver root apart from the host root, as a driver container's /run/nvidia/driver is: the spec's
+# host paths lie under it, so the runtime on this machine finds them (a --host-root fixture's would
+# name the fixture's host, not this one). This host has no /dev/nvidia*, so the GPU gets no device
+# node here (podman-cdi.sh checks GPU nodes); the driver's files are the subject.
+h=$W/host
+mkdir -p "$h/usr/local/nvidia/lib64" "$h/usr/lib" "$h/usr/bin" "$h/etc"
+ln -s usr/lib "$h/lib"
+ln -s usr/bin "$h/bin"
+cp "$fake_nvml" "$h/usr/local/nvidia/lib64/libnvidia-ml.so.$version"
+cp "$build/libcuda.so.$version" "$h/usr/local/nvidia/lib64/"
+echo /usr/local/nvidia/lib64 > "$h/etc/ld.so.conf"
+# glibc's ldconfig, chrooted into the host root: makes the SONAME links and writes etc/ld.so.cache.
+"$ldconfig" -r "$h" 2> >(grep -v "Can't stat\|No such file" >&2 || true)
+[[ -L $h/usr/local/nvidia/lib64/libcuda.so.1 ]] || fail "ldconfig made no libcuda.so.1 link"
+ln -s ../local/nvidia/lib64/libcuda.so.1 "$h/usr/lib/libcuda.so.1"
+"$ldconfig" -r "$h" 2> >(grep -v "Can't stat\|No such file" >&2 || true)
+listed=$("$ldconfig" -p -C "$h/etc/ld.so.cache")
+grep -q "libcuda.so.1 (libc6,x86-64) => /usr/local/nvidia/lib64/libcuda.so.1" <<< "$listed" \
+  || fail "the host's ld.so.cache does not name /usr/local/nvidia/lib64: $listed"
+grep -Eq "libcuda.so.1 \(libc6,x86-64\) => (/usr)?/lib/libcuda.so.1" <<< "$listed" \
+  || fail "the host's ld.so.cache does not name the /usr/lib link: $listed"
+printf '#!/bin/sh\necho "nvidia-smi of the host driver"\n' > "$h/usr/bin/nvidia-smi"
+chmod 755 "$h/usr/bin/nvidia-smi"
+cat > "$W/fake-nvml.conf" <<CONF
+driver.version=$version
+cuda.driver.version=12040
+device.count=1
+device.0.name=NVIDIA H100 80GB HBM3
+device.0.uuid=GPU-6c6f1d3e-1b6e-4b5f-9c1e-5b8a4f0e2a11
+device.0.minor=0
+device.0.pci.busid=00000000:18:00.0
+device.0.memory.total=85520809984
+CONF
+pass "driver root: libraries in /usr/local/nvidia/lib64, ld.so.cache by ldconfig -r naming it and /usr/lib"
+
+# --- 1. discover and generate --------------------------------------------------------------------------
+echo "==> cdi generate --sources gpu --nvidia-driver-root $h"
+FAKE_NVML_CONFIG=$W/fake-nvml.conf "${nodeatlas[@]}" cdi generate --nvidia-driver-root "$h" --sources gpu \
+  --nvml-library "$fake_nvml" --output-dir "$W/cdi" > "$W/generate.out" 2>&1 \
+  || fail "cdi generate failed: $(cat "$W/generate.out")"
+cat "$W/generate.out"
+spec=$W/cdi/nodeatlas.io-gpu.json
+[[ -f $spec ]] || fail "no GPU spec written: $(ls "$W/cdi")"
+grep -qi 'ld.so.cache\|outside' "$W/generate.out" && fail "generate warned about the driver files: $(cat "$W/generate.out")"
+mounts=$(jq -r '.devices[] | select(.name == "gpu-0") | .containerEdits.mounts[].containerPath' "$spec")
+jq -e --arg h "$h" '[.devices[] | select(.name == "gpu-0") | .containerEdits.mounts[]
+  | select(.hostPath != $h + .containerPath)] | length == 0' "$spec" >/dev/null \
+  || fail "a mount's host path is not the driver root joined with its container path: $(cat "$spec")"
+for want in /usr/local/nvidia/lib64/libcuda.so.$version /usr/local/nvidia/lib64/libcuda.so.1 \
+  /usr/local/nvidia/lib64/libnvidia-ml.so.$version /usr/local/nvidia/lib64/libnvidia-ml.so.1 /usr/bin/nvidia-smi; do
+  grep -qx "$want" <<< "$mounts" || fail "gpu-0 does not mount $want: $mounts"
+done
+grep -Eqx "(/usr)?/lib/libcuda.so.1" <<< "$mounts" || fail "gpu-0 does not mount the /usr/lib link: $mounts"
+[[ $(grep -c nvidia-smi <<< "$mounts") == 1 ]] || fail "nvidia-smi is mounted more than once (/bin is /usr/bin): $mounts"
+pass "gpu-0 mounts the libraries where the host's ld.so.cache names them, and nvidia-smi once"
+
+# --- 2. the container ---------------------------------------------------------------------------------
+run_app() { # [DEVICE] -- [PODMAN-ARGS]: the app, with the fake's configuration where FAKE_NVML_CONFIG says
+  local args=()
+  [[ $1 != -- ]] && { args+=(--device "$1"); shift; }
+  shift
+  podman_in "$W/cdi" run --rm --network none "${args[@]}" "$@" -e FAKE_NVML_CONFIG=/etc/fake-nvml.conf \
+    -v "$W/fake-nvml.conf:/etc/fake-nvml.conf:ro" "$image" sh -c '/bin/gpu-app; echo "exit $?"' \
+    2> >(grep -v oom_score_adj >&2)
+}
+out=$(run_app --)
+grep -q "libcuda.so.1: libcuda.so.1: cannot open shared object file" <<< "$out" && grep -qx "exit 1" <<< "$out" \
+  || fail "without the CDI device the app found a driver library: $out"
+pass "control: without the CDI device the container has no driver library"
+
+# The image's default search path: libcuda.so.1 through the host's /usr/lib link, which the spec
+# mounts too; libnvidia-ml.so.1, only in /usr/local/nvidia/lib64 on this host, stays out of reach.
+out=$(run_app nodeatlas.io/gpu=gpu-0 --)
+echo "$out" | sed 's/^/    /'
+grep -Eqx "libcuda.so.1 loaded from (/usr)?/lib/libcuda.so.1" <<< "$out" || fail "libcuda.so.1 not loaded through the /usr/lib link: $out"
+grep -qx "cuInit, cuDeviceGetCount: error 0, 1 device(s)" <<< "$out" || fail "libcuda did not answer: $out"
+grep -q "libnvidia-ml.so.1: libnvidia-ml.so.1: cannot open shared object file" <<< "$out" \
+  || fail "libnvidia-ml.so.1 was found outside the default path without LD_LIBRARY_PATH: $out"
+pass "gpu-0, default path: libcuda.so.1 loads through the /usr/lib link and answers"
+
+# With LD_LIBRARY_PATH=/usr/local/nvidia/lib64, as NVIDIA's CUDA images set it: both from there.
+out=$(run_app nodeatlas.io/gpu=gpu-0 -- -e LD_LIBRARY_PATH=/usr/local/nvidia/lib64)
+echo "$out" | sed 's/^/    /'
+grep -qx "libcuda.so.1 loaded from /usr/local/nvidia/lib64/libcuda.so.1" <<< "$out" || fail "libcuda.so.1: $out"
+grep -qx "libnvidia-ml.so.1 loaded from /usr/local/nvidia/lib64/libnvidia-ml.so.1" <<< "$out" || fail "libnvidia-ml.so.1: $out"
+grep -qx "cuInit, cuDeviceGetCount: error 0, 1 device(s)" <<< "$out" || fail "libcuda did not answer: $out"
+grep -qx "nvmlInit_v2, nvmlDeviceGetCount_v2: error 0, 1 device(s)" <<< "$out" || fail "NVML did not answer: $out"
+grep -qx "exit 0" <<< "$out" || fail "the app failed: $out"
+pass "gpu-0 with the CUDA images' LD_LIBRARY_PATH: libcuda.so.1 and libnvidia-ml.so.1 load from /usr/local/nvidia/lib64 and answer"
+
+out=$(podman_in "$W/cdi" run --rm --network none --device nodeatlas.io/gpu=gpu-0 "$image" \
+  sh -c '/usr/bin/nvidia-smi && ! (echo x > /usr/local/nvidia/lib64/libcuda.so.1) 2>/dev/null' \
+  2> >(grep -v oom_score_adj >&2)) || fail "nvidia-smi or read-only libraries: $out"
+grep -q "nvidia-smi of the host driver" <<< "$out" || fail "nvidia-smi did not run: $out"
+pass "the driver's nvidia-smi runs, the driver's files are read-only"
+echo "podman-gpu: all checks passed in $(($(date +%s) - start)) s"
