@@ -45,6 +45,8 @@ final class LdSoCacheParser {
   static final int FLAG_X8664_LIB64 = 0x0300;
   /** {@code FLAG_AARCH64_LIB64}: the AArch64 ABI. */
   static final int FLAG_AARCH64_LIB64 = 0x0a00;
+  /** {@code FLAG_POWERPC_LIB64}: the 64-bit POWER ABI. */
+  static final int FLAG_POWERPC_LIB64 = 0x0500;
 
   /** The byte-order values of the header's flags ({@code cache_file_new_flags_endian_*}). */
   private static final int ENDIAN_UNSET = 0;
@@ -71,6 +73,9 @@ final class LdSoCacheParser {
      * {@code libnvidia-gpucomp} its {@code .so.<driver version>}), in the loader's order.
      */
     List<Entry> findLibrary(String library, int flags) {
+      if (flags == 0) {
+        return List.of();
+      }
       String prefix = library + ".so.";
       return entries.stream().filter(e -> e.flags() == flags && e.soname().startsWith(prefix)).toList();
     }
@@ -80,12 +85,14 @@ final class LdSoCacheParser {
 
   /**
    * The flags of 64-bit glibc libraries for a JVM {@code os.arch} ({@code amd64}, {@code x86_64},
-   * {@code aarch64}); 0 (nothing matches) for an architecture the driver does not ship for.
+   * {@code aarch64}, {@code ppc64le}: the architectures NVIDIA's Linux driver ships for); 0, which
+   * {@link LdSoCache#findLibrary} matches nothing with, for any other.
    */
   static int libc6Flags(String osArch) {
     return switch (osArch) {
       case "amd64", "x86_64" -> FLAG_ELF_LIBC6 | FLAG_X8664_LIB64;
       case "aarch64", "arm64" -> FLAG_ELF_LIBC6 | FLAG_AARCH64_LIB64;
+      case "ppc64le" -> FLAG_ELF_LIBC6 | FLAG_POWERPC_LIB64;
       default -> 0;
     };
   }
@@ -158,11 +165,17 @@ final class LdSoCacheParser {
     }
     int end = (int) from;
     int limit = (int) Math.min(file.length, from + MAX_PATH_BYTES + 1);
+    boolean ascii = true;
     while (end < limit && file[end] != 0) {
+      ascii &= file[end] > 0;
       end++;
     }
     if (end == limit) {
       return null;
+    }
+    if (ascii) {
+      // Nearly every name is ASCII: no decoder needed (a cache can hold 100,000 of them).
+      return new String(file, (int) from, end - (int) from, StandardCharsets.US_ASCII);
     }
     try {
       return StandardCharsets.UTF_8.newDecoder()

@@ -179,7 +179,8 @@ final class NvidiaHostFiles {
    * The driver's libraries and tools as read-only bind mounts at the same path in the container,
    * found under the driver root. Each library is looked up as the loader would: in the directories
    * the driver root's {@code ld.so.cache} names for its SONAME ({@code libcuda.so.1},
-   * {@code libnvidia-nvvm.so.4}), else in {@link #LIBRARY_DIRS} (SONAME {@code .so.1}); in each such
+   * {@code libnvidia-nvvm.so.4}), else, or when nothing is left there, in {@link #LIBRARY_DIRS}
+   * (SONAME {@code .so.1}); in each such
    * directory {@code <lib>.so.<driverVersion>} and the SONAME link are mounted (a bind mount follows
    * the link, so the container sees the SONAME without an ldconfig hook). Each binary is mounted once, from the first of
    * {@link #BINARY_DIRS} that has it. A directory reached twice through a link ({@code /lib} is
@@ -191,17 +192,9 @@ final class NvidiaHostFiles {
       driverVersion.ifPresent(version -> {
         Optional<LdSoCache> cache = ldSoCache();
         for (String lib : LIBRARIES) {
-          List<Entry> named = cache.map(c -> c.findLibrary(lib, libc6Flags)).orElse(List.of());
           Set<Path> seen = new HashSet<>();
-          if (named.isEmpty()) {
-            for (String dir : LIBRARY_DIRS) {
-              if (firstVisit(dir, seen)) {
-                addIfPresent(mounts, dir, lib + ".so." + version);
-                addIfPresent(mounts, dir, lib + ".so.1");
-              }
-            }
-          }
-          for (Entry entry : named) {
+          int before = mounts.size();
+          for (Entry entry : cache.map(c -> c.findLibrary(lib, libc6Flags)).orElse(List.of())) {
             // The SONAME link the loader opens (libcuda.so.1, libnvidia-nvvm.so.4) and the file
             // named by the driver version beside it; once per directory.
             String dir = entry.directory().substring(1);
@@ -209,6 +202,16 @@ final class NvidiaHostFiles {
               addIfPresent(mounts, dir, lib + ".so." + version);
               if (!entry.soname().equals(lib + ".so." + version)) {
                 addIfPresent(mounts, dir, entry.soname());
+              }
+            }
+          }
+          if (mounts.size() == before) {
+            // Not in the cache, or only where nothing is any more (a cache ldconfig has not rebuilt
+            // since the driver changed): the usual directories.
+            for (String dir : LIBRARY_DIRS) {
+              if (firstVisit(dir, seen)) {
+                addIfPresent(mounts, dir, lib + ".so." + version);
+                addIfPresent(mounts, dir, lib + ".so.1");
               }
             }
           }

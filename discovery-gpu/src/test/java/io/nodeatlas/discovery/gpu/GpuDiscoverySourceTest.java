@@ -257,6 +257,20 @@ class GpuDiscoverySourceTest {
   }
 
   @Test
+  void aCacheNamingOnlyWhatIsGoneIsPassedOverForTheUsualDirectories() throws Exception {
+    // The driver was reinstalled elsewhere and ldconfig not run since.
+    FixtureTree.at(host).bytes("etc/ld.so.cache", new LdSoCacheFile()
+        .lib("libcuda.so.1", "/opt/nvidia-old/lib64/libcuda.so.1", LdSoCacheFile.X86_64)
+        .bytes());
+    DiscoveryResult r = discover(FakeNvml.twoGpus());
+
+    assertThat(r.warnings()).isEmpty();
+    assertThat(device(r, "gpu-0").containerEdits().mounts()).startsWith(
+        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"),
+        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"));
+  }
+
+  @Test
   void aCacheThatIsNotUnderstoodCostsOneWarningAndTheFixedDirectoriesAreSearchedEachOnce() throws Exception {
     FixtureTree.at(host)
         .file("etc/ld.so.cache", "ld.so.cache written by something else")

@@ -101,6 +101,10 @@ class LdSoCacheParserTest {
         .containsExactly("libnvidia-gpucomp.so.580.159.04");
     assertThat(LdSoCacheParser.libc6Flags("x86_64")).isEqualTo(LdSoCacheParser.libc6Flags("amd64"));
     assertThat(cache.findLibrary("libcuda", LdSoCacheParser.libc6Flags("ppc64le"))).isEmpty();
+    assertThat(LdSoCacheParser.libc6Flags("ppc64le")).isEqualTo(0x0503);
+    // An architecture the driver is not built for matches nothing, not the flag-less old entries.
+    LdSoCache old = LdSoCacheParser.parse(new LdSoCacheFile().lib("libcuda.so.1", "/lib/libcuda.so.1", 0).bytes());
+    assertThat(old.findLibrary("libcuda", LdSoCacheParser.libc6Flags("riscv64"))).isEmpty();
   }
 
   @Test
