@@ -132,6 +132,14 @@ class PackagingTest {
     });
     assertThat(pod.getHostNetwork()).isNull();
     assertThat(pod.getHostPID()).isNull();
+    // CDI specs name the driver's files as the host has them (the runtime opens them there): the driver
+    // root as the host names it is the volume's host path; the agent reads it where it is mounted.
+    var env = new java.util.HashMap<String, String>();
+    c.getEnv().stream().filter(e -> e.getValue() != null).forEach(e -> env.put(e.getName(), e.getValue()));
+    var driverVolume = pod.getVolumes().stream().filter(v -> v.getName().equals("driver-root")).findFirst().orElseThrow();
+    var driverMount = c.getVolumeMounts().stream().filter(m -> m.getName().equals("driver-root")).findFirst().orElseThrow();
+    assertThat(env.get("NVIDIA_DRIVER_ROOT")).isEqualTo(driverVolume.getHostPath().getPath());
+    assertThat(env.get("CONTAINER_DRIVER_ROOT")).isEqualTo(driverMount.getMountPath());
     // Every env var the DaemonSet sets is a twin of a real `run` flag.
     CommandLine run = NodeAtlasCommand.configure(new CommandLine(new RunCommand()), NodeAtlasCommand.installedSources());
     String help = run.getUsageMessage().replaceAll("\\s+", " ");

@@ -43,6 +43,19 @@ public final class GpuDiscoverySource implements DiscoverySource {
       "Root of the NVIDIA driver installation as the host sees it, e.g. /run/nvidia/driver "
           + "(unset: the host root); NVML and the driver files containers get are found under it.");
 
+  /**
+   * {@code --container-driver-root}: where the driver root is mounted in this process's own file
+   * system, when that is not where the host names it (a DaemonSet mounts the host's
+   * {@code /run/nvidia/driver} at {@code /driver-root}). The driver's files are read there and named
+   * under {@link #DRIVER_ROOT} in CDI specs, which the runtime on the host reads. The flag and variable
+   * are those of NVIDIA's DRA driver ({@code k8s-dra-driver-gpu}).
+   */
+  public static final SourceSetting CONTAINER_DRIVER_ROOT = SourceSetting.path(NAME, "containerDriverRoot",
+      "--container-driver-root", "CONTAINER_DRIVER_ROOT",
+      "Where the driver root is mounted in this agent's own file system (a DaemonSet's /driver-root): the "
+          + "driver's files are read there and named under --nvidia-driver-root in CDI specs (unset: the "
+          + "driver root is read under the host root).");
+
   /** {@code --nvml-library}: load NVML from exactly this file on this machine. */
   public static final SourceSetting NVML_LIBRARY = SourceSetting.path(NAME, "nvmlLibrary", "--nvml-library",
       "NODEATLAS_NVML_LIBRARY",
@@ -78,7 +91,7 @@ public final class GpuDiscoverySource implements DiscoverySource {
 
   @Override
   public List<SourceSetting> settings() {
-    return List.of(DRIVER_ROOT, NVML_LIBRARY);
+    return List.of(DRIVER_ROOT, CONTAINER_DRIVER_ROOT, NVML_LIBRARY);
   }
 
   @Override
@@ -137,7 +150,7 @@ public final class GpuDiscoverySource implements DiscoverySource {
     SystemFacts system = systemFacts(nvml, facts);
     int count = nvml.deviceCount();
     NvidiaHostFiles files = new NvidiaHostFiles(facts, new FactReader(NvmlLibraryLocator.driverFs(host), result::warn),
-        NvmlLibraryLocator.driverRoot(host), LIBC6_FLAGS);
+        NvmlLibraryLocator.driverRoot(host), NvmlLibraryLocator.readRoot(host), LIBC6_FLAGS);
     GpuDevices devices = new GpuDevices(system, files, new PciFunctionReader(facts), facts::warn);
     NvmlGpuReader reader = new NvmlGpuReader(nvml, facts::warn);
 

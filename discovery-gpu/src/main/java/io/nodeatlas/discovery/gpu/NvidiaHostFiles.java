@@ -64,6 +64,7 @@ final class NvidiaHostFiles {
   private final FactReader facts;
   private final FactReader driverFiles;
   private final String driverRoot;
+  private final String readRoot;
   private final int libc6Flags;
   private CharMajors majors;
   private MigMinors migMinors;
@@ -73,13 +74,17 @@ final class NvidiaHostFiles {
    * @param facts reads {@code /proc} and {@code /dev}
    * @param driverFiles reads under the driver root (its file system may have the driver root as an
    *     extra root, see {@link NvmlLibraryLocator#driverFs})
-   * @param driverRoot the driver root as the host names it ({@code /} or {@code /run/nvidia/driver})
+   * @param driverRoot the driver root as the host names it ({@code /} or {@code /run/nvidia/driver}):
+   *     the mounts' host paths lie under it
+   * @param readRoot the driver root as {@code driverFiles}' file system names it (the same, or {@code /}
+   *     of a container driver root, see {@link NvmlLibraryLocator#readRoot})
    * @param libc6Flags the ld.so.cache flags of the host's 64-bit libraries ({@link LdSoCacheParser#libc6Flags})
    */
-  NvidiaHostFiles(FactReader facts, FactReader driverFiles, String driverRoot, int libc6Flags) {
+  NvidiaHostFiles(FactReader facts, FactReader driverFiles, String driverRoot, String readRoot, int libc6Flags) {
     this.facts = facts;
     this.driverFiles = driverFiles;
     this.driverRoot = driverRoot;
+    this.readRoot = readRoot;
     this.libc6Flags = libc6Flags;
   }
 
@@ -231,7 +236,7 @@ final class NvidiaHostFiles {
 
   /** The driver root's ld.so.cache; empty when it has none or it is not understood (one warning). */
   private Optional<LdSoCache> ldSoCache() {
-    Path file = driverFiles.fs().fromHostPath(hostPath(LD_SO_CACHE));
+    Path file = driverFiles.fs().fromHostPath(under(readRoot, LD_SO_CACHE));
     Optional<LdSoCache> cache = driverFiles.readBinary(file, LdSoCacheParser::parse);
     cache.filter(c -> c.skipped() > 0).ifPresent(c -> driverFiles.warn(file, c.skipped()
         + " entries with a malformed name or path left out"));
@@ -240,7 +245,7 @@ final class NvidiaHostFiles {
 
   /** Whether the directory exists and its real path was not visited yet. */
   private boolean firstVisit(String dir, Set<Path> seen) {
-    Path local = driverFiles.fs().fromHostPath(hostPath("/" + dir));
+    Path local = driverFiles.fs().fromHostPath(under(readRoot, "/" + dir));
     try {
       return driverFiles.fs().realPath(local).map(seen::add).orElse(false);
     } catch (HostFileException e) {
@@ -252,7 +257,7 @@ final class NvidiaHostFiles {
   private boolean addIfPresent(List<Mount> mounts, String dir, String file) {
     String containerPath = "/" + (dir.isEmpty() ? file : dir + "/" + file);
     String hostPath = hostPath(containerPath);
-    Path local = driverFiles.fs().fromHostPath(hostPath);
+    Path local = driverFiles.fs().fromHostPath(under(readRoot, containerPath));
     try {
       if (driverFiles.fs().realPath(local).isPresent()) {
         mounts.add(Mount.readOnlyBind(hostPath, containerPath));
@@ -267,7 +272,10 @@ final class NvidiaHostFiles {
 
   /** A path inside the driver installation as the host sees it ({@code /run/nvidia/driver/usr/bin/nvidia-smi}). */
   String hostPath(String pathInDriverRoot) {
-    String root = driverRoot.endsWith("/") ? driverRoot.substring(0, driverRoot.length() - 1) : driverRoot;
-    return root + pathInDriverRoot;
+    return under(driverRoot, pathInDriverRoot);
+  }
+
+  private static String under(String root, String pathInDriverRoot) {
+    return (root.endsWith("/") ? root.substring(0, root.length() - 1) : root) + pathInDriverRoot;
   }
 }

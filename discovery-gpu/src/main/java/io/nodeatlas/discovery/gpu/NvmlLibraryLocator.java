@@ -20,9 +20,11 @@ import java.util.Optional;
  *   <li>{@link GpuDiscoverySource#NVML_LIBRARY} ({@code --nvml-library FILE}): exactly that file on
  *       this machine;</li>
  *   <li>the driver root {@link GpuDiscoverySource#DRIVER_ROOT} ({@code --nvidia-driver-root}, default
- *       the host root), read through the host root and searched in the directory order of NVIDIA's
- *       DRA driver ({@link NvidiaHostFiles#LIBRARY_DIRS}); the file found, links resolved, must lie
- *       inside the host root or the driver root, because it is loaded into this process;</li>
+ *       the host root), read through the host root, or where
+ *       {@link GpuDiscoverySource#CONTAINER_DRIVER_ROOT} says it is mounted, and searched in the
+ *       directory order of NVIDIA's DRA driver ({@link NvidiaHostFiles#LIBRARY_DIRS}); the file found,
+ *       links resolved, must lie inside the host root or the driver root, because it is loaded into
+ *       this process;</li>
  *   <li>only when no driver root was given and the NVIDIA kernel driver is loaded: the usual library
  *       path ({@code jna.library.path}, then the dynamic linker's). With an explicit driver root we
  *       never fall back, because a library from another installation would not match the driver files
@@ -44,14 +46,34 @@ public final class NvmlLibraryLocator {
         .orElse(DEFAULT_DRIVER_ROOT);
   }
 
+  /** {@link GpuDiscoverySource#CONTAINER_DRIVER_ROOT}, absolute and normalised, when set. */
+  static Optional<Path> containerDriverRoot(HostContext host) {
+    return host.options().path(GpuDiscoverySource.CONTAINER_DRIVER_ROOT)
+        .map(p -> p.toAbsolutePath().normalize());
+  }
+
   /**
-   * The file system to read the driver installation through. A driver root is named as the host
-   * sees it and read under the host root; when the host's path leads out of the host root (a link to
-   * a driver container's root file system), that place becomes one more root, so the driver files
-   * are not refused as lying outside. Never a root that would let reads go anywhere ({@code /}).
+   * The driver root as {@link #driverFs} names it: {@code /} of the container driver root's own file
+   * system when one is given, else the driver root as the host names it.
+   */
+  static String readRoot(HostContext host) {
+    return containerDriverRoot(host).isPresent() ? DEFAULT_DRIVER_ROOT : driverRoot(host);
+  }
+
+  /**
+   * The file system to read the driver installation through. With a container driver root, that
+   * directory is the file system's root: what lies there is the driver root. Otherwise a driver root
+   * is named as the host sees it and read under the host root; when the host's path leads out of the
+   * host root (a link to a driver container's root file system), that place becomes one more root, so
+   * the driver files are not refused as lying outside. Never a root that would let reads go anywhere
+   * ({@code /}).
    */
   public static HostFs driverFs(HostContext host) {
     HostFs fs = host.fs();
+    Optional<Path> mounted = containerDriverRoot(host);
+    if (mounted.isPresent()) {
+      return HostFs.of(mounted.get());
+    }
     if (host.options().path(GpuDiscoverySource.DRIVER_ROOT).isEmpty()) {
       return fs;
     }
@@ -83,14 +105,20 @@ public final class NvmlLibraryLocator {
       return JnaNvmlLibrary.load(file);
     }
     String root = driverRoot(host);
+    Optional<Path> mounted = containerDriverRoot(host);
     List<String> refused = new ArrayList<>();
-    Optional<Path> underRoot = findUnderDriverRoot(driverFs(host), root, refused);
+    HostFs driverFs = driverFs(host);
+    Optional<Path> underRoot = findUnderDriverRoot(driverFs, readRoot(host), refused);
     if (underRoot.isPresent()) {
       return JnaNvmlLibrary.load(underRoot.get());
     }
-    if (givenRoot.isPresent() || !refused.isEmpty()) {
+    if (givenRoot.isPresent() || mounted.isPresent() || !refused.isEmpty()) {
+      // Named as this process reads them: under the container driver root when there is one.
+      List<String> searched = searched(readRoot(host)).stream()
+          .map(p -> mounted.map(m -> driverFs.fromHostPath(p).toString()).orElse(p)).toList();
       throw notFound("no " + JnaNvmlLibrary.SONAME + " under driver root " + root
-          + " (searched " + String.join(", ", searched(root)) + ")"
+          + mounted.map(m -> " (mounted at " + m + ")").orElse("")
+          + " (searched " + String.join(", ", searched) + ")"
           + (refused.isEmpty() ? "" : "; refused " + String.join("; ", refused)));
     }
     if (!hasNvidiaKernelDriver(host.fs())) {

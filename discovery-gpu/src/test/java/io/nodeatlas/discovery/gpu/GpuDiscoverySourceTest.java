@@ -522,11 +522,16 @@ class GpuDiscoverySourceTest {
 
   @Test
   void declaresItsSettingsAndReadsThemUnderTheirKeys() throws Exception {
-    assertThat(source.settings()).containsExactly(GpuDiscoverySource.DRIVER_ROOT, GpuDiscoverySource.NVML_LIBRARY);
+    assertThat(source.settings()).containsExactly(GpuDiscoverySource.DRIVER_ROOT,
+        GpuDiscoverySource.CONTAINER_DRIVER_ROOT, GpuDiscoverySource.NVML_LIBRARY);
     SourceSetting root = GpuDiscoverySource.DRIVER_ROOT;
     assertThat(List.of(root.key(), root.flag(), root.env(), root.type(), root.defaultValue(), root.aliases()))
         .containsExactly("gpu.driverRoot", "--nvidia-driver-root", "NVIDIA_DRIVER_ROOT", SourceSetting.Type.PATH, "",
             List.of());
+    SourceSetting mounted = GpuDiscoverySource.CONTAINER_DRIVER_ROOT;
+    assertThat(List.of(mounted.key(), mounted.flag(), mounted.env(), mounted.type(), mounted.defaultValue()))
+        .containsExactly("gpu.containerDriverRoot", "--container-driver-root", "CONTAINER_DRIVER_ROOT",
+            SourceSetting.Type.PATH, "");
     SourceSetting nvml = GpuDiscoverySource.NVML_LIBRARY;
     assertThat(List.of(nvml.key(), nvml.flag(), nvml.env(), nvml.type(), nvml.defaultValue(), nvml.aliases()))
         .containsExactly("gpu.nvmlLibrary", "--nvml-library", "NODEATLAS_NVML_LIBRARY", SourceSetting.Type.PATH, "",
@@ -634,6 +639,49 @@ class GpuDiscoverySourceTest {
             "/usr/lib64/libnvidia-ml.so.550.54.15"),
         Mount.readOnlyBind("/run/nvidia/driver/usr/lib64/libnvidia-ml.so.1", "/usr/lib64/libnvidia-ml.so.1"),
         Mount.readOnlyBind("/run/nvidia/driver/usr/bin/nvidia-smi", "/usr/bin/nvidia-smi"));
+  }
+
+  /**
+   * The DaemonSet's case: the host's {@code /run/nvidia/driver} mounted at {@code /driver-root} in the
+   * agent's container ({@code outside} plays it, outside the host root). Files are read there; the
+   * spec names them where the runtime on the host finds them.
+   */
+  @Test
+  void aContainerDriverRootIsReadWhereItIsMountedAndNamedWhereTheHostHasIt() throws Exception {
+    FixtureTree.at(outside)
+        .bytes("usr/lib64/libnvidia-ml.so.550.54.15", Files.readAllBytes(FakeNvml.library()))
+        .symlink("usr/lib64/libnvidia-ml.so.1", "libnvidia-ml.so.550.54.15")
+        .file("usr/local/nvidia/lib64/libcuda.so.550.54.15", "")
+        .symlink("usr/local/nvidia/lib64/libcuda.so.1", "libcuda.so.550.54.15")
+        .bytes("etc/ld.so.cache", new LdSoCacheFile()
+            .lib("libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1", LdSoCacheFile.X86_64).bytes())
+        .file("usr/bin/nvidia-smi", "");
+    FakeNvml.twoGpus().install(confDir);
+    HostContext ctx = context(Map.of("gpu.driverRoot", "/run/nvidia/driver", "gpu.containerDriverRoot",
+        outside.toString()));
+
+    assertThat(source.availability(ctx)).isEqualTo(Availability.ok());
+    DiscoveryResult r = source.discover(ctx);
+    assertThat(r.warnings()).isEmpty();
+    // Nothing of the host root's own /usr/lib/x86_64-linux-gnu: the driver is the mounted one.
+    assertThat(device(r, "gpu-0").containerEdits().mounts()).containsExactly(
+        Mount.readOnlyBind("/run/nvidia/driver/usr/local/nvidia/lib64/libcuda.so.550.54.15",
+            "/usr/local/nvidia/lib64/libcuda.so.550.54.15"),
+        Mount.readOnlyBind("/run/nvidia/driver/usr/local/nvidia/lib64/libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1"),
+        Mount.readOnlyBind("/run/nvidia/driver/usr/lib64/libnvidia-ml.so.550.54.15",
+            "/usr/lib64/libnvidia-ml.so.550.54.15"),
+        Mount.readOnlyBind("/run/nvidia/driver/usr/lib64/libnvidia-ml.so.1", "/usr/lib64/libnvidia-ml.so.1"),
+        Mount.readOnlyBind("/run/nvidia/driver/usr/bin/nvidia-smi", "/usr/bin/nvidia-smi"));
+  }
+
+  @Test
+  void aContainerDriverRootWithoutNvmlSaysWhereItWasLookedFor() {
+    Availability a = source.availability(context(Map.of("gpu.driverRoot", "/run/nvidia/driver",
+        "gpu.containerDriverRoot", outside.toString())));
+    assertThat(a.available()).isFalse();
+    assertThat(a.reason()).startsWith("NVML not loaded: load NVML: no libnvidia-ml.so.1 under driver root "
+        + "/run/nvidia/driver (mounted at " + outside + ") (searched " + outside + "/libnvidia-ml.so.1, " + outside
+        + "/usr/lib64/libnvidia-ml.so.1");
   }
 
   @Test
