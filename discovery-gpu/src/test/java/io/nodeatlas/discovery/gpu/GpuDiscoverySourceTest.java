@@ -101,6 +101,11 @@ class GpuDiscoverySourceTest {
     return out;
   }
 
+  /** A read-only bind mount of a host path at the same path in the container (a driver root of {@code /}). */
+  private static Mount sameBind(String path) {
+    return Mount.readOnlyBind(path, path);
+  }
+
   private static Device device(DiscoveryResult r, String name) {
     return r.devices().stream().filter(d -> d.name().equals(name)).findFirst()
         .orElseThrow(() -> new AssertionError("no device " + name + " in " + r.devices()));
@@ -154,13 +159,11 @@ class GpuDiscoverySourceTest {
         DeviceNode.charDevice("/dev/nvidia-uvm", 510, 0),
         DeviceNode.charDevice("/dev/nvidia-uvm-tools", 510, 1));
     assertThat(h100.containerEdits().mounts()).containsExactly(
-        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"),
-        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"),
-        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15",
-            "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15"),
-        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15",
-            "/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15"),
-        Mount.readOnlyBind("/usr/bin/nvidia-smi", "/usr/bin/nvidia-smi"));
+        sameBind("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"),
+        sameBind("/usr/lib/x86_64-linux-gnu/libcuda.so.1"),
+        sameBind("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15"),
+        sameBind("/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15"),
+        sameBind("/usr/bin/nvidia-smi"));
 
     Device mig = device(r, "gpu-0-mig-9-0");
     assertThat(attributes(mig)).containsAllEntriesOf(Map.of(
@@ -238,22 +241,18 @@ class GpuDiscoverySourceTest {
 
     assertThat(r.warnings()).isEmpty();
     assertThat(device(r, "gpu-0").containerEdits().mounts()).containsExactly(
-        Mount.readOnlyBind("/usr/local/nvidia/lib64/libcuda.so.550.54.15", "/usr/local/nvidia/lib64/libcuda.so.550.54.15"),
-        Mount.readOnlyBind("/usr/local/nvidia/lib64/libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1"),
-        Mount.readOnlyBind("/lib/libcuda.so.1", "/lib/libcuda.so.1"),
-        Mount.readOnlyBind("/usr/local/nvidia/lib64/libnvidia-gpucomp.so.550.54.15",
-            "/usr/local/nvidia/lib64/libnvidia-gpucomp.so.550.54.15"),
-        Mount.readOnlyBind("/usr/local/nvidia/lib64/libnvidia-ml.so.550.54.15",
-            "/usr/local/nvidia/lib64/libnvidia-ml.so.550.54.15"),
-        Mount.readOnlyBind("/usr/local/nvidia/lib64/libnvidia-ml.so.1", "/usr/local/nvidia/lib64/libnvidia-ml.so.1"),
-        Mount.readOnlyBind("/usr/local/nvidia/lib64/libnvidia-nvvm.so.550.54.15",
-            "/usr/local/nvidia/lib64/libnvidia-nvvm.so.550.54.15"),
-        Mount.readOnlyBind("/usr/local/nvidia/lib64/libnvidia-nvvm.so.4", "/usr/local/nvidia/lib64/libnvidia-nvvm.so.4"),
+        sameBind("/usr/local/nvidia/lib64/libcuda.so.550.54.15"),
+        sameBind("/usr/local/nvidia/lib64/libcuda.so.1"),
+        sameBind("/lib/libcuda.so.1"),
+        sameBind("/usr/local/nvidia/lib64/libnvidia-gpucomp.so.550.54.15"),
+        sameBind("/usr/local/nvidia/lib64/libnvidia-ml.so.550.54.15"),
+        sameBind("/usr/local/nvidia/lib64/libnvidia-ml.so.1"),
+        sameBind("/usr/local/nvidia/lib64/libnvidia-nvvm.so.550.54.15"),
+        sameBind("/usr/local/nvidia/lib64/libnvidia-nvvm.so.4"),
         // Not in the cache: found in the fixed directories.
-        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15",
-            "/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15"),
+        sameBind("/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15"),
         // Once, though /bin/nvidia-smi is the same file.
-        Mount.readOnlyBind("/usr/bin/nvidia-smi", "/usr/bin/nvidia-smi"));
+        sameBind("/usr/bin/nvidia-smi"));
   }
 
   @Test
@@ -266,8 +265,8 @@ class GpuDiscoverySourceTest {
 
     assertThat(r.warnings()).isEmpty();
     assertThat(device(r, "gpu-0").containerEdits().mounts()).startsWith(
-        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"),
-        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"));
+        sameBind("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"),
+        sameBind("/usr/lib/x86_64-linux-gnu/libcuda.so.1"));
   }
 
   @Test
@@ -283,14 +282,12 @@ class GpuDiscoverySourceTest {
     assertThat(messages(r)).containsExactly(
         "/etc/ld.so.cache: not understood: not a glibc ld.so.cache (no glibc-ld.so.cache1.1 header)");
     assertThat(device(r, "gpu-3").containerEdits().mounts()).containsExactly(
-        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"),
-        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"),
-        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15",
-            "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15"),
-        Mount.readOnlyBind("/usr/lib/libnvidia-ml.so.550.54.15", "/usr/lib/libnvidia-ml.so.550.54.15"),
-        Mount.readOnlyBind("/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15",
-            "/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15"),
-        Mount.readOnlyBind("/usr/bin/nvidia-smi", "/usr/bin/nvidia-smi"));
+        sameBind("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"),
+        sameBind("/usr/lib/x86_64-linux-gnu/libcuda.so.1"),
+        sameBind("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15"),
+        sameBind("/usr/lib/libnvidia-ml.so.550.54.15"),
+        sameBind("/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.550.54.15"),
+        sameBind("/usr/bin/nvidia-smi"));
   }
 
   @Test
