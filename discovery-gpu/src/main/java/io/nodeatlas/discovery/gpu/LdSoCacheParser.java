@@ -1,9 +1,8 @@
 package io.nodeatlas.discovery.gpu;
 
+import io.nodeatlas.discovery.files.BoundedText;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -178,12 +177,8 @@ final class LdSoCacheParser {
       return new String(file, (int) from, end - (int) from, StandardCharsets.US_ASCII);
     }
     try {
-      return StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(file, (int) from, end - (int) from))
-          .toString();
-    } catch (CharacterCodingException e) {
+      return BoundedText.utf8(Arrays.copyOfRange(file, (int) from, end));
+    } catch (BoundedText.TextException e) {
       return null;
     }
   }

@@ -10,8 +10,10 @@ import io.nodeatlas.discovery.model.ContainerEdits.DeviceNode;
 import io.nodeatlas.discovery.model.ContainerEdits.Mount;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -69,6 +71,7 @@ final class NvidiaHostFiles {
   private CharMajors majors;
   private MigMinors migMinors;
   private List<Mount> driverMounts;
+  private final Map<String, Optional<Path>> realDirectories = new HashMap<>();
 
   /**
    * @param facts reads {@code /proc} and {@code /dev}
@@ -185,11 +188,11 @@ final class NvidiaHostFiles {
    * found under the driver root. Each library is looked up as the loader would: in the directories
    * the driver root's {@code ld.so.cache} names for its SONAME ({@code libcuda.so.1},
    * {@code libnvidia-nvvm.so.4}), else, or when nothing is left there, in {@link #LIBRARY_DIRS}
-   * (SONAME {@code .so.1}); in each such
-   * directory {@code <lib>.so.<driverVersion>} and the SONAME link are mounted (a bind mount follows
-   * the link, so the container sees the SONAME without an ldconfig hook). Each binary is mounted once, from the first of
-   * {@link #BINARY_DIRS} that has it. A directory reached twice through a link ({@code /lib} is
-   * {@code usr/lib} on merged-/usr systems) counts once. Computed once per discovery.
+   * (SONAME {@code .so.1}). In each such directory {@code <lib>.so.<driverVersion>} and the SONAME
+   * link are mounted (a bind mount follows the link, so the container sees the SONAME without an
+   * ldconfig hook). Each binary is mounted once, from the first of {@link #BINARY_DIRS} that has it.
+   * A directory reached twice through a link ({@code /lib} is {@code usr/lib} on merged-/usr
+   * systems) counts once. Computed once per discovery.
    */
   List<Mount> driverMounts(Optional<String> driverVersion) {
     if (driverMounts == null) {
@@ -243,14 +246,19 @@ final class NvidiaHostFiles {
     return cache;
   }
 
-  /** Whether the directory exists and its real path was not visited yet. */
+  /** Whether the directory exists and its real path is not in {@code seen} yet (then it is added). */
   private boolean firstVisit(String dir, Set<Path> seen) {
+    return realDirectories.computeIfAbsent(dir, this::realDirectory).map(seen::add).orElse(false);
+  }
+
+  /** A directory's real path, once per discovery: one look and at most one warning for all libraries. */
+  private Optional<Path> realDirectory(String dir) {
     Path local = driverFiles.fs().fromHostPath(under(readRoot, "/" + dir));
     try {
-      return driverFiles.fs().realPath(local).map(seen::add).orElse(false);
+      return driverFiles.fs().realPath(local);
     } catch (HostFileException e) {
       driverFiles.warn(local, e.reason());
-      return false;
+      return Optional.empty();
     }
   }
 

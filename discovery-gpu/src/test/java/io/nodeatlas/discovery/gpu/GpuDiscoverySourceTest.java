@@ -270,6 +270,17 @@ class GpuDiscoverySourceTest {
   }
 
   @Test
+  void aLibraryDirectoryLeadingOutOfTheRootsIsSkippedWithOneWarningForAllLibraries() throws Exception {
+    FixtureTree.at(host).symlink("lib", outside.toString());
+    DiscoveryResult r = discover(FakeNvml.twoGpus());
+
+    assertThat(messages(r)).containsExactly("/lib: resolves outside the host root (to " + outside.toRealPath()
+        + "); symlink not followed");
+    assertThat(device(r, "gpu-0").containerEdits().mounts()).extracting(Mount::hostPath)
+        .noneMatch(p -> p.startsWith("/lib/")).contains("/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  }
+
+  @Test
   void aCacheThatIsNotUnderstoodCostsOneWarningAndTheFixedDirectoriesAreSearchedEachOnce() throws Exception {
     FixtureTree.at(host)
         .file("etc/ld.so.cache", "ld.so.cache written by something else")
