@@ -4,6 +4,7 @@ import io.nodeatlas.discovery.gpu.LdSoCacheParser.Entry;
 import io.nodeatlas.discovery.gpu.LdSoCacheParser.LdSoCache;
 import io.nodeatlas.discovery.gpu.MigMinorsParser.MigMinors;
 import io.nodeatlas.discovery.gpu.ProcDevicesParser.CharMajors;
+import io.nodeatlas.discovery.host.Excerpt;
 import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.host.HostFileException;
 import io.nodeatlas.discovery.model.ContainerEdits.DeviceNode;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * The host files that NVML does not cover, all read through a {@link FactReader}: the character
@@ -49,6 +51,12 @@ final class NvidiaHostFiles {
 
   /** The loader's index under the driver root (glibc's {@code ldconfig} writes it; see {@link LdSoCacheParser}). */
   static final String LD_SO_CACHE = "/etc/ld.so.cache";
+
+  /**
+   * A driver version that can be part of a file name as it is: a digit first, then letters, digits,
+   * dots, {@code _}, {@code +} and {@code -} (no slash, so never a path), at most 64 characters.
+   */
+  static final Pattern VERSION_IN_FILE_NAME = Pattern.compile("[0-9][0-9A-Za-z._+-]{0,63}");
 
   static final List<String> BINARY_DIRS = List.of("usr/bin", "bin", "usr/sbin");
 
@@ -197,7 +205,15 @@ final class NvidiaHostFiles {
   List<Mount> driverMounts(Optional<String> driverVersion) {
     if (driverMounts == null) {
       List<Mount> mounts = new ArrayList<>();
-      driverVersion.ifPresent(version -> {
+      driverVersion.ifPresent(reported -> {
+        // The version names files (libcuda.so.<version>): NVML's answer is used only as one plain
+        // file-name part; anything else mounts the SONAME links alone.
+        String version = reported;
+        if (!VERSION_IN_FILE_NAME.matcher(reported).matches()) {
+          facts.warn("driver version " + Excerpt.of(reported) + " cannot be part of a file name; the driver's "
+              + "libraries are mounted by their SONAME links only");
+          version = null;
+        }
         Optional<LdSoCache> cache = ldSoCache();
         for (String lib : LIBRARIES) {
           Set<Path> seen = new HashSet<>();
@@ -207,7 +223,7 @@ final class NvidiaHostFiles {
             // named by the driver version beside it; once per directory.
             String dir = entry.directory().substring(1);
             if (firstVisit(dir, seen)) {
-              addIfPresent(mounts, dir, lib + ".so." + version);
+              addVersioned(mounts, dir, lib, version);
               if (!entry.soname().equals(lib + ".so." + version)) {
                 addIfPresent(mounts, dir, entry.soname());
               }
@@ -218,7 +234,7 @@ final class NvidiaHostFiles {
             // since the driver changed): the usual directories.
             for (String dir : LIBRARY_DIRS) {
               if (firstVisit(dir, seen)) {
-                addIfPresent(mounts, dir, lib + ".so." + version);
+                addVersioned(mounts, dir, lib, version);
                 addIfPresent(mounts, dir, lib + ".so.1");
               }
             }
@@ -235,6 +251,13 @@ final class NvidiaHostFiles {
       driverMounts = List.copyOf(mounts);
     }
     return driverMounts;
+  }
+
+  /** {@code <lib>.so.<version>} when the version may name a file. */
+  private void addVersioned(List<Mount> mounts, String dir, String lib, String version) {
+    if (version != null) {
+      addIfPresent(mounts, dir, lib + ".so." + version);
+    }
   }
 
   /** The driver root's ld.so.cache; empty when it has none or it is not understood (one warning). */

@@ -567,6 +567,19 @@ class GpuDiscoverySourceTest {
   }
 
   @Test
+  void aDriverVersionThatIsNoPlainFileNamePartNamesNoFile() throws Exception {
+    // NVML's answer is host input: it never becomes a path of its own. Without the check this one
+    // would climb from a directory named like a library to a file that is no driver's.
+    FixtureTree.at(host).dir("usr/lib/x86_64-linux-gnu/libnvidia-cfg.so.9").file("etc/secret", "");
+    DiscoveryResult r = discover(FakeNvml.twoGpus().set("driver.version", "9/../../../../etc/secret"));
+
+    assertThat(device(r, "gpu-0").containerEdits().mounts()).containsExactly(
+        sameBind("/usr/lib/x86_64-linux-gnu/libcuda.so.1"), sameBind("/usr/bin/nvidia-smi"));
+    assertThat(messages(r)).anySatisfy(m -> assertThat(m).startsWith("driver version \"9/../../../../etc/secret\"")
+        .endsWith("cannot be part of a file name; the driver's libraries are mounted by their SONAME links only"));
+  }
+
+  @Test
   void nvmlInitFailureMakesTheSourceUnavailableNotFailed() {
     FakeNvml.twoGpus().set("init.error", "9").install(confDir);
 
