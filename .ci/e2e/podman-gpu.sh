@@ -68,10 +68,10 @@ cp "$fake_nvml" "$h/usr/local/nvidia/lib64/libnvidia-ml.so.$version"
 cp "$build/libcuda.so.$version" "$h/usr/local/nvidia/lib64/"
 echo /usr/local/nvidia/lib64 > "$h/etc/ld.so.conf"
 # glibc's ldconfig, chrooted into the host root: makes the SONAME links and writes etc/ld.so.cache.
+# The host's own SONAME link in /usr/lib, to the versioned file (ldconfig makes the one beside it).
+ln -s ../local/nvidia/lib64/libcuda.so.$version "$h/usr/lib/libcuda.so.1"
 "$ldconfig" -r "$h" 2> >(grep -v "Can't stat\|No such file" >&2 || true)
 [[ -L $h/usr/local/nvidia/lib64/libcuda.so.1 ]] || fail "ldconfig made no libcuda.so.1 link"
-ln -s ../local/nvidia/lib64/libcuda.so.1 "$h/usr/lib/libcuda.so.1"
-"$ldconfig" -r "$h" 2> >(grep -v "Can't stat\|No such file" >&2 || true)
 listed=$("$ldconfig" -p -C "$h/etc/ld.so.cache")
 grep -q "libcuda.so.1 (libc6,x86-64) => /usr/local/nvidia/lib64/libcuda.so.1" <<< "$listed" \
   || fail "the host's ld.so.cache does not name /usr/local/nvidia/lib64: $listed"

@@ -24,6 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -148,12 +149,11 @@ final class BlockingClaimGet implements ClaimGet {
         return false; // no fresh credentials: the answer stands
       }
       try {
-        CompletableFuture.anyOf(f, budget.abandoned()).get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
-        again |= f.isDone() && Boolean.TRUE.equals(f.get());
+        again |= Boolean.TRUE.equals(budget.await(f, end));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return false;
-      } catch (ExecutionException | TimeoutException e) {
+      } catch (ExecutionException | TimeoutException | CancellationException e) {
         return false; // no fresh credentials in time: the answer stands
       }
     }

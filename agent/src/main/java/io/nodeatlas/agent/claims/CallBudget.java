@@ -1,7 +1,11 @@
 package io.nodeatlas.agent.claims;
 
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The time one kubelet call may take, and whether its caller is still waiting. The kubelet gives each
@@ -45,6 +49,20 @@ public final class CallBudget {
   /** Completes (with the reason) when the budget is abandoned; it does not complete when time runs out. */
   public CompletableFuture<String> abandoned() {
     return abandoned;
+  }
+
+  /**
+   * {@code f}'s value, waiting until {@code endNanos} ({@link System#nanoTime()} clock) at most: a
+   * {@link TimeoutException} then, and a {@link CancellationException} with {@link #why()} as soon as
+   * the budget is abandoned. {@code f} itself is left as it is.
+   */
+  public <T> T await(CompletableFuture<T> f, long endNanos)
+      throws TimeoutException, InterruptedException, ExecutionException {
+    CompletableFuture.anyOf(f, abandoned).get(Math.max(0, endNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    if (!f.isDone()) {
+      throw new CancellationException(why());
+    }
+    return f.get();
   }
 
   /** Why work stopped: the abandon reason, or that the call's time ran out. */

@@ -41,9 +41,9 @@ final class Fabric8ClaimGet implements ClaimGet {
     CompletableFuture<HttpResponse<AsyncBody>> sent = http.consumeBytes(request, body);
     HttpResponse<AsyncBody> response = null;
     try {
-      response = await(sent, end, budget);
+      response = budget.await(sent, end);
       response.body().consume();
-      await(response.body().done(), end, budget);
+      budget.await(response.body().done(), end);
       if (body.tooLarge) {
         return Answer.tooLarge(maxBytes);
       }
@@ -66,16 +66,6 @@ final class Fabric8ClaimGet implements ClaimGet {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       return Answer.failed(ClaimGet.describe(cause), true);
     }
-  }
-
-  /** Waits for {@code f} until {@code end} or until the budget is abandoned ({@link CancellationException}). */
-  private static <T> T await(CompletableFuture<T> f, long end, CallBudget budget)
-      throws TimeoutException, InterruptedException, ExecutionException {
-    CompletableFuture.anyOf(f, budget.abandoned()).get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
-    if (!f.isDone()) {
-      throw new CancellationException(budget.why());
-    }
-    return f.get();
   }
 
   private static void cancel(CompletableFuture<HttpResponse<AsyncBody>> sent, HttpResponse<AsyncBody> response) {

@@ -62,12 +62,6 @@ public final class GpuDiscoverySource implements DiscoverySource {
       "Load NVML from this file instead of finding libnvidia-ml.so.1 under the driver root or on the "
           + "library path.").withAliases("--nvml-library-path");
 
-  /**
-   * The ld.so.cache flags of the driver libraries that matter: those of this JVM's architecture, the
-   * one whose NVML JNA loads.
-   */
-  private static final int LIBC6_FLAGS = LdSoCacheParser.libc6Flags(System.getProperty("os.arch", ""));
-
   private final NvmlLoader loader;
 
   /** For {@link java.util.ServiceLoader}: NVML located from the host's {@code gpu.*} options. */
@@ -150,7 +144,7 @@ public final class GpuDiscoverySource implements DiscoverySource {
     SystemFacts system = systemFacts(nvml, facts);
     int count = nvml.deviceCount();
     NvidiaHostFiles files = new NvidiaHostFiles(facts, new FactReader(NvmlLibraryLocator.driverFs(host), result::warn),
-        NvmlLibraryLocator.driverRoot(host), NvmlLibraryLocator.readRoot(host), LIBC6_FLAGS);
+        NvmlLibraryLocator.driverRoot(host), NvmlLibraryLocator.readRoot(host), LdSoCacheParser.THIS_JVM);
     GpuDevices devices = new GpuDevices(system, files, new PciFunctionReader(facts), facts::warn);
     NvmlGpuReader reader = new NvmlGpuReader(nvml, facts::warn);
 

@@ -80,6 +80,9 @@ final class LdSoCacheParser {
     }
   }
 
+  /** The flags of this JVM's architecture: the driver libraries that matter are those JNA can load. */
+  static final int THIS_JVM = libc6Flags(System.getProperty("os.arch", ""));
+
   private LdSoCacheParser() {}
 
   /**

@@ -7,6 +7,7 @@ import io.nodeatlas.discovery.gpu.ProcDevicesParser.CharMajors;
 import io.nodeatlas.discovery.host.Excerpt;
 import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.host.HostFileException;
+import io.nodeatlas.discovery.host.HostFs;
 import io.nodeatlas.discovery.model.ContainerEdits.DeviceNode;
 import io.nodeatlas.discovery.model.ContainerEdits.Mount;
 import java.nio.file.Path;
@@ -262,7 +263,7 @@ final class NvidiaHostFiles {
 
   /** The driver root's ld.so.cache; empty when it has none or it is not understood (one warning). */
   private Optional<LdSoCache> ldSoCache() {
-    Path file = driverFiles.fs().fromHostPath(under(readRoot, LD_SO_CACHE));
+    Path file = ldSoCacheFile(driverFiles.fs(), readRoot);
     Optional<LdSoCache> cache = driverFiles.readBinary(file, LdSoCacheParser::parse);
     cache.filter(c -> c.skipped() > 0).ifPresent(c -> driverFiles.warn(file, c.skipped()
         + " entries with a malformed name or path left out"));
@@ -306,7 +307,13 @@ final class NvidiaHostFiles {
     return under(driverRoot, pathInDriverRoot);
   }
 
-  private static String under(String root, String pathInDriverRoot) {
+  /** The driver root's {@code /etc/ld.so.cache}, {@code readRoot} as {@code fs} names the driver root. */
+  static Path ldSoCacheFile(HostFs fs, String readRoot) {
+    return fs.fromHostPath(under(readRoot, LD_SO_CACHE));
+  }
+
+  /** {@code pathInDriverRoot} (absolute) under {@code root}: {@code /run/nvidia/driver} + {@code /usr/lib/x}. */
+  static String under(String root, String pathInDriverRoot) {
     return (root.endsWith("/") ? root.substring(0, root.length() - 1) : root) + pathInDriverRoot;
   }
 }

@@ -22,9 +22,10 @@ import java.util.Optional;
  *   <li>the driver root {@link GpuDiscoverySource#DRIVER_ROOT} ({@code --nvidia-driver-root}, default
  *       the host root), read through the host root, or where
  *       {@link GpuDiscoverySource#CONTAINER_DRIVER_ROOT} says it is mounted, and searched in the
- *       directory order of NVIDIA's DRA driver ({@link NvidiaHostFiles#LIBRARY_DIRS}); the file found,
- *       links resolved, must lie inside the host root or the driver root, because it is loaded into
- *       this process;</li>
+ *       directory order of NVIDIA's DRA driver and then the other usual directories
+ *       ({@link NvidiaHostFiles#LIBRARY_DIRS}), then, for a driver root given, where its
+ *       {@code /etc/ld.so.cache} says; the file found, links resolved, must lie inside the host root
+ *       or the driver root, because it is loaded into this process;</li>
  *   <li>only when no driver root was given and the NVIDIA kernel driver is loaded: the usual library
  *       path ({@code jna.library.path}, then the dynamic linker's). With an explicit driver root we
  *       never fall back, because a library from another installation would not match the driver files
@@ -108,13 +109,22 @@ public final class NvmlLibraryLocator {
     Optional<Path> mounted = containerDriverRoot(host);
     List<String> refused = new ArrayList<>();
     HostFs driverFs = driverFs(host);
-    Optional<Path> underRoot = findUnderDriverRoot(driverFs, readRoot(host), refused);
+    List<String> candidates = new ArrayList<>(searched(readRoot(host)));
+    Optional<Path> underRoot = findUnderDriverRoot(driverFs, candidates, refused);
+    if (underRoot.isEmpty() && (givenRoot.isPresent() || mounted.isPresent())) {
+      // Where the driver root's own loader cache says (/usr/local/nvidia/lib64, say), as its libraries
+      // are found for containers (NvidiaHostFiles); without a driver root the dynamic linker below
+      // reads the host's cache itself.
+      List<String> named = cacheNamed(driverFs, readRoot(host));
+      candidates.addAll(named);
+      underRoot = findUnderDriverRoot(driverFs, named, refused);
+    }
     if (underRoot.isPresent()) {
       return JnaNvmlLibrary.load(underRoot.get());
     }
     if (givenRoot.isPresent() || mounted.isPresent() || !refused.isEmpty()) {
       // Named as this process reads them: under the container driver root when there is one.
-      List<String> searched = searched(readRoot(host)).stream()
+      List<String> searched = candidates.stream()
           .map(p -> mounted.map(m -> driverFs.fromHostPath(p).toString()).orElse(p)).toList();
       throw notFound("no " + JnaNvmlLibrary.SONAME + " under driver root " + root
           + mounted.map(m -> " (mounted at " + m + ")").orElse("")
@@ -151,8 +161,8 @@ public final class NvmlLibraryLocator {
    * the way {@link HostFs#resolveLink} does, so an absolute link stays in the host tree; a candidate
    * whose real path lies outside the roots is refused and named in {@code refused}.
    */
-  static Optional<Path> findUnderDriverRoot(HostFs fs, String driverRoot, List<String> refused) {
-    for (String hostPath : searched(driverRoot)) {
+  static Optional<Path> findUnderDriverRoot(HostFs fs, List<String> hostPaths, List<String> refused) {
+    for (String hostPath : hostPaths) {
       Path local = fs.fromHostPath(hostPath);
       try {
         Optional<Path> resolved = resolve(fs, local);
@@ -168,12 +178,28 @@ public final class NvmlLibraryLocator {
   }
 
   private static List<String> searched(String driverRoot) {
-    String root = driverRoot.endsWith("/") ? driverRoot : driverRoot + "/";
     List<String> paths = new ArrayList<>();
     for (String dir : NvidiaHostFiles.LIBRARY_DIRS) {
-      paths.add(root + (dir.isEmpty() ? "" : dir + "/") + JnaNvmlLibrary.SONAME);
+      paths.add(NvidiaHostFiles.under(driverRoot, "/" + (dir.isEmpty() ? "" : dir + "/") + JnaNvmlLibrary.SONAME));
     }
     return paths;
+  }
+
+  /**
+   * The {@code libnvidia-ml.so.1} files the driver root's {@code ld.so.cache} names for this JVM's
+   * architecture, as host paths; none when it has no cache or one not understood (the discovery warns
+   * about that when it mounts the libraries).
+   */
+  private static List<String> cacheNamed(HostFs fs, String driverRoot) {
+    try {
+      return fs.readBytes(NvidiaHostFiles.ldSoCacheFile(fs, driverRoot)).map(LdSoCacheParser::parse)
+          .map(c -> c.findLibrary("libnvidia-ml", LdSoCacheParser.THIS_JVM).stream()
+              .filter(e -> e.soname().equals(JnaNvmlLibrary.SONAME))
+              .map(e -> NvidiaHostFiles.under(driverRoot, e.path())).toList())
+          .orElse(List.of());
+    } catch (HostFileException | IllegalArgumentException e) {
+      return List.of();
+    }
   }
 
   /** Follows links lexically, then confines: the real path of a regular file inside the roots. */

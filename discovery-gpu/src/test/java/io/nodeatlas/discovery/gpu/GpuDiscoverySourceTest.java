@@ -642,6 +642,24 @@ class GpuDiscoverySourceTest {
   }
 
   @Test
+  void nvmlIsFoundWhereTheDriverRootsLoaderCacheSaysWhenNoUsualDirectoryHasIt() throws Exception {
+    FixtureTree.at(host)
+        .bytes("run/nvidia/driver/usr/local/nvidia/lib64/libnvidia-ml.so.550.54.15", Files.readAllBytes(FakeNvml.library()))
+        .symlink("run/nvidia/driver/usr/local/nvidia/lib64/libnvidia-ml.so.1", "libnvidia-ml.so.550.54.15")
+        .bytes("run/nvidia/driver/etc/ld.so.cache", new LdSoCacheFile()
+            .lib("libnvidia-ml.so.1", "/usr/local/nvidia/lib64/libnvidia-ml.so.1", LdSoCacheFile.X86_64).bytes());
+    FakeNvml.twoGpus().install(confDir);
+    HostContext ctx = context(Map.of("gpu.driverRoot", "/run/nvidia/driver"));
+
+    assertThat(source.availability(ctx)).isEqualTo(Availability.ok());
+    DiscoveryResult r = source.discover(ctx);
+    assertThat(r.warnings()).isEmpty();
+    assertThat(device(r, "gpu-3").containerEdits().mounts()).extracting(Mount::hostPath).containsExactly(
+        "/run/nvidia/driver/usr/local/nvidia/lib64/libnvidia-ml.so.550.54.15",
+        "/run/nvidia/driver/usr/local/nvidia/lib64/libnvidia-ml.so.1");
+  }
+
+  @Test
   void aDriverRootThatLeadsOutOfTheHostRootIsReadThere() throws Exception {
     // A driver container's root file system, linked from where the host names the driver root.
     FixtureTree.at(outside)
