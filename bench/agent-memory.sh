@@ -5,7 +5,9 @@
 # under bench/agent-load.sh's driver (AgentLoadBench: the real jar in its own JVM, a fabric8 API mock, N
 # concurrent NodePrepareResources of 8 devices); idle is sampled 5 s after registration, loaded is the
 # peak sampled while the claims run. Medians of R runs, then the ROW line of bench/lib.sh.
-# Aims: idle < 64 MiB, loaded < 128 MiB.
+# Aims: idle < 64 MiB, loaded < 128 MiB. Beside them, the library floor (LibraryFloor, below): the idle
+# RSS of a JVM with the same flags that only does what no kubelet plugin on these libraries can skip
+# (gRPC on a unix socket, one read from an API server over TLS, JSON), so the aim can be set against it.
 #   bench/agent-memory.sh [runs, default 3] [N concurrent claims, default 32] [rounds, default 5]
 # NODEATLAS_JAR=path measures that jar instead of building this tree's. The agent inherits this
 # environment (MALLOC_ARENA_MAX, say).
@@ -41,8 +43,43 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp "$cp_file" "$work/classpath"
 cp_file="$work/classpath"
+# The library floor's class path: the agent's classes and only the libraries it uses (LibraryFloor).
+tr ':' '\n' <"$cp_file" | grep -E '/agent/target/(test-)?classes$|/(grpc-[^/]*|protobuf-java-[^/]*|guava-[^/]*|failureaccess-[^/]*|perfmark-api-[^/]*|jackson-core-[^/]*|slf4j-[^/]*)\.jar$' |
+  paste -sd: >"$work/floor.classpath"
 snapshot_classpath "$cp_file" "$work/classes"
+snapshot_classpath "$work/floor.classpath" "$work/floor-classes"
 hello_command "$work/hello" "$java_bin" "${jvm[@]}"
+
+# The library floor (LibraryFloor): a JVM with the agent's flags that serves the kubelet's registration
+# over a unix socket with grpc-java, reads one list over TLS with HttpsURLConnection and parses it with
+# jackson-core, and nothing else; its RSS 5 s after the calls, as the agent's idle figure is taken.
+keytool="$(dirname "$(readlink -f "$(command -v "$java_bin")")")/keytool"
+"$keytool" -genkeypair -alias api -keyalg EC -groupname secp256r1 -dname CN=127.0.0.1 -ext san=ip:127.0.0.1 \
+  -validity 2 -keystore "$work/api.p12" -storetype PKCS12 -storepass bench-only -keypass bench-only >/dev/null 2>&1
+"$keytool" -exportcert -alias api -keystore "$work/api.p12" -storepass bench-only -file "$work/api.crt" >/dev/null 2>&1
+"$keytool" -importcert -noprompt -alias api -file "$work/api.crt" -keystore "$work/trust.p12" -storetype PKCS12 \
+  -storepass bench-only >/dev/null 2>&1
+floor_cp="$(cat "$work/floor.classpath")"
+"$java_bin" -cp "$floor_cp" io.nodeatlas.agent.bench.LibraryFloor api "$work/api.p12" bench-only "$work/api.port" &
+api_pid=$!
+trap 'kill "$api_pid" 2>/dev/null; rm -rf "$work"' EXIT
+for ((i = 0; i < 600; i++)); do [[ -s "$work/api.port" ]] && break; sleep 0.1; done
+[[ -s "$work/api.port" ]] || { echo "bench: the HTTPS server of the library floor did not start" >&2; exit 1; }
+library_floor() { # -> the serve JVM's RSS in MiB
+  local sock="$work/floor.sock" pid rss
+  rm -f "$sock" "$work/floor.out"
+  "$java_bin" "${jvm[@]}" -cp "$floor_cp" io.nodeatlas.agent.bench.LibraryFloor serve "$sock" \
+    "https://127.0.0.1:$(cat "$work/api.port")/apis/resource.k8s.io/v1/resourceslices" "$work/trust.p12" bench-only \
+    >"$work/floor.out" 2>&1 &
+  pid=$!
+  for ((i = 0; i < 600; i++)); do grep -qs "^ready" "$work/floor.out" && break; sleep 0.1; done
+  grep -q '^ready' "$work/floor.out" || { cat "$work/floor.out" >&2; kill "$pid"; echo "bench: the library floor did not start" >&2; exit 1; }
+  "$java_bin" -cp "$floor_cp" io.nodeatlas.agent.bench.LibraryFloor call "$sock" 3
+  sleep 5
+  rss=$(awk '/^VmRSS:/ {printf "%.1f", $2 / 1024}' "/proc/$pid/status")
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  echo "$rss"
+}
 
 drive() { # extra JVM flags for the agent... -> the driver's output
   mkdir -p "$work/run"
@@ -51,7 +88,7 @@ drive() { # extra JVM flags for the agent... -> the driver's output
     2> >(grep -v '^INFO: \|MockWebServer\|^[A-Z][a-z][a-z] [0-9]' >&2)
 }
 
-: >"$work/idle"; : >"$work/loaded"; : >"$work/hello.rss"; : >"$work/anon"
+: >"$work/idle"; : >"$work/loaded"; : >"$work/hello.rss"; : >"$work/anon"; : >"$work/floor.rss"
 for ((i = 0; i < runs; i++)); do
   out="$(drive)"
   grep 'RSS' <<<"$out" >&2
@@ -60,7 +97,9 @@ for ((i = 0; i < runs; i++)); do
   echo "$idle" >>"$work/idle"; echo "$loaded" >>"$work/loaded"
   sed -n 's/.*RssAnon idle: \([0-9.]*\) MiB, under load (peak sampled): \([0-9.]*\) MiB.*/\1 \2/p' <<<"$out" >>"$work/anon"
   peak_rss_kib "${hello[@]}" | awk '{print $1 / 1024}' >>"$work/hello.rss"
+  library_floor >>"$work/floor.rss"
 done
+floor_mib=$(median <"$work/floor.rss")
 idle=$(median <"$work/idle"); loaded=$(median <"$work/loaded"); hello_mib=$(median <"$work/hello.rss" | awk '{printf "%.1f", $1}')
 anon_idle=$(awk '{print $1}' "$work/anon" | median); anon_loaded=$(awk '{print $2}' "$work/anon" | median)
 ri=$(ratio "$idle" "$hello_mib"); rl=$(ratio "$loaded" "$hello_mib")
@@ -69,8 +108,12 @@ printf '  agent RSS idle %s MiB, loaded %s MiB; hello JVM (same flags) %s MiB; r
 # RssAnon: the agent's own pages; RSS less RssAnon is file pages (jar, libjvm, the JDK's CDS archive)
 # that other processes share and the kernel can drop, which a cgroup charges as page cache.
 printf '  agent RssAnon idle %s MiB, loaded %s MiB\n' "$anon_idle" "$anon_loaded"
+printf '  library floor (LibraryFloor: grpc-java unix-socket server, one TLS read, jackson-core; same flags): %s MiB idle\n' "$floor_mib"
 row "nodeatlas run RSS idle / loaded" "$idle / $loaded MiB" "hello JVM $hello_mib MiB" "${ri}x / ${rl}x" "< 64 / < 128 MiB" \
   "$(( $(le "$idle" 63.99) && $(le "$loaded" 127.99) ))"
+# The idle aim applied to the library floor: where it fails, no agent on these libraries can meet it.
+row "beside 6: library floor idle RSS (gRPC server, TLS read, jackson-core)" "$floor_mib MiB" "hello JVM $hello_mib MiB" \
+  "$(ratio "$floor_mib" "$hello_mib")x" "< 64 MiB" "$(le "$floor_mib" 63.99)"
 
 if [[ "${BREAKDOWN:-0}" == 1 ]]; then
   drive -Xlog:class+load=info:file="$work/classes.log" -XX:NativeMemoryTracking=summary \

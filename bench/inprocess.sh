@@ -5,7 +5,9 @@
 #          (256, 1,024 and 4,096 VFs), JMH (NicRdmaDiscoveryBenchmark), with the growth curve.
 # The floor is bench/floor-reader.c (built here by gcc): it opens, reads and closes exactly the files,
 # and lists exactly the directories, that one discovery run opened on the same tree, recorded from
-# that run with strace. Every figure is a median (JMH iterations; runs; floor rounds), in wall and
+# that run with strace. Beside it, JavaReadFloor (discovery-api's bench package) reads the same list
+# with the JDK's calls alone, plain and with the type check before each open: what a bare Java reader
+# pays, so that each aim can be set against the floor a Java reader cannot go below. Every figure is a median (JMH iterations; runs; floor rounds), in wall and
 # in CPU time (see the note the script prints). Prints markdown rows.
 #   bench/inprocess.sh [pfs...]        (default: 4 16 64)
 # Needs: gcc, strace, python3, tar, bzip2; the shared corpus (NODEATLAS_CONFORMANCE_DIR, default
@@ -94,6 +96,15 @@ java -Djmh.ignoreLock=true -cp "$cpu_cp" org.openjdk.jmh.Main CpuNumaDiscoveryBe
   -jvmArgsAppend "-Dnodeatlas.conformance.dir=$corpus" -rf json -rff "$work/cpu.json" >&2
 cpu_ms="$(jmh_medians "$work/cpu.json" snapshot | awk '{print $2}')"
 cpu_floor="$(floor "$work/cpu.list" "$cpu_floor")"
+# The Java floor (JavaReadFloor): the same files through the JDK's calls alone, without and with the
+# type check before each open that a Java 17 reader of an untrusted tree cannot do without.
+java_floor() { # mode list warm-up rounds [jvm flags...] -> "<wall us> <thread us> <cpu us>"
+  local mode="$1" list="$2" warm="$3" n="$4"
+  shift 4
+  java "$@" -cp "$cpu_cp" io.nodeatlas.discovery.host.bench.JavaReadFloor "$mode" "$list" "$warm" "$n"
+}
+cpu_plain="$(java_floor plain "$work/cpu.list" 400 101)"
+cpu_checked="$(java_floor checked "$work/cpu.list" 400 101)"
 
 # Row 4: nic-rdma, one generated tree per size, read by the recording, the floor and JMH alike.
 declare -A nic_ms nic_floor nic_stats nic_time
@@ -112,6 +123,9 @@ IFS=,; java -Djmh.ignoreLock=true -cp "$nic_cp" org.openjdk.jmh.Main NicRdmaDisc
   -jvmArgsAppend "$nic_jvm" -rf json -rff "$work/nic.json" >&2; unset IFS
 while read -r p ms; do nic_ms[$p]=$ms; done < <(jmh_medians "$work/nic.json" pfs)
 for p in "${pfs[@]}"; do nic_floor[$p]="$(floor "$work/nic$p.list" "${nic_floor[$p]}")"; done
+last="${pfs[${#pfs[@]} - 1]}"
+nic_plain="$(java_floor plain "$work/nic$last.list" 12 7 "${nic_heap[@]}")"
+nic_checked="$(java_floor checked "$work/nic$last.list" 12 7 "${nic_heap[@]}")"
 
 # A table line: what, JMH ms, "<wall us> <cpu us>" in-process (own loop), "<wall us> <cpu us>" floor, file stats
 md_row() {
@@ -142,6 +156,19 @@ for p in "${pfs[@]}"; do
       printf "| %d | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f |\n", vfs, ms, a[3] / 1000, a[3] / vfs, vfs / bv, ms / b, a[3] / ab[3], c[2] / cb[2] }'
 done
 
+# What a bare Java reader of the same files costs, against the same C floor: rows 3 and 4's aims
+# (1.5x and 2x) set against what the JDK's calls alone take, with and without the check before each open.
+echo
+echo "| tree | C floor CPU | Java, plain (open, read, close) | ratio | Java, checked (lstat, then open without following) | ratio | nodeatlas | ratio |"
+echo "|---|---|---|---|---|---|---|---|"
+floor_row() { # what, C floor "<wall> <cpu>", plain, checked, nodeatlas: "<wall> <thread> <cpu>"
+  awk -v what="$1" -v f="$2" -v p="$3" -v c="$4" -v t="$5" 'BEGIN { split(f, b, " "); split(p, x, " "); split(c, y, " "); split(t, z, " ");
+    printf "| %s | %.2f ms | %.2f ms | %.2fx | %.2f ms | %.2fx | %.2f ms | %.2fx |\n", what, b[2] / 1000, x[3] / 1000, x[3] / b[2],
+      y[3] / 1000, y[3] / b[2], z[3] / 1000, z[3] / b[2] }'
+}
+floor_row "cpu-numa, $snapshot" "$cpu_floor" "$cpu_plain" "$cpu_checked" "$cpu_time"
+floor_row "nic-rdma, $((last * 64)) VFs" "${nic_floor[$last]}" "$nic_plain" "$nic_checked" "${nic_time[$last]}"
+
 # The machine lines of bench/table.sh (lib.sh's `row`): rows 3 and 4 by CPU time against the floor, and the
 # VF curve by CPU time of the largest tree against the smallest.
 cpu_row() { # what, "<wall us> <thread us> <cpu us>" in-process, "<wall us> <cpu us>" floor, aim
@@ -150,9 +177,12 @@ cpu_row() { # what, "<wall us> <thread us> <cpu us>" in-process, "<wall us> <cpu
   row "$1" "$(awk -v t="$2" 'BEGIN { split(t, a, " "); printf "%.2f ms CPU", a[3] / 1000 }')" \
     "$(awk -v f="$3" 'BEGIN { split(f, b, " "); printf "C reader %.2f ms CPU", b[2] / 1000 }')" "${r}x" "<= ${4}x" "$(le "$r" "$4")"
 }
-last="${pfs[${#pfs[@]} - 1]}"
 cpu_row "in-process cpu-numa, $snapshot" "$cpu_time" "$cpu_floor" 1.5
 cpu_row "in-process nic-rdma, $((last * 64)) VFs" "${nic_time[$last]}" "${nic_floor[$last]}" 2
+# The same aims applied to the bare Java reader with the check (JavaReadFloor checked): where it fails,
+# the aim is below what any Java 17 reader that keeps FIFOs out can reach on this machine.
+cpu_row "beside 3: bare Java reader with the type check, cpu-numa files" "$cpu_checked" "$cpu_floor" 1.5
+cpu_row "beside 4: bare Java reader with the type check, $((last * 64))-VF files" "$nic_checked" "${nic_floor[$last]}" 2
 curve="$(awk -v t="${nic_time[$last]}" -v tb="${nic_time[$base]}" 'BEGIN { split(t, a, " "); split(tb, b, " "); printf "%.2f", a[3] / b[3] }')"
 # Linear: the issue's 17x for 16x the VFs, scaled to the sizes run.
 curve_aim="$(awk -v r=$((last / base)) 'BEGIN { printf "%.2f", r * 17 / 16 }')"
