@@ -10,7 +10,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -38,15 +37,9 @@ public final class JavaReadFloor {
       case "checked" -> true;
       default -> throw new IllegalArgumentException("plain or checked, not " + args[0]);
     };
-    List<Path> files = new ArrayList<>();
-    List<Path> dirs = new ArrayList<>();
-    for (String line : Files.readAllLines(Path.of(args[1]))) {
-      if (line.startsWith("F ")) {
-        files.add(Path.of(line.substring(2)));
-      } else if (line.startsWith("D ")) {
-        dirs.add(Path.of(line.substring(2)));
-      }
-    }
+    FloorList list = FloorList.read(Path.of(args[1]));
+    List<Path> files = list.files();
+    List<Path> dirs = list.dirs();
     ByteBuffer buffer = ByteBuffer.allocate(1 << 16); // the C loop's one reused buffer
     long[] sink = new long[1];
     System.out.println(CpuTimedRuns.measure(Integer.parseInt(args[2]), Integer.parseInt(args[3]), () -> {

@@ -3,9 +3,7 @@ package io.nodeatlas.discovery.host.bench;
 import io.nodeatlas.discovery.host.HostFileException;
 import io.nodeatlas.discovery.host.HostFs;
 import io.nodeatlas.discovery.testing.CpuTimedRuns;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -21,15 +19,9 @@ public final class ListRead {
   private ListRead() {}
 
   public static void main(String[] args) throws Exception {
-    List<Path> files = new ArrayList<>();
-    List<Path> dirs = new ArrayList<>();
-    for (String line : Files.readAllLines(Path.of(args[0]))) {
-      if (line.startsWith("F ")) {
-        files.add(Path.of(line.substring(2)));
-      } else if (line.startsWith("D ")) {
-        dirs.add(Path.of(line.substring(2)));
-      }
-    }
+    FloorList list = FloorList.read(Path.of(args[0]));
+    List<Path> files = list.files();
+    List<Path> dirs = list.dirs();
     HostFs fs = HostFs.of(Path.of("/"));
     long[] sink = new long[1];
     System.out.println(CpuTimedRuns.measure(Integer.parseInt(args[1]), Integer.parseInt(args[2]), () -> {
