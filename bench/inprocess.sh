@@ -97,7 +97,8 @@ java -Djmh.ignoreLock=true -cp "$cpu_cp" org.openjdk.jmh.Main CpuNumaDiscoveryBe
 cpu_ms="$(jmh_medians "$work/cpu.json" snapshot | awk '{print $2}')"
 cpu_floor="$(floor "$work/cpu.list" "$cpu_floor")"
 # The Java floor (JavaReadFloor): the same files through the JDK's calls alone, without and with the
-# type check before each open that a Java 17 reader of an untrusted tree cannot do without.
+# type check before each open that a Java 17 reader of an untrusted tree cannot do without. It is one of
+# discovery-api's test classes, which are on both modules' class paths: $cpu_cp serves the nic lists too.
 java_floor() { # mode list warm-up rounds [jvm flags...] -> "<wall us> <thread us> <cpu us>"
   local mode="$1" list="$2" warm="$3" n="$4"
   shift 4
