@@ -2,6 +2,7 @@ package io.nodeatlas.cli;
 
 import io.nodeatlas.cli.cdi.CdiCommand;
 import io.nodeatlas.cli.discover.DiscoverCommand;
+import io.nodeatlas.cli.doctor.DoctorCommand;
 import io.nodeatlas.cli.match.MatchCommand;
 import io.nodeatlas.cli.run.RunCommand;
 import io.nodeatlas.cli.slices.SlicesCommand;
@@ -44,6 +45,7 @@ public final class NodeAtlasCommand implements Runnable {
     m.put("match", MatchCommand.class);
     m.put("slices", SlicesCommand.class);
     m.put("run", RunCommand.class);
+    m.put("doctor", DoctorCommand.class);
     return Collections.unmodifiableMap(m);
   }
 

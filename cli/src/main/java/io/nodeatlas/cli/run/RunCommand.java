@@ -47,7 +47,7 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
 
   static final Flag<Path> CONFIG = Flag.of("--config", "FILE", Path.class, "NODEATLAS_CONFIG", "", "Config file")
       .defaultShownAs(DEFAULT_CONFIG + " when it exists");
-  static final Flag<String> DRIVER_NAME = Flag.of("--driver-name", "NAME", String.class, "NODEATLAS_DRIVER_NAME",
+  public static final Flag<String> DRIVER_NAME = Flag.of("--driver-name", "NAME", String.class, "NODEATLAS_DRIVER_NAME",
       Names.DOMAIN, "DRA driver name");
   static final Flag<String> NODE_NAME = Flag.of("--node-name", "NAME", String.class, "NODE_NAME", "",
       "This node's name in the cluster, from the downward API");
@@ -55,18 +55,18 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       .defaultShownAs("in-cluster credentials when present, else standalone");
   static final Flag<Boolean> STANDALONE = Flag.of("--standalone", "", boolean.class, "NODEATLAS_STANDALONE", "false",
       "Do not talk to Kubernetes even when credentials exist");
-  static final Flag<Path> KUBELET_ROOT = Flag.of("--kubelet-root", "DIR", Path.class, "NODEATLAS_KUBELET_ROOT",
+  public static final Flag<Path> KUBELET_ROOT = Flag.of("--kubelet-root", "DIR", Path.class, "NODEATLAS_KUBELET_ROOT",
       "/var/lib/kubelet", "The kubelet's --root-dir");
-  static final Flag<Path> CDI_ROOT = Flag.of("--cdi-root", "DIR", Path.class, "NODEATLAS_CDI_ROOT", "/var/run/cdi",
+  public static final Flag<Path> CDI_ROOT = Flag.of("--cdi-root", "DIR", Path.class, "NODEATLAS_CDI_ROOT", "/var/run/cdi",
       "Directory for CDI specs");
-  static final Flag<Path> STATE_DIR = Flag.of("--state-dir", "DIR", Path.class, "NODEATLAS_STATE_DIR",
+  public static final Flag<Path> STATE_DIR = Flag.of("--state-dir", "DIR", Path.class, "NODEATLAS_STATE_DIR",
       "/var/lib/nodeatlas", "Directory of the checkpoint of prepared claims");
-  static final Flag<String> HOOK_PATH = Flag.of("--hook-path", "FILE", String.class, "NODEATLAS_HOOK_PATH",
+  public static final Flag<String> HOOK_PATH = Flag.of("--hook-path", "FILE", String.class, "NODEATLAS_HOOK_PATH",
       "/usr/local/libexec/nodeatlas/cpuset-hook",
       "Where the cpuset/hugetlb OCI hook lies on the host; the CDI specs of CPU and hugepage shares name it and "
           + "runtimes run it on the host (systemd/install.sh puts it at the default; the DaemonSet copies it to "
           + "/var/lib/nodeatlas-hooks/cpuset-hook)");
-  static final Flag<Integer> HTTP_PORT = Flag.of("--http-port", "PORT", int.class, "NODEATLAS_HTTP_PORT", "0",
+  public static final Flag<Integer> HTTP_PORT = Flag.of("--http-port", "PORT", int.class, "NODEATLAS_HTTP_PORT", "0",
       "Port for /healthz, /readyz and /metrics; 0 = off").convertedBy(new PortConverter(0, "0 = off"));
   static final Flag<Integer> HEALTHCHECK_PORT = Flag.of("--healthcheck-port", "PORT", int.class,
       "NODEATLAS_HEALTHCHECK_PORT", "-1", "TCP port serving grpc.health.v1 for Kubernetes gRPC probes (SERVING once "
@@ -74,7 +74,7 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       .convertedBy(new PortConverter(-1, "-1 = off, 0 = any free port"));
   // Loopback by default: the endpoints tell the agent's state to whoever can reach them. The DaemonSet
   // sets the pod IP (downward API status.podIP), where the kubelet's probes connect.
-  static final Flag<String> HTTP_ADDRESS = Flag.of("--http-address", "ADDR", String.class,
+  public static final Flag<String> HTTP_ADDRESS = Flag.of("--http-address", "ADDR", String.class,
       "NODEATLAS_HTTP_ADDRESS", "127.0.0.1", "Address the HTTP port and the healthcheck port bind to");
   static final Flag<Duration> RESYNC_INTERVAL = Flag.of("--resync-interval", "DURATION", Duration.class,
       "NODEATLAS_RESYNC_INTERVAL", "60s", "How often to re-discover and re-publish, e.g. 60s, 5m")

@@ -52,4 +52,12 @@ public interface DiscoverySource {
   default java.util.Optional<io.nodeatlas.discovery.health.HealthCheck> healthCheck(HostContext host) {
     return java.util.Optional.empty();
   }
+
+  /**
+   * The preflight checks of what this family needs on the node for its devices to reach containers
+   * (device nodes, hooks, kernel settings), run by {@code nodeatlas doctor}; none by default.
+   */
+  default List<io.nodeatlas.discovery.doctor.DoctorCheck> doctorChecks() {
+    return List.of();
+  }
 }

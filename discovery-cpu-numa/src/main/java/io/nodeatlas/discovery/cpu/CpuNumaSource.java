@@ -104,6 +104,12 @@ public final class CpuNumaSource implements DiscoverySource {
     return java.util.Optional.of(new HugepagesHealthCheck(host.fs()));
   }
 
+  /** The OCI hook, the cgroup controllers, reserved hugepages and CPUs against the kubelet's. */
+  @Override
+  public List<io.nodeatlas.discovery.doctor.DoctorCheck> doctorChecks() {
+    return io.nodeatlas.discovery.cpu.doctor.CpuNumaDoctorChecks.all();
+  }
+
   @Override
   public DiscoveryResult discover(HostContext host) throws DiscoveryException {
     CpuSet reserved;

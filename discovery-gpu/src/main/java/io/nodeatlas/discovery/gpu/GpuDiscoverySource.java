@@ -121,6 +121,12 @@ public final class GpuDiscoverySource implements DiscoverySource {
     }
   }
 
+  /** The GPUs' device nodes, and a device plugin that would count the same GPUs twice. */
+  @Override
+  public List<io.nodeatlas.discovery.doctor.DoctorCheck> doctorChecks() {
+    return List.of(new GpuDoctorCheck());
+  }
+
   @Override
   public DiscoveryResult discover(HostContext host) throws DiscoveryException {
     NvmlLibrary library;
