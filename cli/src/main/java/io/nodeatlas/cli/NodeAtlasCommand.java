@@ -6,7 +6,7 @@ import io.nodeatlas.cli.doctor.DoctorCommand;
 import io.nodeatlas.cli.match.MatchCommand;
 import io.nodeatlas.cli.run.RunCommand;
 import io.nodeatlas.cli.slices.SlicesCommand;
-import io.nodeatlas.discovery.spi.DiscoverySources;
+import io.nodeatlas.discovery.engine.DiscoverySources;
 import java.io.PrintWriter;
 import java.util.Collection;
 import java.util.Collections;

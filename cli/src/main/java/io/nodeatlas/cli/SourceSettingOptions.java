@@ -1,7 +1,7 @@
 package io.nodeatlas.cli;
 
-import io.nodeatlas.discovery.spi.DiscoverySources;
-import io.nodeatlas.discovery.spi.SourceSetting;
+import io.nodeatlas.discovery.engine.DiscoverySources;
+import io.nodeatlas.discovery.host.SourceSetting;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -3,8 +3,8 @@ package io.nodeatlas.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nodeatlas.cli.testing.Repo;
-import io.nodeatlas.discovery.spi.AttributeCatalogue;
-import io.nodeatlas.discovery.spi.DiscoverySources;
+import io.nodeatlas.discovery.engine.AttributeCatalogue;
+import io.nodeatlas.discovery.engine.DiscoverySources;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

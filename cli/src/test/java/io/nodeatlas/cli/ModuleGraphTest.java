@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nodeatlas.cli.testing.Repo;
 import io.nodeatlas.discovery.spi.DiscoverySource;
-import io.nodeatlas.discovery.spi.DiscoverySources;
-import io.nodeatlas.discovery.spi.SourceSetting;
+import io.nodeatlas.discovery.engine.DiscoverySources;
+import io.nodeatlas.discovery.host.SourceSetting;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -197,7 +197,7 @@ class ModuleGraphTest {
     Rules withSome = new Rules(rules.apiPackages(), Set.of(),
         new TreeSet<>(List.of(some.key(), some.flag(), some.env())));
     String source = String.join("\n",
-        "import io.nodeatlas.discovery.spi.DiscoverySources;",
+        "import io.nodeatlas.discovery.engine.DiscoverySources;",
         "import io.nodeatlas.discovery.gpu.NvmlLoader;",
         "class X { String f = \"" + some.flag() + "\"; String k = \"" + some.key() + "\"; String e = \"" + some.env() + "\"; }",
         "class Y { String ok = \"" + some.flag() + "-not\"; }");

@@ -24,7 +24,7 @@ import io.nodeatlas.agent.slices.PublishResult;
 import io.nodeatlas.agent.slices.ResourceSlicePublisher;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.report.NodeReport;
-import io.nodeatlas.discovery.spi.DiscoveryWarning;
+import io.nodeatlas.discovery.report.DiscoveryWarning;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;

@@ -10,7 +10,7 @@ import io.nodeatlas.cli.DiscoveryOptions;
 import io.nodeatlas.cli.SavedReport;
 import io.nodeatlas.cli.UsageException;
 import io.nodeatlas.discovery.report.NodeReport;
-import io.nodeatlas.discovery.spi.NodeDiscovery;
+import io.nodeatlas.discovery.engine.NodeDiscovery;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;

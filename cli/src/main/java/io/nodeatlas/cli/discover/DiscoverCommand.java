@@ -7,7 +7,7 @@ import io.nodeatlas.cli.discover.render.Terminal;
 import io.nodeatlas.discovery.host.Excerpt;
 import io.nodeatlas.discovery.report.NodeReport;
 import io.nodeatlas.discovery.report.NodeReportCodec;
-import io.nodeatlas.discovery.spi.NodeDiscovery;
+import io.nodeatlas.discovery.engine.NodeDiscovery;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

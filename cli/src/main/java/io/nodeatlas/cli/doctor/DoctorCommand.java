@@ -16,7 +16,7 @@ import io.nodeatlas.discovery.host.Excerpt;
 import io.nodeatlas.discovery.host.HostContext;
 import io.nodeatlas.discovery.report.NodeReport;
 import io.nodeatlas.discovery.spi.DiscoverySource;
-import io.nodeatlas.discovery.spi.NodeDiscovery;
+import io.nodeatlas.discovery.engine.NodeDiscovery;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Path;

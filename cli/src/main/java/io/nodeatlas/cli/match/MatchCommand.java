@@ -4,7 +4,7 @@ import io.nodeatlas.cli.DiscoveryOptions;
 import io.nodeatlas.cli.SavedReport;
 import io.nodeatlas.cli.UsageException;
 import io.nodeatlas.discovery.report.NodeReport;
-import io.nodeatlas.discovery.spi.NodeDiscovery;
+import io.nodeatlas.discovery.engine.NodeDiscovery;
 import io.nodeatlas.match.ClaimMatcher;
 import io.nodeatlas.match.MatchReport;
 import io.nodeatlas.match.MatchReportWriter;

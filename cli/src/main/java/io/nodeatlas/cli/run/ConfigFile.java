@@ -6,7 +6,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.nodeatlas.cli.Flag;
 import io.nodeatlas.cli.SourceSettingOptions;
 import io.nodeatlas.cli.UsageException;
-import io.nodeatlas.discovery.spi.SourceSetting;
+import io.nodeatlas.discovery.host.SourceSetting;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

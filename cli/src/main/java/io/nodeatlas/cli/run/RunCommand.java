@@ -11,7 +11,7 @@ import io.nodeatlas.cli.UsageException;
 import io.nodeatlas.discovery.host.HostContext;
 import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.spi.DiscoverySource;
-import io.nodeatlas.discovery.spi.NodeDiscovery;
+import io.nodeatlas.discovery.engine.NodeDiscovery;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

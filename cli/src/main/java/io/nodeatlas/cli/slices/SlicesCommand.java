@@ -11,7 +11,7 @@ import io.nodeatlas.cli.UsageException;
 import io.nodeatlas.discovery.host.Excerpt;
 import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.report.NodeReport;
-import io.nodeatlas.discovery.spi.NodeDiscovery;
+import io.nodeatlas.discovery.engine.NodeDiscovery;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -12,7 +12,7 @@ import io.nodeatlas.discovery.report.SourceStatus;
 import io.nodeatlas.discovery.spi.Availability;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.spi.DiscoverySource;
-import io.nodeatlas.discovery.spi.DiscoverySources;
+import io.nodeatlas.discovery.engine.DiscoverySources;
 import io.nodeatlas.discovery.testing.FixtureTree;
 import java.nio.file.Path;
 import java.util.List;

@@ -12,7 +12,7 @@ import io.nodeatlas.discovery.host.HostContext;
 import io.nodeatlas.discovery.host.HostFs;
 import io.nodeatlas.discovery.report.NodeReport;
 import io.nodeatlas.discovery.report.NodeReportCodec;
-import io.nodeatlas.discovery.spi.NodeDiscovery;
+import io.nodeatlas.discovery.engine.NodeDiscovery;
 import io.nodeatlas.discovery.testing.Conformance;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -7,7 +7,7 @@ import io.nodeatlas.cli.NodeAtlasCommand;
 import io.nodeatlas.cli.UsageException;
 import io.nodeatlas.cli.testing.EchoSource;
 import io.nodeatlas.discovery.host.SourceOptions;
-import io.nodeatlas.discovery.spi.DiscoverySources;
+import io.nodeatlas.discovery.engine.DiscoverySources;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

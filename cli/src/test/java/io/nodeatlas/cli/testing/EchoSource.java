@@ -5,7 +5,7 @@ import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.model.DeviceDraft;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.spi.DiscoverySource;
-import io.nodeatlas.discovery.spi.SourceSetting;
+import io.nodeatlas.discovery.host.SourceSetting;
 import java.util.List;
 
 /**

@@ -2,7 +2,7 @@ package io.nodeatlas.cli.testing;
 
 import io.nodeatlas.cli.Main;
 import io.nodeatlas.cli.NodeAtlasCommand;
-import io.nodeatlas.discovery.spi.DiscoverySources;
+import io.nodeatlas.discovery.engine.DiscoverySources;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;

@@ -10,7 +10,7 @@ import io.nodeatlas.discovery.model.DeviceDraft;
 import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.pci.PciAddress;
 import io.nodeatlas.discovery.pci.PciFunctionFacts;
-import io.nodeatlas.discovery.spi.AttributeDoc;
+import io.nodeatlas.discovery.model.AttributeDoc;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -7,7 +7,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.nodeatlas.discovery.host.HostContext;
 import io.nodeatlas.discovery.host.HostFs;
 import io.nodeatlas.discovery.model.Device;
-import io.nodeatlas.discovery.spi.AttributeCatalogue;
+import io.nodeatlas.discovery.engine.AttributeCatalogue;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -115,7 +115,7 @@ public final class HostFs {
   /**
    * A 4,096-VF node has about 37,000 directories on the paths one run reads (nine per VF); with room
    * for fewer, the memo was cleared mid-run and each VF's directory resolved 2.7 times. Held only
-   * during a run: {@link io.nodeatlas.discovery.spi.NodeDiscovery} forgets it when the run ends.
+   * during a run: {@link io.nodeatlas.discovery.engine.NodeDiscovery} forgets it when the run ends.
    */
   private static final int MAX_REMEMBERED_DIRECTORIES = 65_536;
 

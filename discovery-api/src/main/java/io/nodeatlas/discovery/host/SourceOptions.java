@@ -1,6 +1,5 @@
 package io.nodeatlas.discovery.host;
 
-import io.nodeatlas.discovery.spi.SourceSetting;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.Map;

@@ -2,7 +2,7 @@ package io.nodeatlas.discovery.pci;
 
 import io.nodeatlas.discovery.model.DeviceDraft;
 import io.nodeatlas.discovery.model.Names;
-import io.nodeatlas.discovery.spi.AttributeDoc;
+import io.nodeatlas.discovery.model.AttributeDoc;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;

@@ -2,7 +2,6 @@ package io.nodeatlas.discovery.report;
 
 import io.nodeatlas.discovery.model.Order;
 import io.nodeatlas.discovery.model.Device;
-import io.nodeatlas.discovery.spi.DiscoveryWarning;
 import io.nodeatlas.discovery.topology.Topology;
 import java.util.Collections;
 import java.util.List;

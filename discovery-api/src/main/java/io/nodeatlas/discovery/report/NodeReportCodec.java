@@ -21,7 +21,6 @@ import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Quantity;
 import io.nodeatlas.discovery.model.RequestPolicy;
 import io.nodeatlas.discovery.parse.CpuListParser;
-import io.nodeatlas.discovery.spi.DiscoveryWarning;
 import io.nodeatlas.discovery.topology.CpuSet;
 import io.nodeatlas.discovery.topology.Topology;
 import io.nodeatlas.discovery.topology.Topology.CacheInfo;

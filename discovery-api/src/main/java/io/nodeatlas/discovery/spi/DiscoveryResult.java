@@ -1,5 +1,6 @@
 package io.nodeatlas.discovery.spi;
 
+import io.nodeatlas.discovery.report.DiscoveryWarning;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.topology.Topology;
 import java.util.ArrayList;

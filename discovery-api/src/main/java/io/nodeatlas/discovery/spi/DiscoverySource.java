@@ -1,5 +1,7 @@
 package io.nodeatlas.discovery.spi;
 
+import io.nodeatlas.discovery.host.SourceSetting;
+import io.nodeatlas.discovery.model.AttributeDoc;
 import io.nodeatlas.discovery.host.HostContext;
 import java.util.List;
 

@@ -8,7 +8,7 @@ import com.code_intelligence.jazzer.mutation.annotation.NotNull;
 import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Names;
-import io.nodeatlas.discovery.spi.DiscoveryWarning;
+import io.nodeatlas.discovery.report.DiscoveryWarning;
 import io.nodeatlas.discovery.topology.CpuSet;
 import io.nodeatlas.discovery.topology.Topology;
 import java.util.List;

@@ -7,7 +7,7 @@ import io.nodeatlas.discovery.model.DeviceDraft;
 import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.model.Quantity;
 import io.nodeatlas.discovery.model.RequestPolicy;
-import io.nodeatlas.discovery.spi.AttributeDoc;
+import io.nodeatlas.discovery.model.AttributeDoc;
 import io.nodeatlas.discovery.topology.CpuSet;
 import io.nodeatlas.discovery.topology.Topology;
 import io.nodeatlas.discovery.topology.Topology.CoreInfo;

@@ -11,7 +11,7 @@ import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.model.Quantity;
 import io.nodeatlas.discovery.model.RequestPolicy;
-import io.nodeatlas.discovery.spi.AttributeCatalogue;
+import io.nodeatlas.discovery.engine.AttributeCatalogue;
 import io.nodeatlas.discovery.spi.DiscoveryException;
 import io.nodeatlas.discovery.testing.FixtureTree;
 import io.nodeatlas.discovery.topology.CpuSet;

@@ -25,11 +25,11 @@ import static io.nodeatlas.discovery.gpu.GpuDevices.SERIAL;
 import static io.nodeatlas.discovery.gpu.GpuDevices.TYPE;
 import static io.nodeatlas.discovery.gpu.GpuDevices.UUID;
 import static io.nodeatlas.discovery.gpu.GpuDevices.VBIOS_VERSION;
-import static io.nodeatlas.discovery.spi.AttributeDoc.attribute;
-import static io.nodeatlas.discovery.spi.AttributeDoc.capacity;
+import static io.nodeatlas.discovery.model.AttributeDoc.attribute;
+import static io.nodeatlas.discovery.model.AttributeDoc.capacity;
 
 import io.nodeatlas.discovery.pci.PciFunctionFacts;
-import io.nodeatlas.discovery.spi.AttributeDoc;
+import io.nodeatlas.discovery.model.AttributeDoc;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -3,7 +3,7 @@ package io.nodeatlas.discovery.net;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.pci.PciFunctionFacts;
-import io.nodeatlas.discovery.spi.AttributeDoc;
+import io.nodeatlas.discovery.model.AttributeDoc;
 import java.util.ArrayList;
 import java.util.List;
 

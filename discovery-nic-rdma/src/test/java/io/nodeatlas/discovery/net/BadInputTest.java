@@ -18,7 +18,7 @@ import io.nodeatlas.discovery.net.fixture.SysfsNodeBuilder.Netdev;
 import io.nodeatlas.discovery.net.fixture.SysfsNodeBuilder.Port;
 import io.nodeatlas.discovery.spi.DiscoveryException;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
-import io.nodeatlas.discovery.spi.DiscoveryWarning;
+import io.nodeatlas.discovery.report.DiscoveryWarning;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

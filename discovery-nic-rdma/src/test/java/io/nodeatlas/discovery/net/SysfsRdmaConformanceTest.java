@@ -19,7 +19,7 @@ import io.nodeatlas.discovery.pci.PciFunctionFacts;
 import io.nodeatlas.discovery.pci.PciFunctionReader;
 import io.nodeatlas.discovery.pci.PcieRoots;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
-import io.nodeatlas.discovery.spi.DiscoveryWarning;
+import io.nodeatlas.discovery.report.DiscoveryWarning;
 import io.nodeatlas.discovery.testing.Conformance;
 import java.nio.file.Files;
 import java.nio.file.Path;

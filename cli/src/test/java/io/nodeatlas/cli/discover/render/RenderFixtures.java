@@ -6,7 +6,7 @@ import io.nodeatlas.discovery.model.Quantity;
 import io.nodeatlas.discovery.report.HostInfo;
 import io.nodeatlas.discovery.report.NodeReport;
 import io.nodeatlas.discovery.report.SourceStatus;
-import io.nodeatlas.discovery.spi.DiscoveryWarning;
+import io.nodeatlas.discovery.report.DiscoveryWarning;
 import io.nodeatlas.discovery.topology.CpuSet;
 import io.nodeatlas.discovery.topology.PciTree;
 import io.nodeatlas.discovery.topology.PciTree.Kind;

@@ -11,7 +11,7 @@ import io.nodeatlas.discovery.host.HostFs;
 import io.nodeatlas.discovery.model.AttributeValue;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Names;
-import io.nodeatlas.discovery.spi.AttributeCatalogue;
+import io.nodeatlas.discovery.engine.AttributeCatalogue;
 import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.testing.Conformance;
 import io.nodeatlas.discovery.topology.CpuSet;

@@ -14,7 +14,7 @@ import io.nodeatlas.discovery.pci.PciTreeBuilder;
 import io.nodeatlas.discovery.pci.PciTreeReader;
 import io.nodeatlas.discovery.report.NodeReport;
 import io.nodeatlas.discovery.spi.DiscoverySource;
-import io.nodeatlas.discovery.spi.NodeDiscovery;
+import io.nodeatlas.discovery.engine.NodeDiscovery;
 import io.nodeatlas.discovery.topology.PciTree;
 import java.io.IOException;
 import java.nio.file.Files;

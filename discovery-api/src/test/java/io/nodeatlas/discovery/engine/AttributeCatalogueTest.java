@@ -1,5 +1,8 @@
-package io.nodeatlas.discovery.spi;
+package io.nodeatlas.discovery.engine;
 
+import io.nodeatlas.discovery.model.AttributeDoc;
+import io.nodeatlas.discovery.spi.DiscoveryResult;
+import io.nodeatlas.discovery.spi.DiscoverySource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,4 +1,4 @@
-package io.nodeatlas.discovery.spi;
+package io.nodeatlas.discovery.report;
 
 import io.nodeatlas.discovery.model.Order;
 import java.util.Comparator;

@@ -1,5 +1,10 @@
-package io.nodeatlas.discovery.spi;
+package io.nodeatlas.discovery.engine;
 
+import io.nodeatlas.discovery.report.DiscoveryWarning;
+import io.nodeatlas.discovery.spi.Availability;
+import io.nodeatlas.discovery.spi.DiscoveryException;
+import io.nodeatlas.discovery.spi.DiscoveryResult;
+import io.nodeatlas.discovery.spi.DiscoverySource;
 import io.nodeatlas.discovery.host.HostContext;
 import io.nodeatlas.discovery.host.HostFs;
 import io.nodeatlas.discovery.host.HostFileException;

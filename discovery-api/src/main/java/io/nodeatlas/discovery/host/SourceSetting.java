@@ -1,4 +1,4 @@
-package io.nodeatlas.discovery.spi;
+package io.nodeatlas.discovery.host;
 
 import io.nodeatlas.discovery.model.Names;
 import java.util.Objects;

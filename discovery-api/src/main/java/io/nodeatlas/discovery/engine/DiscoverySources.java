@@ -1,5 +1,7 @@
-package io.nodeatlas.discovery.spi;
+package io.nodeatlas.discovery.engine;
 
+import io.nodeatlas.discovery.host.SourceSetting;
+import io.nodeatlas.discovery.spi.DiscoverySource;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;

@@ -1,5 +1,7 @@
-package io.nodeatlas.discovery.spi;
+package io.nodeatlas.discovery.engine;
 
+import io.nodeatlas.discovery.model.AttributeDoc;
+import io.nodeatlas.discovery.spi.DiscoverySource;
 import io.nodeatlas.discovery.model.Device;
 import java.util.ArrayList;
 import java.util.Collection;
