@@ -165,6 +165,47 @@ class ApiClaimLookupTest {
     }
   }
 
+  /**
+   * Issue 35 item 9: members of the allocation of another JSON type than the API's are a broken answer
+   * that fails the claim, never "no devices for this driver" (a claim prepared OK with nothing) or "no
+   * capacity consumed" (a share of the smallest size).
+   */
+  @Test
+  void allocationMembersOfTheWrongJsonTypeFailTheClaim() throws Exception {
+    String result = "{\"request\":\"cpus\",\"driver\":\"nodeatlas.io\",\"pool\":\"node-a\",\"device\":\"cpu-numa0\"";
+    java.util.Map<String, String> cases = new java.util.LinkedHashMap<>();
+    cases.put("\"results\":\"gpu-0\"", "results is a string, not an array");
+    cases.put("\"results\":{\"device\":\"gpu-0\"}", "results is an object, not an array");
+    cases.put("\"results\":7", "results is a number, not an array");
+    cases.put("\"results\":[" + result + ",\"consumedCapacity\":\"4\"}]", "consumedCapacity is a string, not an object");
+    cases.put("\"results\":[" + result + ",\"consumedCapacity\":[4]}]", "consumedCapacity is an array, not an object");
+    cases.put("\"results\":[" + result + ",\"adminAccess\":\"true\"}]", "adminAccess is a string, not a boolean");
+    try (ClaimApiServer api = new ClaimApiServer()) {
+      try (KubernetesClient client = client(api.kubeconfig(dir.resolve("kubeconfig")))) {
+        ApiClaimLookup lookup = new ApiClaimLookup(client);
+        for (var c : cases.entrySet()) {
+          api.claim("train", new ClaimApiServer.Raw("{\"metadata\":{\"uid\":\"uid-train\"},\"status\":{\"allocation\":"
+              + "{\"devices\":{" + c.getKey() + "}}}}"));
+          assertThatThrownBy(() -> lookup.allocation(TRAIN)).as(c.getKey()).isInstanceOf(ClaimLookupException.class)
+              .hasMessageContaining("ResourceClaim default/train").hasMessageContaining(c.getValue());
+        }
+        for (String devices : List.of("\"devices\":\"x\"", "\"devices\":[]")) {
+          api.claim("train", new ClaimApiServer.Raw("{\"metadata\":{\"uid\":\"uid-train\"},\"status\":{\"allocation\":{"
+              + devices + "}}}"));
+          assertThatThrownBy(() -> lookup.allocation(TRAIN)).as(devices).hasMessageContaining("status.allocation.devices is");
+        }
+        // Absent or null members stay what the API means by them: no results, nothing consumed.
+        api.claim("train", new ClaimApiServer.Raw("{\"metadata\":{\"uid\":\"uid-train\"},\"status\":{\"allocation\":"
+            + "{\"devices\":{\"results\":null}}}}"));
+        assertThat(lookup.allocation(TRAIN)).isEmpty();
+        api.claim("train", new ClaimApiServer.Raw("{\"metadata\":{\"uid\":\"uid-train\"},\"status\":{\"allocation\":"
+            + "{\"devices\":{\"results\":[" + result + ",\"consumedCapacity\":null,\"adminAccess\":null}]}}}}"));
+        assertThat(lookup.allocation(TRAIN)).singleElement()
+            .satisfies(a -> assertThat(a.consumedCapacity()).isEmpty());
+      }
+    }
+  }
+
   private static void assertTrainDevices(ApiClaimLookup lookup) throws ClaimLookupException {
     assertThat(lookup.allocation(TRAIN))
         .extracting(AllocatedDevice::driver, AllocatedDevice::pool, AllocatedDevice::device)

@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ClaimApiServer implements AutoCloseable {
 
   /** How this server answers one claim's GET. */
-  public sealed interface Behaviour permits Answer, Hang, Huge, Dribble {}
+  public sealed interface Behaviour permits Answer, Hang, Huge, Dribble, Raw {}
 
   /** Answers the claim, allocated to {@code devices} of pool node-a, padded with {@code padBytes} of annotation. */
   public record Answer(String uid, List<String> devices, int padBytes) implements Behaviour {}
@@ -38,6 +38,9 @@ public final class ClaimApiServer implements AutoCloseable {
 
   /** Answers a claim of {@code bytes} bytes (an annotation that size), streamed. */
   public record Huge(String uid, long bytes) implements Behaviour {}
+
+  /** Answers 200 with {@code json} as it is. */
+  public record Raw(String json) implements Behaviour {}
 
   /** Answers 200 and then sends the claim's body one byte every {@code everyMillis}, never ending it. */
   public record Dribble(long everyMillis) implements Behaviour {}
@@ -172,6 +175,8 @@ public final class ClaimApiServer implements AutoCloseable {
           }
         } else if (b instanceof Answer a) {
           send(ex, 200, claimJson(path.substring(CLAIMS.length()), a.uid(), a.devices(), a.padBytes()));
+        } else if (b instanceof Raw r) {
+          send(ex, 200, r.json());
         } else if (b instanceof Dribble d) {
           dribble(ex, d);
         } else if (b instanceof Huge h) {
