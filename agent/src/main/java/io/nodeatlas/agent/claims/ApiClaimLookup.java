@@ -70,6 +70,9 @@ public final class ApiClaimLookup implements ClaimLookup {
   private static final Duration UNBUDGETED = Duration.ofSeconds(30);
 
   private final ClaimGet get;
+  /** The API server's URL and where the credentials come from, for an authentication failure's message. */
+  private final String server;
+  private final String credentials;
   private final String apiBase;
   private final Limits limits;
   private final java.util.concurrent.Semaphore reads;
@@ -90,6 +93,9 @@ public final class ApiClaimLookup implements ClaimLookup {
             limits.maxBytes())
         .orElseGet(() -> new Fabric8ClaimGet(http, attempt, limits.maxBytes()));
     String master = client.getMasterUrl().toString();
+    this.server = master;
+    Object described = client.getConfiguration().getAdditionalProperties().get(io.nodeatlas.agent.kubeconfig.KubeconfigAuth.CREDENTIALS);
+    this.credentials = described instanceof String d ? d : "the client configuration";
     this.apiBase = (master.endsWith("/") ? master.substring(0, master.length() - 1) : master)
         + "/apis/resource.k8s.io/v1/namespaces/";
     this.limits = limits;
@@ -142,6 +148,10 @@ public final class ApiClaimLookup implements ClaimLookup {
         throw new ClaimLookupException(what + " does not exist");
       }
       last = a.failure() != null ? a.failure() : "HTTP " + a.code() + statusMessage(a.body());
+      if (a.failure() == null && a.code() == 401) {
+        // Which credentials of which server, so the operator knows what to renew.
+        last += " (the API server " + server + " refused the credentials of " + credentials + ")";
+      }
       if (!a.retryable()) {
         throw new ClaimLookupException("cannot read " + what + " from the API server: " + last);
       }

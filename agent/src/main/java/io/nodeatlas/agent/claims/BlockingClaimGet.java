@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.fabric8.kubernetes.client.internal.SSLUtils;
 import io.fabric8.kubernetes.client.utils.HttpClientUtils;
+import io.nodeatlas.agent.kubeconfig.ClientCertificate;
+import io.nodeatlas.agent.kubeconfig.KubeconfigAuth;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
@@ -63,13 +65,13 @@ final class BlockingClaimGet implements ClaimGet {
 
   private final Collection<Interceptor> interceptors;
   private final Interceptor.RequestTags tags;
-  private final SSLSocketFactory tls;
+  private final Tls tls;
   /** Builds the request that the interceptors look at; nothing is sent through it. */
   private final HttpClient requests;
   private final long attemptTimeoutNanos;
   private final int maxBytes;
 
-  private BlockingClaimGet(Collection<Interceptor> interceptors, RequestConfig requestConfig, SSLSocketFactory tls,
+  private BlockingClaimGet(Collection<Interceptor> interceptors, RequestConfig requestConfig, Tls tls,
       HttpClient requests, long attemptTimeoutNanos, int maxBytes) {
     this.interceptors = interceptors;
     this.tags = new Interceptor.RequestTags() {
@@ -99,10 +101,11 @@ final class BlockingClaimGet implements ClaimGet {
         || config.isDisableHostnameVerification() || config.getTlsServerName() != null) {
       return Optional.empty();
     }
-    SSLSocketFactory tls = null;
+    Tls tls = null;
     if (https) {
       try {
-        tls = SSLUtils.sslContext(config).getSocketFactory();
+        tls = new Tls(config, config.getAdditionalProperties().get(KubeconfigAuth.CLIENT_CERTIFICATE) instanceof ClientCertificate c
+            ? c : null);
       } catch (Exception | LinkageError e) {
         return Optional.empty(); // fabric8's client reports the same material's problem on its first call
       }
@@ -110,6 +113,54 @@ final class BlockingClaimGet implements ClaimGet {
     Collection<Interceptor> interceptors = HttpClientUtils.createApplicableInterceptors(config, factory).values();
     return Optional.of(new BlockingClaimGet(List.copyOf(interceptors), requestConfig, tls, requests,
         attemptTimeoutNanos, maxBytes));
+  }
+
+  /**
+   * The TLS of the claim GETs: fabric8's CA and, where the kubeconfig has one, the agent's client
+   * certificate ({@link ClientCertificate}, re-read when rotated). A rotated certificate gets a new
+   * socket factory, and with it new connections: the JDK keeps alive connections per socket factory,
+   * and one kept alive still speaks with the certificate it was opened with.
+   */
+  private static final class Tls {
+    private final javax.net.ssl.TrustManager[] trust;
+    private final ClientCertificate cert;
+    private volatile SSLSocketFactory factory;
+    private volatile long generation;
+
+    Tls(Config config, ClientCertificate cert) throws Exception {
+      this.cert = cert;
+      if (cert == null) {
+        trust = null;
+        factory = SSLUtils.sslContext(config).getSocketFactory();
+      } else {
+        trust = SSLUtils.trustManagers(config);
+        generation = cert.generation();
+        factory = SSLUtils.sslContext(new javax.net.ssl.KeyManager[] {cert}, trust).getSocketFactory();
+      }
+    }
+
+    /** The factory for the next try, after a look at the certificate's files. */
+    SSLSocketFactory current() {
+      if (cert == null) {
+        return factory;
+      }
+      cert.refresh();
+      long g = cert.generation();
+      if (g != generation) {
+        synchronized (this) {
+          if (g != generation) {
+            factory = SSLUtils.sslContext(new javax.net.ssl.KeyManager[] {cert}, trust).getSocketFactory();
+            generation = g;
+          }
+        }
+      }
+      return factory;
+    }
+
+    /** Whether the certificate changed since {@code used} was handed out (a 401 may then pass with the new one). */
+    boolean changedSince(SSLSocketFactory used) {
+      return current() != used;
+    }
   }
 
   @Override
@@ -127,9 +178,18 @@ final class BlockingClaimGet implements ClaimGet {
       // fails the request, this try fails, and the next may find them.
       return Answer.failed("no credentials for the API server: " + ClaimGet.describe(e), true);
     }
-    Answer a = send(headers, end, limitNanos, budget);
-    if (a.failure() == null && !HttpResponse.isSuccessful(a.code()) && retryAfterInterceptors(headers, a, request, end, budget)) {
-      a = send(headers, end, limitNanos, budget);
+    SSLSocketFactory used = tls == null ? null : tls.current();
+    Answer a = send(headers, used, end, limitNanos, budget);
+    if (a.failure() == null && !HttpResponse.isSuccessful(a.code())) {
+      // As fabric8's client: the interceptors may refresh a token; and a client certificate rotated on
+      // disk since this try began is sent once more on a new connection.
+      boolean again = retryAfterInterceptors(headers, a, request, end, budget);
+      if (a.code() == HttpURLConnection.HTTP_UNAUTHORIZED && tls != null && tls.changedSince(used)) {
+        again = !budget.over();
+      }
+      if (again) {
+        a = send(headers, tls == null ? null : tls.current(), end, limitNanos, budget);
+      }
     }
     return a;
   }
@@ -160,7 +220,7 @@ final class BlockingClaimGet implements ClaimGet {
     return again && !budget.over();
   }
 
-  private Answer send(Headers headers, long end, long limitNanos, CallBudget budget) {
+  private Answer send(Headers headers, SSLSocketFactory tls, long end, long limitNanos, CallBudget budget) {
     long left = end - System.nanoTime();
     if (budget.over()) {
       return Answer.failed(budget.why(), false);
