@@ -171,18 +171,18 @@ class FailedCommitTest {
     }
   }
 
-  private static void expectOk(FakeKubelet kubelet, String name, Set<String> answeredOk) {
+  static void expectOk(FakeKubelet kubelet, String name, Set<String> answeredOk) {
     NodePrepareResourcesResponse r = kubelet.prepare(claim("default", name, "uid-" + name));
     assertThat(r.getClaimsOrThrow("uid-" + name).getError()).as("prepare %s", name).isEmpty();
     answeredOk.add("uid-" + name);
   }
 
-  private static String error(FakeKubelet kubelet, String name) {
+  static String error(FakeKubelet kubelet, String name) {
     return kubelet.prepare(claim("default", name, "uid-" + name)).getClaimsOrThrow("uid-" + name).getError();
   }
 
   /** The claims the checkpoint holds, the claims with a CDI spec and the claims answered OK are the same. */
-  private static void assertAgreement(String when, Path state, Path cdi, Set<String> answeredOk) throws IOException {
+  static void assertAgreement(String when, Path state, Path cdi, Set<String> answeredOk) throws IOException {
     JsonNode doc = JSON.readTree(Files.readAllBytes(state.resolve("checkpoint.json")));
     Set<String> recorded = new TreeSet<>();
     doc.get("claims").fieldNames().forEachRemaining(recorded::add);
@@ -195,7 +195,7 @@ class FailedCommitTest {
     assertThat(specs).as("%s: the CDI specs are those of the checkpoint", when).isEqualTo(recorded);
   }
 
-  private static Process start(List<String> prefix, Path kubeconfig, Path work, Path cdi, Path state, Path log)
+  static Process start(List<String> prefix, Path kubeconfig, Path work, Path cdi, Path state, Path log)
       throws IOException {
     List<String> cmd = new ArrayList<>(prefix);
     cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -205,7 +205,7 @@ class FailedCommitTest {
     return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
   }
 
-  private static FakeKubelet kubelet(Process agent, Path work, Path log) throws Exception {
+  static FakeKubelet kubelet(Process agent, Path work, Path log) throws Exception {
     KubeletPaths paths = new KubeletPaths(work.resolve("kubelet"), "nodeatlas.io");
     Path dra = paths.draSocket();
     // The socket of the previous process stays until the new one replaces it: wait for this one's log
