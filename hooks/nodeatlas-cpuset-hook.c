@@ -3,7 +3,8 @@
  * names in the CDI spec of a claim holding CPU or hugepage shares. The runtime runs it as a
  * createRuntime hook: in the runtime namespace (the host), after the container's cgroup exists and
  * before the container runs the user's program. It reads the container state (runtime-spec
- * runtime.md "State") on stdin, takes only its "pid" and "id" members, finds the container's cgroup
+ * runtime.md "State", at most 16 MiB: CRI-O copies pod annotations into it) on stdin, parses it as
+ * strict JSON and takes only its "pid" and "id" members, finds the container's cgroup
  * in /proc/<pid>/cgroup and writes the limits given as arguments:
  *
  *   --cpus=LIST                cpuset.cpus  (kernel list syntax, e.g. 0-3,8-11)
@@ -34,7 +35,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#define MAX_STATE 65536
+/* CRI-O copies the pod's annotations into the state (Kubernetes allows 256 KiB of them per object); far above. */
+#define MAX_STATE (16 << 20)
 #define MAX_CGROUP_FILE 65536
 #define MAX_LIST 4096
 #define MAX_CPU_ID (1 << 20)
@@ -57,61 +59,167 @@ static void fail(const char *fmt, ...) {
   exit(1);
 }
 
-/* ---- the state JSON: a bounded scanner that keeps two top-level members and skips the rest ---- */
+/* ---- the state JSON (RFC 8259), parsed strictly: a bounded recursive-descent reader that keeps two
+ * top-level members and checks the rest: UTF-8 (8.1), escapes decoded (7) so "p\u0069d" is "pid",
+ * only true/false/null and numbers of the grammar (6) as bare values, nothing after the object. ---- */
 
-struct scan { const char *p, *end; int depth; };
+struct scan { const unsigned char *p, *end; int depth; };
 
 static void ws(struct scan *s) {
   while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r')) s->p++;
 }
 
-/* A JSON string; its unescaped text into out (when out) if it is plain printable ASCII. */
-static int string(struct scan *s, char *out, size_t cap, int *plain) {
+static int hex4(const unsigned char *p, unsigned *out) {
+  unsigned v = 0;
+  for (int i = 0; i < 4; i++) {
+    unsigned c = p[i], d;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    else return -1;
+    v = v * 16 + d;
+  }
+  *out = v;
+  return 0;
+}
+
+/* Appends code point cp as UTF-8 to out[*n] when it fits in cap (with the final NUL); else *fits = 0. */
+static void put(char *out, size_t cap, size_t *n, int *fits, unsigned cp) {
+  unsigned char b[4];
+  size_t k;
+  if (cp < 0x80) { b[0] = (unsigned char)cp; k = 1; }
+  else if (cp < 0x800) { b[0] = (unsigned char)(0xC0 | cp >> 6); b[1] = (unsigned char)(0x80 | (cp & 0x3F)); k = 2; }
+  else if (cp < 0x10000) {
+    b[0] = (unsigned char)(0xE0 | cp >> 12); b[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+    b[2] = (unsigned char)(0x80 | (cp & 0x3F)); k = 3;
+  } else {
+    b[0] = (unsigned char)(0xF0 | cp >> 18); b[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+    b[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F)); b[3] = (unsigned char)(0x80 | (cp & 0x3F)); k = 4;
+  }
+  if (*n + k + 1 > cap) { *fits = 0; return; }
+  memcpy(out + *n, b, k);
+  *n += k;
+}
+
+/*
+ * A JSON string: no control characters, escapes of the grammar only, well-formed UTF-8 (no overlong
+ * forms, no encoded surrogates, nothing above U+10FFFF). With out, its decoded text, NUL-terminated;
+ * *fits = 0 when that text did not fit in cap, holds U+0000 or an unpaired surrogate escape.
+ */
+static int string(struct scan *s, char *out, size_t cap, int *fits) {
   size_t n = 0;
-  *plain = 1;
+  *fits = 1;
   if (s->p >= s->end || *s->p != '"') return -1;
   s->p++;
-  while (s->p < s->end && *s->p != '"') {
-    unsigned char c = (unsigned char)*s->p;
+  for (;;) {
+    if (s->p >= s->end) return -1;
+    unsigned c = *s->p, cp;
+    if (c == '"') { s->p++; break; }
     if (c < 0x20) return -1;
     if (c == '\\') {
-      s->p++;
-      if (s->p >= s->end) return -1;
-      if (*s->p == 'u') {
-        if (s->end - s->p < 5) return -1;
-        for (int i = 1; i <= 4; i++) if (!isxdigit((unsigned char)s->p[i])) return -1;
-        s->p += 4;
-      } else if (!strchr("\"\\/bfnrt", *s->p)) {
-        return -1;
+      if (s->end - s->p < 2) return -1;
+      switch (s->p[1]) {
+        case '"': cp = '"'; break;
+        case '\\': cp = '\\'; break;
+        case '/': cp = '/'; break;
+        case 'b': cp = '\b'; break;
+        case 'f': cp = '\f'; break;
+        case 'n': cp = '\n'; break;
+        case 'r': cp = '\r'; break;
+        case 't': cp = '\t'; break;
+        case 'u':
+          if (s->end - s->p < 6 || hex4(s->p + 2, &cp) < 0) return -1;
+          if (cp >= 0xD800 && cp <= 0xDBFF && s->end - s->p >= 12 && s->p[6] == '\\' && s->p[7] == 'u') {
+            unsigned lo;
+            if (hex4(s->p + 8, &lo) < 0) return -1;
+            if (lo >= 0xDC00 && lo <= 0xDFFF) {
+              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+              s->p += 6;
+            }
+          }
+          s->p += 4;
+          break;
+        default:
+          return -1;
       }
-      *plain = 0;
-    } else if (c >= 0x7f) {
-      *plain = 0;
-    } else if (out && n + 1 < cap) {
-      out[n++] = (char)c;
-    } else if (out) {
-      *plain = 0;
+      s->p += 2;
+      if (cp >= 0xD800 && cp <= 0xDFFF) { *fits = 0; continue; } /* valid JSON, but no text of it */
+    } else if (c < 0x80) {
+      cp = c;
+      s->p++;
+    } else {
+      size_t k;
+      unsigned min;
+      if (c >= 0xC2 && c <= 0xDF) { k = 2; cp = c & 0x1F; min = 0x80; }
+      else if (c >= 0xE0 && c <= 0xEF) { k = 3; cp = c & 0x0F; min = 0x800; }
+      else if (c >= 0xF0 && c <= 0xF4) { k = 4; cp = c & 0x07; min = 0x10000; }
+      else return -1;
+      if ((size_t)(s->end - s->p) < k) return -1;
+      for (size_t i = 1; i < k; i++) {
+        if ((s->p[i] & 0xC0) != 0x80) return -1;
+        cp = cp << 6 | (s->p[i] & 0x3F);
+      }
+      if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return -1;
+      s->p += k;
     }
-    s->p++;
+    if (out) {
+      if (cp == 0) *fits = 0;
+      else put(out, cap, &n, fits, cp);
+    }
   }
-  if (s->p >= s->end) return -1;
-  s->p++;
   if (out) out[n] = 0;
+  return 0;
+}
+
+/*
+ * A number of the grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?. *whole is set when it is a
+ * non-negative integer of at most 18 digits, with its value in *value.
+ */
+static int number(struct scan *s, int *whole, long long *value) {
+  const unsigned char *start = s->p;
+  int neg = 0, digits = 0, frac = 0;
+  long long v = 0;
+  if (s->p < s->end && *s->p == '-') { neg = 1; s->p++; }
+  if (s->p >= s->end || !isdigit(*s->p)) return -1;
+  if (*s->p == '0') { s->p++; digits = 1; }
+  else while (s->p < s->end && isdigit(*s->p)) { if (digits < 18) v = v * 10 + (*s->p - '0'); digits++; s->p++; }
+  if (s->p < s->end && *s->p == '.') {
+    s->p++;
+    if (s->p >= s->end || !isdigit(*s->p)) return -1;
+    while (s->p < s->end && isdigit(*s->p)) s->p++;
+    frac = 1;
+  }
+  if (s->p < s->end && (*s->p == 'e' || *s->p == 'E')) {
+    s->p++;
+    if (s->p < s->end && (*s->p == '+' || *s->p == '-')) s->p++;
+    if (s->p >= s->end || !isdigit(*s->p)) return -1;
+    while (s->p < s->end && isdigit(*s->p)) s->p++;
+    frac = 1;
+  }
+  *whole = !neg && !frac && digits <= 18;
+  *value = v;
+  return s->p > start ? 0 : -1;
+}
+
+static int literal(struct scan *s, const char *word) {
+  size_t n = strlen(word);
+  if ((size_t)(s->end - s->p) < n || memcmp(s->p, word, n) != 0) return -1;
+  s->p += n;
   return 0;
 }
 
 static int value(struct scan *s);
 
-static int container(struct scan *s, char open, char close) {
+static int container(struct scan *s, char close) {
   if (++s->depth > MAX_DEPTH) return -1;
   s->p++;
   ws(s);
   if (s->p < s->end && *s->p == close) { s->p++; s->depth--; return 0; }
   for (;;) {
-    int plain;
+    int fits;
     ws(s);
-    if (open == '{') {
-      if (string(s, NULL, 0, &plain) < 0) return -1;
+    if (close == '}') {
+      if (string(s, NULL, 0, &fits) < 0) return -1;
       ws(s);
       if (s->p >= s->end || *s->p != ':') return -1;
       s->p++;
@@ -125,59 +233,92 @@ static int container(struct scan *s, char open, char close) {
 }
 
 static int value(struct scan *s) {
-  int plain;
+  int fits, whole;
+  long long v;
   ws(s);
   if (s->p >= s->end) return -1;
-  char c = *s->p;
-  if (c == '{') return container(s, '{', '}');
-  if (c == '[') return container(s, '[', ']');
-  if (c == '"') return string(s, NULL, 0, &plain);
-  const char *start = s->p;
-  while (s->p < s->end && (isalnum((unsigned char)*s->p) || strchr("+-.", *s->p))) s->p++;
-  return s->p > start ? 0 : -1;
+  switch (*s->p) {
+    case '{': return container(s, '}');
+    case '[': return container(s, ']');
+    case '"': return string(s, NULL, 0, &fits);
+    case 't': return literal(s, "true");
+    case 'f': return literal(s, "false");
+    case 'n': return literal(s, "null");
+    default: return number(s, &whole, &v);
+  }
+}
+
+/* The first problem with the state's members, told only once the whole state is known to be JSON. */
+static char problem[128];
+
+static void note(const char *fmt, ...) {
+  if (problem[0]) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(problem, sizeof problem, fmt, ap);
+  va_end(ap);
 }
 
 static long parse_state(const char *buf, size_t len) {
-  struct scan s = { buf, buf + len, 0 };
+  struct scan s = { (const unsigned char *)buf, (const unsigned char *)buf + len, 0 };
   long pid = -1;
-  int have_id = 0;
+  int have_id = 0, pids = 0;
   ws(&s);
   if (s.p >= s.end || *s.p != '{') fail("the state on stdin is not a JSON object");
   s.p++;
   s.depth = 1;
   ws(&s);
-  if (s.p < s.end && *s.p == '}') fail("the state on stdin has no pid");
-  for (;;) {
-    char key[16];
-    int plain;
-    ws(&s);
-    if (string(&s, key, sizeof key, &plain) < 0) fail("the state on stdin is not valid JSON");
-    ws(&s);
-    if (s.p >= s.end || *s.p != ':') fail("the state on stdin is not valid JSON");
+  if (s.p < s.end && *s.p == '}') {
     s.p++;
-    ws(&s);
-    if (plain && strcmp(key, "pid") == 0) {
-      const char *start = s.p;
-      long v = 0;
-      while (s.p < s.end && isdigit((unsigned char)*s.p) && s.p - start < 8) v = v * 10 + (*s.p++ - '0');
-      if (s.p == start || (s.p < s.end && (isalnum((unsigned char)*s.p) || *s.p == '.'))) fail("the state's pid is not a process id");
-      if (v < 1 || v > 4194304) fail("the state's pid %ld is out of range", v);
-      pid = v;
-    } else if (plain && strcmp(key, "id") == 0) {
-      char id[257];
-      int id_plain;
-      if (string(&s, id, sizeof id, &id_plain) < 0) fail("the state's id is not a string");
-      if (!id_plain || id[0] == 0) fail("the state's id is empty or not printable ASCII of at most 256 characters");
-      memcpy(container_id, id, sizeof container_id);
-      have_id = 1;
-    } else if (value(&s) < 0) {
+  } else {
+    for (;;) {
+      char key[16];
+      int fits;
+      ws(&s);
+      if (string(&s, key, sizeof key, &fits) < 0) fail("the state on stdin is not valid JSON");
+      ws(&s);
+      if (s.p >= s.end || *s.p != ':') fail("the state on stdin is not valid JSON");
+      s.p++;
+      ws(&s);
+      if (fits && strcmp(key, "pid") == 0) {
+        int whole;
+        long long v;
+        if (pids++) note("the state on stdin has more than one pid");
+        if (s.p < s.end && (*s.p == '-' || isdigit(*s.p))) {
+          if (number(&s, &whole, &v) < 0) fail("the state on stdin is not valid JSON");
+          if (!whole) note("the state's pid is not a process id");
+          else if (v < 1 || v > 4194304) note("the state's pid %lld is out of range", v);
+          else pid = (long)v;
+        } else {
+          if (value(&s) < 0) fail("the state on stdin is not valid JSON");
+          note("the state's pid is not a process id");
+        }
+      } else if (fits && strcmp(key, "id") == 0) {
+        char id[257];
+        int id_fits;
+        if (have_id++) note("the state on stdin has more than one id");
+        if (s.p < s.end && *s.p == '"') {
+          if (string(&s, id, sizeof id, &id_fits) < 0) fail("the state on stdin is not valid JSON");
+          int printable = id_fits && id[0] != 0;
+          for (const char *c = id; printable && *c; c++) printable = *c >= 0x20 && *c < 0x7f;
+          if (!printable) note("the state's id is empty or not printable ASCII of at most 256 characters");
+          else if (have_id == 1) memcpy(container_id, id, sizeof container_id);
+        } else {
+          if (value(&s) < 0) fail("the state on stdin is not valid JSON");
+          note("the state's id is not a string");
+        }
+      } else if (value(&s) < 0) {
+        fail("the state on stdin is not valid JSON");
+      }
+      ws(&s);
+      if (s.p < s.end && *s.p == ',') { s.p++; continue; }
+      if (s.p < s.end && *s.p == '}') { s.p++; break; }
       fail("the state on stdin is not valid JSON");
     }
-    ws(&s);
-    if (s.p < s.end && *s.p == ',') { s.p++; continue; }
-    if (s.p < s.end && *s.p == '}') break;
-    fail("the state on stdin is not valid JSON");
   }
+  ws(&s);
+  if (s.p != s.end) fail("the state on stdin is not valid JSON: bytes after the object");
+  if (problem[0]) fail("%s", problem);
   if (!have_id) fail("the state on stdin has no id");
   if (pid < 0) fail("the state on stdin has no pid");
   return pid;
@@ -393,15 +534,23 @@ int main(int argc, char **argv) {
   }
   if (mems && !cpus) fail("--mems needs --cpus");
 
-  static char state[MAX_STATE + 1];
-  size_t len = 0;
+  size_t cap = 64 << 10, len = 0;
+  char *state = malloc(cap);
+  if (!state) fail("out of memory");
   for (;;) {
-    ssize_t n = read(0, state + len, MAX_STATE - len);
+    if (len == cap) {
+      if (cap > MAX_STATE) fail("the state on stdin is larger than %d bytes", MAX_STATE);
+      cap = cap * 2 > (size_t)MAX_STATE + 1 ? (size_t)MAX_STATE + 1 : cap * 2;
+      char *grown = realloc(state, cap);
+      if (!grown) fail("out of memory for a state of %zu bytes", len);
+      state = grown;
+    }
+    ssize_t n = read(0, state + len, cap - len);
     if (n < 0) { if (errno == EINTR) continue; fail("cannot read the state on stdin: %s", strerror(errno)); }
     if (n == 0) break;
     len += (size_t)n;
-    if (len == MAX_STATE) fail("the state on stdin is larger than %d bytes", MAX_STATE);
   }
+  if (len > MAX_STATE) fail("the state on stdin is larger than %d bytes", MAX_STATE);
   long pid = parse_state(state, len);
 
   int rootfd = open_root(cgroot);

@@ -13,6 +13,10 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    if (args.length > 0 && "run".equals(args[0])) {
+      // First: a SIGHUP while the agent starts must not end it (run.StartSignals).
+      io.nodeatlas.cli.run.StartSignals.holdHangup();
+    }
     System.exit(run(args));
   }
 

@@ -70,6 +70,9 @@ public final class ApiClaimLookup implements ClaimLookup {
   private static final Duration UNBUDGETED = Duration.ofSeconds(30);
 
   private final ClaimGet get;
+  /** The API server's URL and where the credentials come from, for an authentication failure's message. */
+  private final String server;
+  private final String credentials;
   private final String apiBase;
   private final Limits limits;
   private final java.util.concurrent.Semaphore reads;
@@ -90,6 +93,9 @@ public final class ApiClaimLookup implements ClaimLookup {
             limits.maxBytes())
         .orElseGet(() -> new Fabric8ClaimGet(http, attempt, limits.maxBytes()));
     String master = client.getMasterUrl().toString();
+    this.server = master;
+    Object described = client.getConfiguration().getAdditionalProperties().get(io.nodeatlas.agent.kubeconfig.KubeconfigAuth.CREDENTIALS);
+    this.credentials = described instanceof String d ? d : "the client configuration";
     this.apiBase = (master.endsWith("/") ? master.substring(0, master.length() - 1) : master)
         + "/apis/resource.k8s.io/v1/namespaces/";
     this.limits = limits;
@@ -142,6 +148,10 @@ public final class ApiClaimLookup implements ClaimLookup {
         throw new ClaimLookupException(what + " does not exist");
       }
       last = a.failure() != null ? a.failure() : "HTTP " + a.code() + statusMessage(a.body());
+      if (a.failure() == null && a.code() == 401) {
+        // Which credentials of which server, so the operator knows what to renew.
+        last += " (the API server " + server + " refused the credentials of " + credentials + ")";
+      }
       if (!a.retryable()) {
         throw new ClaimLookupException("cannot read " + what + " from the API server: " + last);
       }
@@ -233,11 +243,13 @@ public final class ApiClaimLookup implements ClaimLookup {
           while (p.nextToken() == JsonToken.FIELD_NAME) {
             String s = p.currentName();
             JsonToken st = p.nextToken();
-            if ("allocation".equals(s) && st == JsonToken.START_OBJECT) {
+            if ("allocation".equals(s) && st != JsonToken.VALUE_NULL) {
+              typed(p, JsonToken.START_OBJECT, "status.allocation");
               while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String a = p.currentName();
                 JsonToken at = p.nextToken();
-                if ("devices".equals(a) && at == JsonToken.START_OBJECT) {
+                if ("devices".equals(a) && at != JsonToken.VALUE_NULL) {
+                  typed(p, JsonToken.START_OBJECT, "status.allocation.devices");
                   allocated = true;
                   readDevices(p, results);
                 } else {
@@ -270,7 +282,9 @@ public final class ApiClaimLookup implements ClaimLookup {
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String f = p.currentName();
       JsonToken t = p.nextToken();
-      if ("results".equals(f) && t == JsonToken.START_ARRAY) {
+      if ("results".equals(f) && t != JsonToken.VALUE_NULL) {
+        // A results member of another type is a broken answer, not "nothing for this driver".
+        typed(p, JsonToken.START_ARRAY, "status.allocation.devices.results");
         while (p.nextToken() == JsonToken.START_OBJECT) {
           out.add(readResult(p));
         }
@@ -302,16 +316,21 @@ public final class ApiClaimLookup implements ClaimLookup {
         case "pool" -> pool = scalar(p, f);
         case "device" -> device = scalar(p, f);
         case "shareID" -> shareId = scalar(p, f);
-        case "adminAccess" -> admin = t == JsonToken.VALUE_TRUE;
+        case "adminAccess" -> {
+          if (t != JsonToken.VALUE_NULL) {
+            expect(t == JsonToken.VALUE_TRUE || t == JsonToken.VALUE_FALSE, "adminAccess is " + kind(t) + ", not a boolean");
+            admin = t == JsonToken.VALUE_TRUE;
+          }
+        }
         case "consumedCapacity" -> {
-          if (t == JsonToken.START_OBJECT) {
+          // A map of quantities (KEP-5075); another type is a broken answer, not "nothing consumed".
+          if (t != JsonToken.VALUE_NULL) {
+            typed(p, JsonToken.START_OBJECT, "consumedCapacity");
             while (p.nextToken() == JsonToken.FIELD_NAME) {
               String name = p.currentName();
               p.nextToken();
               consumed.put(name, scalar(p, "consumedCapacity." + name));
             }
-          } else {
-            p.skipChildren();
           }
         }
         default -> p.skipChildren();
@@ -346,6 +365,25 @@ public final class ApiClaimLookup implements ClaimLookup {
       }
     }
     return value;
+  }
+
+  /** Fails the answer when the member just read ({@code what}) is not of the JSON type {@code start}. */
+  private static void typed(JsonParser p, JsonToken start, String what) throws IOException {
+    if (p.currentToken() != start) {
+      throw new IOException(what + " is " + kind(p.currentToken()) + ", not "
+          + (start == JsonToken.START_ARRAY ? "an array" : "an object"));
+    }
+  }
+
+  private static String kind(JsonToken t) {
+    return switch (t) {
+      case START_ARRAY -> "an array";
+      case START_OBJECT -> "an object";
+      case VALUE_STRING -> "a string";
+      case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
+      case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+      default -> String.valueOf(t);
+    };
   }
 
   private static void expect(boolean ok, String why) throws IOException {

@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.fabric8.kubernetes.client.internal.SSLUtils;
 import io.fabric8.kubernetes.client.utils.HttpClientUtils;
+import io.nodeatlas.agent.kubeconfig.ClientCertificate;
+import io.nodeatlas.agent.kubeconfig.KubeconfigAuth;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
@@ -48,9 +50,10 @@ import javax.net.ssl.SSLSocketFactory;
  * way cut a Prepare and Unprepare's thread wake-ups from 23 to 8, the agent's CPU time for them by
  * about a quarter and Prepare's p99 by about a fifth.
  *
- * <p>Time: connecting and every read wait at most the try's time; between reads the try's end is
- * checked, so a server that sends its answer a byte at a time ends the try at most one read's wait
- * after its time. An abandoned call budget closes the connection at once. Size: at most the bound is
+ * <p>Time: the try's end closes its connection wherever the try is (connecting, the TLS handshake,
+ * the status line and headers, the body), so a server that sends a byte at a time, each within the
+ * read timeout, cannot stretch a try past its time. An abandoned call budget closes the connection at
+ * once. Size: at most the bound is
  * read, and the connection of an answer over it is closed rather than kept.
  *
  * <p>Not taken (fabric8's client serves these): a proxy, TLS without certificate or host name
@@ -63,13 +66,15 @@ final class BlockingClaimGet implements ClaimGet {
 
   private final Collection<Interceptor> interceptors;
   private final Interceptor.RequestTags tags;
-  private final SSLSocketFactory tls;
+  private final Tls tls;
   /** Builds the request that the interceptors look at; nothing is sent through it. */
   private final HttpClient requests;
   private final long attemptTimeoutNanos;
   private final int maxBytes;
+  /** Closes a try's connection at the try's end; its thread lives only while tries are running. */
+  private final java.util.concurrent.ScheduledThreadPoolExecutor deadlines;
 
-  private BlockingClaimGet(Collection<Interceptor> interceptors, RequestConfig requestConfig, SSLSocketFactory tls,
+  private BlockingClaimGet(Collection<Interceptor> interceptors, RequestConfig requestConfig, Tls tls,
       HttpClient requests, long attemptTimeoutNanos, int maxBytes) {
     this.interceptors = interceptors;
     this.tags = new Interceptor.RequestTags() {
@@ -82,6 +87,14 @@ final class BlockingClaimGet implements ClaimGet {
     this.requests = requests;
     this.attemptTimeoutNanos = attemptTimeoutNanos;
     this.maxBytes = maxBytes;
+    this.deadlines = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "claim-get-deadline");
+      t.setDaemon(true);
+      return t;
+    });
+    deadlines.setRemoveOnCancelPolicy(true);
+    deadlines.setKeepAliveTime(10, TimeUnit.SECONDS);
+    deadlines.allowCoreThreadTimeOut(true);
   }
 
   /**
@@ -99,10 +112,11 @@ final class BlockingClaimGet implements ClaimGet {
         || config.isDisableHostnameVerification() || config.getTlsServerName() != null) {
       return Optional.empty();
     }
-    SSLSocketFactory tls = null;
+    Tls tls = null;
     if (https) {
       try {
-        tls = SSLUtils.sslContext(config).getSocketFactory();
+        tls = new Tls(config, config.getAdditionalProperties().get(KubeconfigAuth.CLIENT_CERTIFICATE) instanceof ClientCertificate c
+            ? c : null);
       } catch (Exception | LinkageError e) {
         return Optional.empty(); // fabric8's client reports the same material's problem on its first call
       }
@@ -110,6 +124,54 @@ final class BlockingClaimGet implements ClaimGet {
     Collection<Interceptor> interceptors = HttpClientUtils.createApplicableInterceptors(config, factory).values();
     return Optional.of(new BlockingClaimGet(List.copyOf(interceptors), requestConfig, tls, requests,
         attemptTimeoutNanos, maxBytes));
+  }
+
+  /**
+   * The TLS of the claim GETs: fabric8's CA and, where the kubeconfig has one, the agent's client
+   * certificate ({@link ClientCertificate}, re-read when rotated). A rotated certificate gets a new
+   * socket factory, and with it new connections: the JDK keeps alive connections per socket factory,
+   * and one kept alive still speaks with the certificate it was opened with.
+   */
+  private static final class Tls {
+    private final javax.net.ssl.TrustManager[] trust;
+    private final ClientCertificate cert;
+    private volatile SSLSocketFactory factory;
+    private volatile long generation;
+
+    Tls(Config config, ClientCertificate cert) throws Exception {
+      this.cert = cert;
+      if (cert == null) {
+        trust = null;
+        factory = SSLUtils.sslContext(config).getSocketFactory();
+      } else {
+        trust = SSLUtils.trustManagers(config);
+        generation = cert.generation();
+        factory = SSLUtils.sslContext(new javax.net.ssl.KeyManager[] {cert}, trust).getSocketFactory();
+      }
+    }
+
+    /** The factory for the next try, after a look at the certificate's files. */
+    SSLSocketFactory current() {
+      if (cert == null) {
+        return factory;
+      }
+      cert.refresh();
+      long g = cert.generation();
+      if (g != generation) {
+        synchronized (this) {
+          if (g != generation) {
+            factory = SSLUtils.sslContext(new javax.net.ssl.KeyManager[] {cert}, trust).getSocketFactory();
+            generation = g;
+          }
+        }
+      }
+      return factory;
+    }
+
+    /** Whether the certificate changed since {@code used} was handed out (a 401 may then pass with the new one). */
+    boolean changedSince(SSLSocketFactory used) {
+      return current() != used;
+    }
   }
 
   @Override
@@ -127,9 +189,18 @@ final class BlockingClaimGet implements ClaimGet {
       // fails the request, this try fails, and the next may find them.
       return Answer.failed("no credentials for the API server: " + ClaimGet.describe(e), true);
     }
-    Answer a = send(headers, end, limitNanos, budget);
-    if (a.failure() == null && !HttpResponse.isSuccessful(a.code()) && retryAfterInterceptors(headers, a, request, end, budget)) {
-      a = send(headers, end, limitNanos, budget);
+    SSLSocketFactory used = tls == null ? null : tls.current();
+    Answer a = send(headers, used, end, limitNanos, budget);
+    if (a.failure() == null && !HttpResponse.isSuccessful(a.code())) {
+      // As fabric8's client: the interceptors may refresh a token; and a client certificate rotated on
+      // disk since this try began is sent once more on a new connection.
+      boolean again = retryAfterInterceptors(headers, a, request, end, budget);
+      if (a.code() == HttpURLConnection.HTTP_UNAUTHORIZED && tls != null && tls.changedSince(used)) {
+        again = !budget.over();
+      }
+      if (again) {
+        a = send(headers, tls == null ? null : tls.current(), end, limitNanos, budget);
+      }
     }
     return a;
   }
@@ -160,7 +231,7 @@ final class BlockingClaimGet implements ClaimGet {
     return again && !budget.over();
   }
 
-  private Answer send(Headers headers, long end, long limitNanos, CallBudget budget) {
+  private Answer send(Headers headers, SSLSocketFactory tls, long end, long limitNanos, CallBudget budget) {
     long left = end - System.nanoTime();
     if (budget.over()) {
       return Answer.failed(budget.why(), false);
@@ -169,6 +240,7 @@ final class BlockingClaimGet implements ClaimGet {
       return Answer.timedOut(limitNanos, attemptTimeoutNanos, budget);
     }
     Connection c = new Connection();
+    java.util.concurrent.ScheduledFuture<?> timer = null;
     try {
       HttpURLConnection conn = (HttpURLConnection) headers.uri.toURL().openConnection(Proxy.NO_PROXY);
       if (conn instanceof HttpsURLConnection s) {
@@ -182,6 +254,9 @@ final class BlockingClaimGet implements ClaimGet {
       headers.values.forEach((name, values) -> values.forEach(v -> conn.addRequestProperty(name, v)));
       c.open(conn);
       budget.abandoned().thenRun(c::abort);
+      // The read timeout restarts with every byte: only this bounds a status line and headers sent a
+      // byte at a time (and the rest of the exchange) by the try's time.
+      timer = deadlines.schedule(c::expire, Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS);
       int code = conn.getResponseCode();
       InputStream in = code >= 400 ? conn.getErrorStream() : conn.getInputStream();
       if (in == null) {
@@ -226,10 +301,14 @@ final class BlockingClaimGet implements ClaimGet {
       if (budget.abandoned().isDone()) {
         return Answer.failed(budget.why(), false);
       }
-      if (e instanceof SocketTimeoutException) {
+      if (e instanceof SocketTimeoutException || c.expired() || System.nanoTime() - end >= 0) {
         return Answer.timedOut(limitNanos, attemptTimeoutNanos, budget);
       }
       return Answer.failed(ClaimGet.describe(e), true);
+    } finally {
+      if (timer != null) {
+        timer.cancel(false);
+      }
     }
   }
 
@@ -250,6 +329,23 @@ final class BlockingClaimGet implements ClaimGet {
         done = true;
         conn.disconnect();
       }
+    }
+
+    private boolean expired;
+
+    /** The try's time is over: closes the connection unless the try is done. */
+    void expire() {
+      synchronized (this) {
+        if (done) {
+          return;
+        }
+        expired = true;
+      }
+      abort();
+    }
+
+    synchronized boolean expired() {
+      return expired;
     }
 
     /** Marks the try done, then closes the answer's stream, which gives the connection back to the JDK. */

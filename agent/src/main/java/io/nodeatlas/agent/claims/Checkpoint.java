@@ -62,8 +62,11 @@ public final class Checkpoint {
    * case, would otherwise cost a walk of every claim).
    */
   private final Map<String, Integer> entriesByDevice = new HashMap<>();
-  private long changeCount;
-  private long durableCount;
+  /**
+   * Changes made in memory and not yet committed, oldest first (guarded by {@link #stateLock}): a
+   * failed commit takes every one of them back, so memory never holds what the file does not.
+   */
+  private final java.util.ArrayDeque<Change> pending = new java.util.ArrayDeque<>();
   /** Whether a file was there when opened (a missing file while claim specs exist is a lost checkpoint). */
   private final boolean existed;
   /** The boot recorded last, and the claims of an earlier boot the kubelet has not prepared again. */
@@ -200,7 +203,7 @@ public final class Checkpoint {
    * boot ID recorded before ({@code ""} when none was) when the boot changed; empty when it did not.
    */
   public Optional<String> startBoot(String currentBootId) throws IOException {
-    long change;
+    Change change;
     String before;
     synchronized (stateLock) {
       if (currentBootId.equals(bootId)) {
@@ -208,13 +211,19 @@ public final class Checkpoint {
           return Optional.empty();
         }
         // A new checkpoint is written at once, so that its absence later means it was lost.
-        change = ++changeCount;
+        change = change(() -> { });
         before = null;
       } else {
-        before = bootId;
+        String prior = bootId;
+        before = prior;
+        java.util.SortedSet<String> unconfirmedBefore = new java.util.TreeSet<>(unconfirmed);
         bootId = currentBootId;
         unconfirmed.addAll(claims.keySet());
-        change = ++changeCount;
+        change = change(() -> {
+          bootId = prior;
+          unconfirmed.clear();
+          unconfirmed.addAll(unconfirmedBefore);
+        });
       }
     }
     awaitDurable(change);
@@ -230,12 +239,12 @@ public final class Checkpoint {
 
   /** The kubelet asked for this claim again in this boot; durable on return. */
   public void confirm(String uid) throws IOException {
-    long change;
+    Change change;
     synchronized (stateLock) {
       if (!unconfirmed.remove(uid)) {
         return;
       }
-      change = ++changeCount;
+      change = change(() -> unconfirmed.add(uid));
     }
     awaitDurable(change);
   }
@@ -276,52 +285,128 @@ public final class Checkpoint {
   /** Records a prepared claim; durable on return. */
   public void put(PreparedClaim claim) throws IOException {
     CheckpointCodec.Entry entry = codec.entry(claim);
-    long change;
+    Change change;
+    String uid = claim.claim().uid();
     synchronized (stateLock) {
-      CheckpointCodec.Entry old = claims.put(claim.claim().uid(), entry);
+      CheckpointCodec.Entry old = claims.put(uid, entry);
       if (old != null) {
         unindex(old.claim());
       }
       index(claim);
-      unconfirmed.remove(claim.claim().uid());
-      change = ++changeCount;
+      boolean wasUnconfirmed = unconfirmed.remove(uid);
+      change = change(() -> {
+        if (old == null) {
+          claims.remove(uid);
+        } else {
+          claims.put(uid, old);
+        }
+        unindex(claim);
+        if (old != null) {
+          index(old.claim());
+        }
+        if (wasUnconfirmed) {
+          unconfirmed.add(uid);
+        }
+      });
     }
     awaitDurable(change);
   }
 
   /** Forgets a claim; durable on return. Removing an unknown claim writes nothing. */
   public void remove(String uid) throws IOException {
-    long change;
+    Change change;
     synchronized (stateLock) {
       CheckpointCodec.Entry old = claims.remove(uid);
       if (old == null) {
         return;
       }
       unindex(old.claim());
-      unconfirmed.remove(uid);
-      change = ++changeCount;
+      boolean wasUnconfirmed = unconfirmed.remove(uid);
+      change = change(() -> {
+        claims.put(uid, old);
+        index(old.claim());
+        if (wasUnconfirmed) {
+          unconfirmed.add(uid);
+        }
+      });
     }
     awaitDurable(change);
   }
 
-  private void awaitDurable(long change) throws IOException {
+  /**
+   * A change made in memory, with how to take it back; its outcome is set under {@link #writeLock}
+   * once a commit wrote it (durable) or failed with it (taken back, {@code failure} set).
+   */
+  private static final class Change {
+    final Runnable undo;
+    boolean settled;
+    IOException failure;
+
+    Change(Runnable undo) {
+      this.undo = undo;
+    }
+  }
+
+  /** Registers a change just made in memory (called with {@link #stateLock} held). */
+  private Change change(Runnable undo) {
+    Change c = new Change(undo);
+    pending.addLast(c);
+    return c;
+  }
+
+  /**
+   * Returns once {@code change} is on disk; throws when the commit that carried it failed, and then
+   * the change, and every other change not yet on disk, is no longer in memory either: the kubelet is
+   * answered "failed" for exactly what the file does not hold (a retried Prepare is then prepared
+   * again, not answered from memory, and a claim answered "failed" is never written by a later
+   * commit).
+   */
+  private void awaitDurable(Change change) throws IOException {
     writeLock.lock();
     try {
-      if (durableCount >= change) {
-        return;
+      if (!change.settled) {
+        commit();
       }
-      SortedMap<String, CheckpointCodec.Entry> snapshot;
-      CheckpointCodec.Boot boot;
-      long snapshotCount;
-      synchronized (stateLock) {
-        snapshot = new TreeMap<>(claims);
-        boot = new CheckpointCodec.Boot(bootId, unconfirmed);
-        snapshotCount = changeCount;
+      if (change.failure != null) {
+        throw new IOException(change.failure.getMessage(), change.failure);
       }
-      AtomicFiles.write(file, codec.encode(snapshot, unknownMembers, boot, digests), AtomicFiles.OWNER_ONLY);
-      durableCount = snapshotCount;
     } finally {
       writeLock.unlock();
+    }
+  }
+
+  /** Writes every pending change (called with {@link #writeLock} held). */
+  private void commit() {
+    SortedMap<String, CheckpointCodec.Entry> snapshot;
+    CheckpointCodec.Boot boot;
+    List<Change> carried;
+    synchronized (stateLock) {
+      snapshot = new TreeMap<>(claims);
+      boot = new CheckpointCodec.Boot(bootId, unconfirmed);
+      carried = List.copyOf(pending);
+    }
+    try {
+      AtomicFiles.write(file, codec.encode(snapshot, unknownMembers, boot, digests), AtomicFiles.OWNER_ONLY);
+    } catch (IOException | RuntimeException e) {
+      IOException failure = e instanceof IOException io ? io : new IOException(e.toString(), e);
+      synchronized (stateLock) {
+        // Newest first, back to the state of the last commit: also the changes made since the
+        // snapshot, which were made on top of the ones that failed.
+        for (java.util.Iterator<Change> it = pending.descendingIterator(); it.hasNext(); ) {
+          Change c = it.next();
+          c.undo.run();
+          c.settled = true;
+          c.failure = failure;
+        }
+        pending.clear();
+      }
+      return;
+    }
+    synchronized (stateLock) {
+      for (Change c : carried) {
+        c.settled = true;
+        pending.removeFirst();
+      }
     }
   }
 

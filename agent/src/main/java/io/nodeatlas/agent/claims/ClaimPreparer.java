@@ -535,6 +535,7 @@ public final class ClaimPreparer {
       // leave a recorded claim whose ids resolve to nothing). The spec goes also when the checkpoint does
       // not know the claim: a crash between writing the spec and recording the claim, or between these two
       // steps, leaves a spec behind that only this call (repeated by the kubelet until it succeeds) removes.
+      specs.checkDirectory();
       checkpoint.remove(claim.uid());
       specs.remove(claim.uid());
       return "";

@@ -108,6 +108,14 @@ public final class ClaimSpecStore implements ClaimSpecs {
   }
 
   @Override
+  public void checkDirectory() throws IOException {
+    if (java.nio.file.Files.isSymbolicLink(cdiRoot)) {
+      throw new IOException("the CDI directory " + cdiRoot + " is a symbolic link (to " + java.nio.file.Files.readSymbolicLink(cdiRoot)
+          + "), and nodeatlas does not follow links to the directories it writes; put the directory back");
+    }
+  }
+
+  @Override
   public void remove(String claimUid) throws IOException {
     writer.remove(cdiRoot, claimSpecs.fileName(claimUid));
   }

@@ -37,6 +37,13 @@ public interface ClaimSpecs {
     return java.util.Optional.of(write(claim, devices.get()));
   }
 
+  /**
+   * Fails when the spec directory cannot be written or removed from as it is (a directory swapped for
+   * a symbolic link), so that Unprepare keeps the claim's record rather than forget a claim whose spec
+   * it then cannot remove.
+   */
+  default void checkDirectory() throws IOException {}
+
   /** Removes the claim's spec; no error when there is none. */
   void remove(String claimUid) throws IOException;
 }

@@ -351,7 +351,7 @@ public final class Agent implements AutoCloseable {
           LOG.debug("ResourceSlice watch open");
         } catch (java.util.concurrent.ExecutionException e) {
           LOG.warn("cannot watch ResourceSlices err=\"{}\"; relying on the periodic resync, trying again in {} s",
-              ApiErrors.describe(e.getCause()), settings.resyncInterval().toSeconds());
+              withCredentials(ApiErrors.describe(e.getCause())), settings.resyncInterval().toSeconds());
           watchRenewAt = now.plus(settings.resyncInterval());
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
@@ -517,7 +517,18 @@ public final class Agent implements AutoCloseable {
     nextPublishRetry = Instant.MAX;
   }
 
-  private void fail(String why) {
+  /** An authentication failure's message with the server and where the credentials come from, as operators need them. */
+  private String withCredentials(String why) {
+    if (client == null || why == null || !why.contains("HTTP 401")) {
+      return why;
+    }
+    Object source = client.getConfiguration().getAdditionalProperties().get(io.nodeatlas.agent.kubeconfig.KubeconfigAuth.CREDENTIALS);
+    return why + " (the API server " + client.getMasterUrl() + " refused the credentials of "
+        + (source instanceof String s ? s : "the client configuration") + ")";
+  }
+
+  private void fail(String failure) {
+    String why = withCredentials(failure);
     metrics.published("error", 0);
     lastPublishError = why;
     nextPublishRetry = clock.instant().plus(backoff);

@@ -5,7 +5,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.nodeatlas.agent.claims.CorruptCheckpointException;
+import io.nodeatlas.agent.kubeconfig.ClientCertificate;
+import io.nodeatlas.agent.kubeconfig.KubeconfigAuth;
 import io.nodeatlas.agent.ops.AgentMetrics;
+import io.nodeatlas.agent.ops.ApiErrors;
 import io.nodeatlas.agent.ops.LogSetup;
 import io.nodeatlas.agent.ops.Notifier;
 import io.nodeatlas.agent.ops.SdNotifier;
@@ -148,24 +151,68 @@ public final class AgentLauncher {
   }
 
   private KubernetesClient kubernetesClient() throws IOException {
-    Config cfg;
     if (b.kubeconfig != null) {
-      if (!Files.isRegularFile(b.kubeconfig)) {
-        throw new SettingException("kubeconfig", b.kubeconfig + " is not a file");
-      }
-      cfg = Config.fromKubeconfig(null, Files.readString(b.kubeconfig), b.kubeconfig.toString());
-    } else if (b.environment.get("KUBERNETES_SERVICE_HOST") != null
-        && Files.isReadable(Path.of(Config.KUBERNETES_SERVICE_ACCOUNT_TOKEN_PATH))) {
-      cfg = Config.autoConfigure(null);
-    } else {
-      return null;
+      return kubernetesClient(b.kubeconfig);
     }
+    if (b.environment.get("KUBERNETES_SERVICE_HOST") != null
+        && Files.isReadable(Path.of(Config.KUBERNETES_SERVICE_ACCOUNT_TOKEN_PATH))) {
+      Config cfg = Config.autoConfigure(null);
+      cfg.setAdditionalProperty(KubeconfigAuth.CREDENTIALS, "in-cluster service account token "
+          + Config.KUBERNETES_SERVICE_ACCOUNT_TOKEN_PATH);
+      return build(cfg, java.util.Optional.empty(), "in-cluster configuration");
+    }
+    return null;
+  }
+
+  /**
+   * The agent's API client for {@code kubeconfig}: its server and CA through fabric8, its user's
+   * credentials through {@link KubeconfigAuth} (every PEM layout, {@code tokenFile}, rotation). A
+   * kubeconfig that cannot serve is a {@link SettingException} that says which member and why.
+   */
+  static KubernetesClient kubernetesClient(Path kubeconfig) throws IOException {
+    if (!Files.isRegularFile(kubeconfig)) {
+      throw new SettingException("kubeconfig", kubeconfig + " is not a file");
+    }
+    String yaml = Files.readString(kubeconfig);
+    Config cfg;
+    try {
+      cfg = Config.fromKubeconfig(null, yaml, kubeconfig.toString());
+    } catch (RuntimeException e) {
+      throw new SettingException("kubeconfig", kubeconfig + ": " + ApiErrors.describe(e));
+    }
+    java.util.Optional<ClientCertificate> clientCertificate;
+    try {
+      clientCertificate = KubeconfigAuth.apply(cfg, kubeconfig, yaml);
+    } catch (KubeconfigAuth.BadCredentialsException e) {
+      throw new SettingException("kubeconfig", e.getMessage());
+    }
+    return build(cfg, clientCertificate, kubeconfig.toString());
+  }
+
+  private static KubernetesClient build(Config cfg, java.util.Optional<ClientCertificate> clientCertificate, String what) {
     // Fail a call within the kubelet's 45 s budget instead of fabric8's long default retry chain.
     cfg.setConnectionTimeout(5_000);
     cfg.setRequestTimeout(10_000);
     cfg.setRequestRetryBackoffLimit(1);
     cfg.setRequestRetryBackoffInterval(200);
-    return new KubernetesClientBuilder().withConfig(cfg).withHttpClientFactory(new JdkHttpClientFactory()).build();
+    KubernetesClientBuilder builder = new KubernetesClientBuilder().withConfig(cfg).withHttpClientFactory(new JdkHttpClientFactory());
+    if (clientCertificate.isPresent()) {
+      // The client certificate is ours to present (every PEM layout, re-read when rotated); the CA stays fabric8's.
+      javax.net.ssl.TrustManager[] trust;
+      try {
+        trust = io.fabric8.kubernetes.client.internal.SSLUtils.trustManagers(cfg);
+      } catch (java.security.GeneralSecurityException | IOException e) {
+        throw new SettingException("kubeconfig", what + ": the cluster's certificate authority: " + e.getMessage());
+      }
+      javax.net.ssl.KeyManager[] keys = {clientCertificate.get()};
+      builder.withHttpClientBuilderConsumer(http -> http.sslContext(keys, trust));
+    }
+    try {
+      return builder.build();
+    } catch (RuntimeException e) {
+      // fabric8's own words ("An error has occurred.") name neither the cause nor the file.
+      throw new SettingException("kubeconfig", what + ": " + ApiErrors.describe(e));
+    }
   }
 
   /**

@@ -20,18 +20,31 @@ final class Signals {
     handle("INT", action);
   }
 
+  /**
+   * SIGHUP runs {@code action}; one that came while the process started ({@link EarlyHangup} held it)
+   * runs it once now.
+   */
   static void onHangup(Runnable action) {
-    handle("HUP", action);
+    sun.misc.SignalHandler before = handle("HUP", action);
+    if (before instanceof EarlyHangup early && early.received() > 0) {
+      LOG.info("received SIGHUP while starting count={}; acting on it now", early.received());
+      action.run();
+    } else if (before == sun.misc.SignalHandler.SIG_IGN) {
+      LOG.warn("SIGHUP is ignored in this process (started with it ignored, as under nohup), so it cannot re-read"
+          + " the configuration; restart the agent to apply a changed one");
+    }
   }
 
-  private static void handle(String name, Runnable action) {
+  /** Installs the handler; returns the one it replaced (null when none could be installed). */
+  private static sun.misc.SignalHandler handle(String name, Runnable action) {
     try {
-      Signal.handle(new Signal(name), s -> {
+      return Signal.handle(new Signal(name), s -> {
         LOG.info("received SIG{}", name);
         action.run();
       });
     } catch (IllegalArgumentException e) {
       LOG.warn("cannot handle SIG{} err=\"{}\"", name, e.getMessage());
+      return null;
     }
   }
 }

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.nodeatlas.agent.testing.ClaimApiServer;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
@@ -121,6 +122,80 @@ class ApiClaimLookupTest {
     }
   }
 
+  /**
+   * Issue 35 item 5: a server that sends its status line and headers a byte at a time, each well within
+   * the read timeout, and never ends them. The try's time covers the whole exchange: each claim gets
+   * its own answer after its tries, not the call's end.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aServerThatDribblesItsHeadersEndsTheTryAtItsTimeLimit() throws Exception {
+    try (java.net.ServerSocket server = new java.net.ServerSocket(0, 16, java.net.InetAddress.getLoopbackAddress())) {
+      java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
+      Thread acceptor = new Thread(() -> {
+        while (!server.isClosed()) {
+          try {
+            java.net.Socket s = server.accept();
+            connections.incrementAndGet();
+            Thread t = new Thread(() -> dribbleHeaders(s), "dribble");
+            t.setDaemon(true);
+            t.start();
+          } catch (java.io.IOException e) {
+            return;
+          }
+        }
+      }, "dribble-accept");
+      acceptor.setDaemon(true);
+      acceptor.start();
+      Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), """
+          apiVersion: v1
+          kind: Config
+          clusters: [{name: test, cluster: {server: "http://127.0.0.1:%d"}}]
+          users: [{name: test, user: {token: test}}]
+          contexts: [{name: test, context: {cluster: test, user: test}}]
+          current-context: test
+          """.formatted(server.getLocalPort()));
+      ApiClaimLookup.Limits limits = new ApiClaimLookup.Limits(java.time.Duration.ofMillis(500), 2,
+          java.time.Duration.ZERO, 3 << 20, 8);
+      try (KubernetesClient client = client(kubeconfig)) {
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> new ApiClaimLookup(client, limits).allocation(new ClaimRef("default", "slow", "uid-slow"),
+                CallBudget.after(java.time.Duration.ofSeconds(60))))
+            .isInstanceOf(ClaimLookupException.class)
+            .hasMessageContaining("ResourceClaim default/slow")
+            .hasMessageContaining("no complete answer within 500 ms (2 tries)");
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        // Two tries of 500 ms; generous for a loaded machine, far below the 60 s budget a trickle used to take.
+        assertThat(ms).as("ms for two tries of 500 ms").isLessThan(15_000);
+        assertThat(connections.get()).isEqualTo(2);
+      }
+    }
+  }
+
+  /** Reads the request, then sends an endless status line and headers, a byte every 20 ms. */
+  private static void dribbleHeaders(java.net.Socket s) {
+    try (s) {
+      java.io.InputStream in = s.getInputStream();
+      int matched = 0;
+      while (matched < 4) {
+        int b = in.read();
+        if (b < 0) {
+          return;
+        }
+        matched = (b == (matched % 2 == 0 ? '\r' : '\n')) ? matched + 1 : (b == '\r' ? 1 : 0);
+      }
+      java.io.OutputStream out = s.getOutputStream();
+      byte[] head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Pad: ".getBytes(StandardCharsets.US_ASCII);
+      for (int i = 0; ; i++) {
+        out.write(i < head.length ? head[i] : 'x');
+        out.flush();
+        Thread.sleep(20);
+      }
+    } catch (java.io.IOException | InterruptedException e) {
+      // The client closed the connection: the try ended.
+    }
+  }
+
   @Test
   void readsOverTlsTrustingOnlyTheKubeconfigsCertificateAuthority() throws Exception {
     KeyStore server = keyStore("server");
@@ -161,6 +236,47 @@ class ApiClaimLookupTest {
         assertTrainDevices(lookup);
         assertThat(api.proxiedClaimRequests()).isEqualTo(2);
         assertThat(api.claimAuthorization()).isEqualTo("Bearer test");
+      }
+    }
+  }
+
+  /**
+   * Issue 35 item 9: members of the allocation of another JSON type than the API's are a broken answer
+   * that fails the claim, never "no devices for this driver" (a claim prepared OK with nothing) or "no
+   * capacity consumed" (a share of the smallest size).
+   */
+  @Test
+  void allocationMembersOfTheWrongJsonTypeFailTheClaim() throws Exception {
+    String result = "{\"request\":\"cpus\",\"driver\":\"nodeatlas.io\",\"pool\":\"node-a\",\"device\":\"cpu-numa0\"";
+    java.util.Map<String, String> cases = new java.util.LinkedHashMap<>();
+    cases.put("\"results\":\"gpu-0\"", "results is a string, not an array");
+    cases.put("\"results\":{\"device\":\"gpu-0\"}", "results is an object, not an array");
+    cases.put("\"results\":7", "results is a number, not an array");
+    cases.put("\"results\":[" + result + ",\"consumedCapacity\":\"4\"}]", "consumedCapacity is a string, not an object");
+    cases.put("\"results\":[" + result + ",\"consumedCapacity\":[4]}]", "consumedCapacity is an array, not an object");
+    cases.put("\"results\":[" + result + ",\"adminAccess\":\"true\"}]", "adminAccess is a string, not a boolean");
+    try (ClaimApiServer api = new ClaimApiServer()) {
+      try (KubernetesClient client = client(api.kubeconfig(dir.resolve("kubeconfig")))) {
+        ApiClaimLookup lookup = new ApiClaimLookup(client);
+        for (var c : cases.entrySet()) {
+          api.claim("train", new ClaimApiServer.Raw("{\"metadata\":{\"uid\":\"uid-train\"},\"status\":{\"allocation\":"
+              + "{\"devices\":{" + c.getKey() + "}}}}"));
+          assertThatThrownBy(() -> lookup.allocation(TRAIN)).as(c.getKey()).isInstanceOf(ClaimLookupException.class)
+              .hasMessageContaining("ResourceClaim default/train").hasMessageContaining(c.getValue());
+        }
+        for (String devices : List.of("\"devices\":\"x\"", "\"devices\":[]")) {
+          api.claim("train", new ClaimApiServer.Raw("{\"metadata\":{\"uid\":\"uid-train\"},\"status\":{\"allocation\":{"
+              + devices + "}}}"));
+          assertThatThrownBy(() -> lookup.allocation(TRAIN)).as(devices).hasMessageContaining("status.allocation.devices is");
+        }
+        // Absent or null members stay what the API means by them: no results, nothing consumed.
+        api.claim("train", new ClaimApiServer.Raw("{\"metadata\":{\"uid\":\"uid-train\"},\"status\":{\"allocation\":"
+            + "{\"devices\":{\"results\":null}}}}"));
+        assertThat(lookup.allocation(TRAIN)).isEmpty();
+        api.claim("train", new ClaimApiServer.Raw("{\"metadata\":{\"uid\":\"uid-train\"},\"status\":{\"allocation\":"
+            + "{\"devices\":{\"results\":[" + result + ",\"consumedCapacity\":null,\"adminAccess\":null}]}}}}"));
+        assertThat(lookup.allocation(TRAIN)).singleElement()
+            .satisfies(a -> assertThat(a.consumedCapacity()).isEmpty());
       }
     }
   }

@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ClaimApiServer implements AutoCloseable {
 
   /** How this server answers one claim's GET. */
-  public sealed interface Behaviour permits Answer, Hang, Huge, Dribble {}
+  public sealed interface Behaviour permits Answer, Hang, Huge, Dribble, Raw {}
 
   /** Answers the claim, allocated to {@code devices} of pool node-a, padded with {@code padBytes} of annotation. */
   public record Answer(String uid, List<String> devices, int padBytes) implements Behaviour {}
@@ -38,6 +38,9 @@ public final class ClaimApiServer implements AutoCloseable {
 
   /** Answers a claim of {@code bytes} bytes (an annotation that size), streamed. */
   public record Huge(String uid, long bytes) implements Behaviour {}
+
+  /** Answers 200 with {@code json} as it is. */
+  public record Raw(String json) implements Behaviour {}
 
   /** Answers 200 and then sends the claim's body one byte every {@code everyMillis}, never ending it. */
   public record Dribble(long everyMillis) implements Behaviour {}
@@ -60,6 +63,9 @@ public final class ClaimApiServer implements AutoCloseable {
   private final java.util.concurrent.atomic.AtomicReference<String> acceptedToken =
       new java.util.concurrent.atomic.AtomicReference<>();
   private final String scheme;
+  private final java.util.concurrent.atomic.AtomicReference<String> acceptedClient =
+      new java.util.concurrent.atomic.AtomicReference<>();
+  private final AtomicInteger refusedClients = new AtomicInteger();
 
   public ClaimApiServer() throws IOException {
     this(null);
@@ -67,13 +73,28 @@ public final class ClaimApiServer implements AutoCloseable {
 
   /** With {@code tls}, an HTTPS server presenting that context's certificate. */
   public ClaimApiServer(javax.net.ssl.SSLContext tls) throws IOException {
+    this(tls, false);
+  }
+
+  /**
+   * With {@code tls}, an HTTPS server presenting that context's certificate; with {@code needClientAuth},
+   * it takes only clients whose certificate that context trusts, as the API server's {@code --client-ca-file}.
+   */
+  public ClaimApiServer(javax.net.ssl.SSLContext tls, boolean needClientAuth) throws IOException {
     InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
     if (tls == null) {
       server = HttpServer.create(loopback, 64);
       scheme = "http";
     } else {
       com.sun.net.httpserver.HttpsServer https = com.sun.net.httpserver.HttpsServer.create(loopback, 64);
-      https.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls));
+      https.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls) {
+        @Override
+        public void configure(com.sun.net.httpserver.HttpsParameters params) {
+          javax.net.ssl.SSLParameters p = tls.getDefaultSSLParameters();
+          p.setNeedClientAuth(needClientAuth);
+          params.setSSLParameters(p);
+        }
+      });
       server = https;
       scheme = "https";
     }
@@ -114,6 +135,19 @@ public final class ClaimApiServer implements AutoCloseable {
     acceptedToken.set(token);
   }
 
+  /**
+   * From now on every request must come with a client certificate whose subject contains {@code subject}
+   * (null: any), or it is answered 401 Unauthorized, as the API server answers an expired certificate.
+   */
+  public void acceptOnlyClient(String subject) {
+    acceptedClient.set(subject);
+  }
+
+  /** Requests answered 401 because of their client certificate so far. */
+  public int refusedClients() {
+    return refusedClients.get();
+  }
+
   /** Waits until an agent wrote its first ResourceSlice (it has discovered its devices); false on timeout. */
   public boolean awaitSlice(long seconds) throws InterruptedException {
     return sliceWritten.await(seconds, java.util.concurrent.TimeUnit.SECONDS);
@@ -149,6 +183,13 @@ public final class ClaimApiServer implements AutoCloseable {
     try (ex) {
       String path = ex.getRequestURI().getPath();
       String method = ex.getRequestMethod();
+      String client = acceptedClient.get();
+      if (client != null && !clientSubject(ex).contains(client)) {
+        refusedClients.incrementAndGet();
+        send(ex, 401, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":\"Unauthorized\","
+            + "\"reason\":\"Unauthorized\",\"code\":401}");
+        return;
+      }
       if (method.equals("GET") && path.startsWith(CLAIMS)) {
         String authorization = ex.getRequestHeaders().getFirst("Authorization");
         claimAuthorization.set(authorization);
@@ -172,6 +213,8 @@ public final class ClaimApiServer implements AutoCloseable {
           }
         } else if (b instanceof Answer a) {
           send(ex, 200, claimJson(path.substring(CLAIMS.length()), a.uid(), a.devices(), a.padBytes()));
+        } else if (b instanceof Raw r) {
+          send(ex, 200, r.json());
         } else if (b instanceof Dribble d) {
           dribble(ex, d);
         } else if (b instanceof Huge h) {
@@ -200,6 +243,19 @@ public final class ClaimApiServer implements AutoCloseable {
     } catch (IOException e) {
       // The agent gave up on the answer (a refused size, a cancelled call): nothing to do.
     }
+  }
+
+  /** The subject of the client certificate the request came with; empty when none. */
+  private static String clientSubject(HttpExchange ex) {
+    if (ex instanceof com.sun.net.httpserver.HttpsExchange https) {
+      try {
+        java.security.cert.Certificate[] peer = https.getSSLSession().getPeerCertificates();
+        return ((java.security.cert.X509Certificate) peer[0]).getSubjectX500Principal().getName();
+      } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+        return "";
+      }
+    }
+    return "";
   }
 
   /** An allocated claim as the API server answers it (resource.k8s.io/v1 ResourceClaim). */

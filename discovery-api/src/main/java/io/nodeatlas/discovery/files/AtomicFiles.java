@@ -6,9 +6,12 @@ import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
@@ -147,13 +150,49 @@ public final class AtomicFiles {
     }
   }
 
-  /** Deletes {@code file} if it exists (never following a link) and makes the deletion durable. */
+  /**
+   * Deletes {@code file} if it exists and makes the deletion durable, through a handle on its directory
+   * opened without following a link ({@code openat(O_NOFOLLOW|O_DIRECTORY)} and {@code unlinkat}): a
+   * directory swapped for a symbolic link fails the call, as {@link #write} does, instead of deleting
+   * the same name wherever the link points. A link at the file's own name is removed, not followed.
+   */
   public static boolean delete(Path file) throws IOException {
-    boolean deleted = Files.deleteIfExists(file);
+    Path abs = file.toAbsolutePath();
+    Path dir = abs.getParent();
+    Path parent = dir == null ? null : dir.getParent();
+    if (parent == null) {
+      throw new IOException("cannot delete " + file + ": not in a directory of its own");
+    }
+    boolean deleted;
+    try (DirectoryStream<Path> up = Files.newDirectoryStream(parent)) {
+      if (!(up instanceof SecureDirectoryStream<Path> secureParent)) {
+        throw new IOException("cannot delete " + file + ": this file system cannot open " + dir + " without following links");
+      }
+      SecureDirectoryStream<Path> handle;
+      try {
+        handle = secureParent.newDirectoryStream(dir.getFileName(), LinkOption.NOFOLLOW_LINKS);
+      } catch (NoSuchFileException e) {
+        return false;
+      } catch (FileSystemException e) {
+        if (Files.isSymbolicLink(dir)) {
+          throw new IOException("cannot delete " + file + ": " + dir + " is a symbolic link, and nodeatlas does not follow"
+              + " links to the directories it writes", e);
+        }
+        throw e;
+      }
+      try (handle) {
+        handle.deleteFile(abs.getFileName());
+        deleted = true;
+      } catch (NoSuchFileException e) {
+        deleted = false;
+      }
+    } catch (NoSuchFileException e) {
+      return false;
+    }
     if (deleted) {
-      Path dir = file.toAbsolutePath().getParent();
-      if (dir != null) {
-        syncDirectory(dir);
+      // O_NOFOLLOW again: the fsync goes to the directory the entry was removed from, or fails.
+      try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+        ch.force(true);
       }
     }
     return deleted;

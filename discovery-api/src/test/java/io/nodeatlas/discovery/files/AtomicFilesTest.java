@@ -104,4 +104,31 @@ class AtomicFilesTest {
     assertThat(AtomicFiles.removeStaleTemps(dir, "b")).hasSize(1);
     assertThat(names()).containsExactly(".a-claim_1.json" + AtomicFiles.TEMP_MARKER + "2", ".a.json.tmp", "a.json");
   }
+
+  /**
+   * Issue 35 item 8: a delete goes through a handle on the directory opened without following a link,
+   * as a write refuses a linked directory: never the same name wherever a swapped-in link points.
+   */
+  @Test
+  void deleteRefusesADirectorySwappedForALinkAndRemovesALinkAtTheFilesName() throws Exception {
+    Path real = Files.createDirectories(dir.resolve("cdi.real"));
+    Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
+    Path victim = Files.writeString(elsewhere.resolve("spec.json"), "theirs");
+    Path cdi = Files.createSymbolicLink(dir.resolve("cdi"), elsewhere);
+    assertThatThrownBy(() -> AtomicFiles.delete(cdi.resolve("spec.json"))).isInstanceOf(IOException.class)
+        .hasMessageContaining("is a symbolic link");
+    assertThatThrownBy(() -> AtomicFiles.write(cdi.resolve("spec.json"), bytes("ours"), AtomicFiles.WORLD_READABLE))
+        .isInstanceOf(IOException.class);
+    assertThat(victim).hasContent("theirs");
+
+    // In a real directory: a link at the file's name is removed itself, its target kept.
+    Files.createSymbolicLink(real.resolve("spec.json"), victim);
+    assertThat(AtomicFiles.delete(real.resolve("spec.json"))).isTrue();
+    assertThat(real.resolve("spec.json")).doesNotExist();
+    assertThat(victim).hasContent("theirs");
+    Files.writeString(real.resolve("spec.json"), "ours");
+    assertThat(AtomicFiles.delete(real.resolve("spec.json"))).isTrue();
+    assertThat(AtomicFiles.delete(real.resolve("spec.json"))).isFalse();
+    assertThat(AtomicFiles.delete(dir.resolve("gone").resolve("spec.json"))).isFalse();
+  }
 }

@@ -3,6 +3,7 @@ package io.nodeatlas.discovery.cpu;
 import io.nodeatlas.discovery.cpu.SysfsFacts.CpuSetFiles;
 import io.nodeatlas.discovery.host.FactReader;
 import io.nodeatlas.discovery.model.Order;
+import io.nodeatlas.discovery.parse.CpuListParser;
 import io.nodeatlas.discovery.topology.CpuSet;
 import io.nodeatlas.discovery.topology.Topology.ClusterInfo;
 import io.nodeatlas.discovery.topology.Topology.CoreInfo;
@@ -64,14 +65,27 @@ final class CpuTopologyReader {
         dirs.set(id);
       }
     }
-    CpuSet present = CpuSet.fromBits(dirs);
+    // Every CPU id the kernel can have is below kernel_max + 1 (NR_CPUS), and every present or online one
+    // is possible (Documentation/admin-guide/cputopology.rst): lists beyond that are clipped, with one
+    // warning, before anything is read per CPU.
+    Optional<Integer> kernelMax = in.readText(cpuDir.resolve("kernel_max"), SysfsFacts.ID)
+        .filter(k -> k >= 0 && k < CpuListParser.MAX_ID);
+    CpuSet ids = CpuSet.range(0, kernelMax.orElse(SysfsFacts.DEFAULT_CPU_IDS - 1));
+    String idsLimit = kernelMax.map(k -> "kernel_max " + k).orElse("no kernel_max; at most " + SysfsFacts.DEFAULT_CPU_IDS
+        + " CPUs");
+    CpuSet present = SysfsFacts.within(in, cpuDir, CpuSet.fromBits(dirs), ids, "cpuN directories for CPU", idsLimit);
     // possible and online are never empty on a running kernel (Documentation/admin-guide/cputopology.rst:
     // online is "CPUs that are online and being scheduled", and we run on one); offline often is empty.
-    CpuSet possible = SysfsFacts.nonEmptyList(in, cpuDir.resolve("possible"), "a possible CPU",
-        "the cpuN directories stand in").orElse(present);
+    Optional<CpuSet> possibleFile = SysfsFacts.nonEmptyList(in, cpuDir.resolve("possible"), "a possible CPU",
+        "the cpuN directories stand in").map(p -> SysfsFacts.within(in, cpuDir.resolve("possible"), p, ids, "CPU", idsLimit));
+    CpuSet possible = possibleFile.orElse(present);
+    CpuSet canBe = possibleFile.orElse(ids);
+    String canBeLimit = possibleFile.map(p -> "possible " + p).orElse(idsLimit);
     CpuSet online = SysfsFacts.nonEmptyList(in, cpuDir.resolve("online"), "an online CPU",
         "online CPUs taken from the cpuN directories and their online files")
-        .orElseGet(() -> onlineFromDirectories(in, cpuDir, present));
+        .map(o -> SysfsFacts.within(in, cpuDir.resolve("online"), o, canBe, "CPU", canBeLimit))
+        .filter(o -> !o.isEmpty())
+        .orElseGet(() -> onlineFromDirectories(in, cpuDir, present.intersect(canBe)));
     CpuSet offline = SysfsFacts.cpuList(in, cpuDir.resolve("offline"))
         .orElseGet(() -> possible.union(present).minus(online));
     CpuSummary summary = new CpuSummary(online, offline, possible);

@@ -83,8 +83,20 @@ final class NumaNodeReader {
     }
     directories.sort(null);
     // node/online lists at least the node the kernel boots on (sysfs-devices-node: "Nodes that are online").
+    // Node ids are below MAX_NUMNODES, and every online node is possible (sysfs-devices-node): a list
+    // beyond that is clipped, with one warning, before anything is read per node.
+    Optional<CpuSet> possible = SysfsFacts.nonEmptyList(in, nodeDir.resolve("possible"), "a possible node",
+        "at most " + SysfsFacts.DEFAULT_NODE_IDS + " nodes are read");
+    CpuSet canBe = possible.map(p -> SysfsFacts.within(in, nodeDir.resolve("possible"), p,
+            CpuSet.range(0, SysfsFacts.DEFAULT_NODE_IDS - 1), "node", "at most " + SysfsFacts.DEFAULT_NODE_IDS + " nodes"))
+        .orElse(CpuSet.range(0, SysfsFacts.DEFAULT_NODE_IDS - 1));
+    String limit = possible.isPresent() ? "possible " + canBe : "no node/possible; at most " + SysfsFacts.DEFAULT_NODE_IDS
+        + " nodes";
+    directories.removeIf(id -> !canBe.contains(id));
     List<Integer> order = SysfsFacts.nonEmptyList(in, nodeDir.resolve("online"), "an online node",
             "the nodeN directories stand in")
+        .map(set -> SysfsFacts.within(in, nodeDir.resolve("online"), set, canBe, "node", limit))
+        .filter(set -> !set.isEmpty())
         .map(set -> set.stream().boxed().toList())
         .orElse(directories);
 

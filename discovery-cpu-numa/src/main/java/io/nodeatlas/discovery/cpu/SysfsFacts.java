@@ -10,6 +10,7 @@ import io.nodeatlas.discovery.parse.SizeParser;
 import io.nodeatlas.discovery.topology.CpuSet;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
 
@@ -82,6 +83,31 @@ final class SysfsFacts {
       return Optional.empty();
     }
     return set;
+  }
+
+  /**
+   * Ids a kernel can have when it does not say ({@code cpu/kernel_max} or {@code node/possible}
+   * missing): CONFIG_NR_CPUS is at most 8192 (x86 with MAXSMP, arm64, powerpc) and MAX_NUMNODES at most
+   * 1024 (CONFIG_NODES_SHIFT 10).
+   */
+  static final int DEFAULT_CPU_IDS = 8192;
+
+  static final int DEFAULT_NODE_IDS = 1024;
+
+  /**
+   * {@code set} within {@code allowed} (the ids this kernel can have: {@code kernel_max}, {@code possible}),
+   * with one warning naming the file when it was not: a list such as {@code 0-1048575} in ten bytes
+   * would otherwise cost a read of every id's files.
+   */
+  static CpuSet within(FactReader in, Path file, CpuSet set, CpuSet allowed, String what, String limit) {
+    if (allowed.containsAll(set)) {
+      return set;
+    }
+    CpuSet outside = set.minus(allowed);
+    BitSet bits = outside.toBitSet();
+    in.warn(file, "names " + what + " " + bits.nextSetBit(0) + (outside.size() > 1 ? " to " + (bits.length() - 1) : "")
+        + ", which this kernel cannot have (" + limit + "); " + outside.size() + " id(s) left out");
+    return set.intersect(allowed);
   }
 
   /** The number after {@code prefix} in an entry name such as {@code cpu12} or {@code node3}; -1 when it is not one. */

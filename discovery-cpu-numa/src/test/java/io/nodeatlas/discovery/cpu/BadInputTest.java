@@ -189,6 +189,49 @@ class BadInputTest {
     });
   }
 
+  /**
+   * Issue 35 item 6: ten bytes of {@code cpu/online} naming a million CPUs made discover read a
+   * million CPUs' files (200 s). Ids are bounded by what the kernel can have ({@code kernel_max},
+   * {@code possible}; without them NR_CPUS' and MAX_NUMNODES' largest values), with one warning.
+   */
+  @Test
+  void hugeIdRangesAreBoundedByWhatTheKernelCanHave() {
+    tree.value("sys/devices/system/cpu/online", "0-1048575");
+    tree.value("sys/devices/system/cpu/kernel_max", "8191");
+    long start = System.nanoTime();
+    DiscoveryResult r = discover();
+    assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).isLessThan(java.time.Duration.ofSeconds(20));
+    assertOneWarning(r, "/sys/devices/system/cpu/online: names CPU 4 to 1048575, which this kernel cannot have"
+        + " (possible 0-3); 1048572 id(s) left out");
+    assertThat(topology(r).cpus().online()).isEqualTo(CpuSet.range(0, 3));
+    assertDevicesIntact(r);
+
+    // No possible file: kernel_max bounds every list.
+    tree.delete("sys/devices/system/cpu/possible");
+    tree.value("sys/devices/system/cpu/kernel_max", "3");
+    r = discover();
+    assertOneWarning(r, "/sys/devices/system/cpu/online: names CPU 4 to 1048575, which this kernel cannot have"
+        + " (kernel_max 3)");
+    assertThat(topology(r).cpus().online()).isEqualTo(CpuSet.range(0, 3));
+
+    // Neither: at most 8192 CPU ids; and node ids at most 1024 (or node/possible).
+    tree.delete("sys/devices/system/cpu/kernel_max");
+    tree.value("sys/devices/system/cpu/online", "0-3");
+    tree.value("sys/devices/system/node/online", "0-1048575");
+    start = System.nanoTime();
+    r = discover();
+    assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).isLessThan(java.time.Duration.ofSeconds(20));
+    assertThat(r.warnings()).extracting(DiscoveryWarning::message).first().asString()
+        .contains("/sys/devices/system/node/online: names node 1024 to 1048575, which this kernel cannot have");
+    assertThat(topology(r).numaNodes().get(0).cpus()).isEqualTo(CpuSet.range(0, 3));
+    tree.value("sys/devices/system/node/possible", "0");
+    r = discover();
+    assertOneWarning(r, "/sys/devices/system/node/online: names node 1 to 1048575, which this kernel cannot have"
+        + " (possible 0)");
+    assertThat(topology(r).numaNodes()).hasSize(1);
+    assertDevicesIntact(r);
+  }
+
   @Test
   void hugeFileCostsTheFact() {
     tree.bytes("sys/devices/system/node/node0/distance", new byte[HostFs.MAX_FILE_BYTES + 10]);
