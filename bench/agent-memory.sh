@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Row 6 of the bench table (issue 14): `nodeatlas run`'s RSS idle and under load against a hello JVM
 # started with the same java and the same JVM flags (systemd/nodeatlas.env's NODEATLAS_JAVA_OPTS, the
-# flags deploy/Dockerfile sets too; override with NODEATLAS_JAVA_OPTS), in the same run. The agent runs
+# flags the image's entry point passes too; override with NODEATLAS_JAVA_OPTS), in the same run. The agent runs
 # under bench/agent-load.sh's driver (AgentLoadBench: the real jar in its own JVM, a fabric8 API mock, N
 # concurrent NodePrepareResources of 8 devices); idle is sampled 5 s after registration, loaded is the
 # peak sampled while the claims run. Medians of R runs, then the ROW line of bench/lib.sh.

@@ -10,7 +10,19 @@ jar="${1:-$here/../cli/target/nodeatlas.jar}"
 prefix="${DESTDIR:-}"
 
 [[ -f "$jar" ]] || { echo "install.sh: $jar not found; build it with ./mvnw -pl cli -am package" >&2; exit 2; }
-command -v java >/dev/null || { echo "install.sh: java (17 or newer) is not installed" >&2; exit 2; }
+
+# The unit runs this java (ExecStart); the jar is Java 17 bytecode. JAVA=/path/to/bin/java installs the
+# unit with another one.
+java="${JAVA:-/usr/bin/java}"
+need=17
+[[ -x "$java" ]] || { echo "install.sh: $java not found: install Java $need or newer (Debian/Ubuntu: apt-get install openjdk-$need-jre-headless), or set JAVA=/path/to/bin/java" >&2; exit 2; }
+spec=$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = *//p' | head -1)
+major=${spec#1.}
+major=${major%%.*}
+if ! [[ $major =~ ^[0-9]+$ ]] || (( major < need )); then
+  echo "install.sh: $java is Java ${spec:-of an unknown version}; nodeatlas needs Java $need or newer (Debian/Ubuntu: apt-get install openjdk-$need-jre-headless, or set JAVA=/path/to/bin/java)" >&2
+  exit 2
+fi
 
 hook="${NODEATLAS_HOOK:-$here/../agent/target/hooks/nodeatlas-cpuset-hook}"
 if [[ ! -x "$hook" ]]; then
@@ -25,6 +37,9 @@ install -D -m 0644 "$jar" "$prefix/usr/lib/nodeatlas/nodeatlas.jar"
 # install(1) replaces the file rather than writing into it, so a runtime running the old hook is not disturbed.
 install -D -m 0755 "$hook" "$prefix/usr/local/libexec/nodeatlas/cpuset-hook"
 install -D -m 0644 "$here/nodeatlas.service" "$prefix/etc/systemd/system/nodeatlas.service"
+if [[ $java != /usr/bin/java ]]; then
+  sed -i "s#^ExecStart=/usr/bin/java #ExecStart=$java #" "$prefix/etc/systemd/system/nodeatlas.service"
+fi
 [[ -e "$prefix/etc/default/nodeatlas" ]] || install -D -m 0644 "$here/nodeatlas.env" "$prefix/etc/default/nodeatlas"
 [[ -e "$prefix/etc/nodeatlas/config.yaml" ]] || install -D -m 0644 "$here/config.yaml" "$prefix/etc/nodeatlas/config.yaml"
 
