@@ -41,8 +41,9 @@ public final class CdiGenerateCommand implements Callable<Integer> {
 
   @Mixin DiscoveryOptions discovery = new DiscoveryOptions();
 
-  @Option(names = "--output-dir", paramLabel = "DIR", defaultValue = "${env:NODEATLAS_CDI_DIR:-/var/run/cdi}",
-      description = "CDI directory to write to (default: ${DEFAULT-VALUE}; env NODEATLAS_CDI_DIR).")
+  // Also --cdi-root, run's name, so the config file's cdiRoot sends both to the same directory.
+  @Option(names = {"--output-dir", "--cdi-root"}, paramLabel = "DIR", defaultValue = "${env:NODEATLAS_CDI_DIR:-/var/run/cdi}",
+      description = "CDI directory to write to (default: ${DEFAULT-VALUE}; env NODEATLAS_CDI_DIR; config key cdiRoot).")
   Path outputDir;
 
   @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "json",

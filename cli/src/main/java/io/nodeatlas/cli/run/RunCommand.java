@@ -3,6 +3,7 @@ package io.nodeatlas.cli.run;
 import io.nodeatlas.agent.ops.LogSetup;
 import io.nodeatlas.agent.run.AgentLauncher;
 import io.nodeatlas.agent.run.DeviceDiscovery;
+import io.nodeatlas.cli.ConfigFile;
 import io.nodeatlas.cli.DiscoveryOptions;
 import io.nodeatlas.cli.Flag;
 import io.nodeatlas.cli.NodeAtlasCommand;
@@ -43,10 +44,6 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
 
   @Mixin DiscoveryOptions discovery = new DiscoveryOptions();
 
-  static final Path DEFAULT_CONFIG = Path.of("/etc/nodeatlas/config.yaml");
-
-  static final Flag<Path> CONFIG = Flag.of("--config", "FILE", Path.class, "NODEATLAS_CONFIG", "", "Config file")
-      .defaultShownAs(DEFAULT_CONFIG + " when it exists");
   static final Flag<String> DRIVER_NAME = Flag.of("--driver-name", "NAME", String.class, "NODEATLAS_DRIVER_NAME",
       Names.DOMAIN, "DRA driver name");
   static final Flag<String> NODE_NAME = Flag.of("--node-name", "NAME", String.class, "NODE_NAME", "",
@@ -103,7 +100,7 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       .convertedBy(new DurationConverter());
 
   /** The daemon's own flags; the settings of the agent are named as their config keys ({@link #flagOf}). */
-  private final Flag.Table flags = new Flag.Table(CONFIG, DRIVER_NAME, NODE_NAME, KUBECONFIG, STANDALONE, KUBELET_ROOT,
+  private final Flag.Table flags = new Flag.Table(DRIVER_NAME, NODE_NAME, KUBECONFIG, STANDALONE, KUBELET_ROOT,
       CDI_ROOT, STATE_DIR, HOOK_PATH, HTTP_PORT, HEALTHCHECK_PORT, HTTP_ADDRESS, RESYNC_INTERVAL, DRAIN_TIMEOUT, LOG_FORMAT,
       VERBOSITY, REPLAY_REPORT, RECOVER, POD_UID, LOCK_WAIT);
 
@@ -128,8 +125,9 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
 
   /** A copy of this command with the config file's settings merged in (flags and env win). */
   RunCommand withConfigFile(Map<String, String> env) {
-    Path config = value(CONFIG);
-    Path file = config != null ? config : DEFAULT_CONFIG;
+    // --config is the host options' (every command that reads the host reads the file).
+    Path config = discovery.configFile();
+    Path file = config != null ? config : ConfigFile.DEFAULT;
     List<String> extra = ConfigFile.extraArguments(file, config != null, spec, spec.commandLine().getParseResult(), env);
     if (extra.isEmpty()) {
       return this;
