@@ -45,6 +45,7 @@ public final class NodeAtlasCommand implements Runnable {
     m.put("match", MatchCommand.class);
     m.put("slices", SlicesCommand.class);
     m.put("run", RunCommand.class);
+    m.put("completion", io.nodeatlas.cli.completion.CompletionCommand.class);
     return Collections.unmodifiableMap(m);
   }
 
@@ -52,7 +53,7 @@ public final class NodeAtlasCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (discover, cdi, match, slices, run)");
+    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (" + String.join(", ", SUBCOMMANDS.keySet()) + ")");
   }
 
   /** The configured command line with every subcommand and the installed sources, shared by {@link Main} and tests. */
@@ -138,7 +139,16 @@ public final class NodeAtlasCommand implements Runnable {
       List<String> names = new java.util.ArrayList<>(List.of(o.names()));
       names.add(names.indexOf("-o") + 1, "--output");
       spec.remove(o);
-      spec.addOption(o.toBuilder().names(names.toArray(String[]::new)).build());
+      OptionSpec.Builder b = o.toBuilder().names(names.toArray(String[]::new));
+      if (o.type().isEnum()) {
+        // Completion offers the values as people type them (json), not as Java spells the constants.
+        List<String> values = new java.util.ArrayList<>();
+        for (Object c : o.type().getEnumConstants()) {
+          values.add(c.toString().toLowerCase(java.util.Locale.ROOT));
+        }
+        b.completionCandidates(values);
+      }
+      spec.addOption(b.build());
     }
     for (CommandLine sub : cl.getSubcommands().values()) {
       spellOutputAsKubectl(sub);

@@ -50,7 +50,8 @@ public final class CdiGenerateCommand implements Callable<Integer> {
       description = "Spec file format: json or yaml (default: ${DEFAULT-VALUE}).")
   String format;
 
-  @Option(names = "--dry-run", description = "Print what would be written and removed; change nothing.")
+  @Option(names = "--dry-run", description = "Print what the run would do (would write, unchanged, would remove) and "
+      + "the text of each spec it would write; change nothing.")
   boolean dryRun;
 
   @Option(names = "--vendor", paramLabel = "VENDOR", defaultValue = CdiSpecGenerator.DEFAULT_VENDOR,
@@ -122,7 +123,7 @@ public final class CdiGenerateCommand implements Callable<Integer> {
       out.flush();
       return 1;
     } catch (IOException e) {
-      err.println("nodeatlas: cannot write CDI specs to " + outputDir + ": " + e);
+      err.println("nodeatlas: cannot write CDI specs to " + outputDir + ": " + io.nodeatlas.cli.Messages.reason(e));
       err.flush();
       out.flush();
       return 1;
@@ -161,8 +162,13 @@ public final class CdiGenerateCommand implements Callable<Integer> {
     return SavedReport.readForOption("--discovered", discovered);
   }
 
-  private void dryRun(CdiSpecWriter writer, CdiSpecWriter.Plan plan, PrintWriter out) {
+  /** What the real run would print, each line with "would" (an unchanged file is "unchanged" in both), and each new text. */
+  private void dryRun(CdiSpecWriter writer, CdiSpecWriter.Plan plan, PrintWriter out) throws IOException {
     for (CdiSpecFile f : plan.writes()) {
+      if (writer.isUnchanged(outputDir, f)) {
+        out.println("unchanged " + outputDir.resolve(f.fileName()) + " " + summary(f));
+        continue;
+      }
       out.println("would write " + outputDir.resolve(f.fileName()) + " " + summary(f));
       out.print(new String(writer.render(f), StandardCharsets.UTF_8));
     }
