@@ -45,6 +45,7 @@ public final class NodeAtlasCommand implements Runnable {
     m.put("match", MatchCommand.class);
     m.put("slices", SlicesCommand.class);
     m.put("run", RunCommand.class);
+    m.put("labels", io.nodeatlas.cli.labels.LabelsCommand.class);
     m.put("completion", io.nodeatlas.cli.completion.CompletionCommand.class);
     return Collections.unmodifiableMap(m);
   }
