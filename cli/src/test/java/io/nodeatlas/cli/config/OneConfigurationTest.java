@@ -74,6 +74,18 @@ class OneConfigurationTest {
   }
 
   @Test
+  void cdiGenerateWritesWhereRunKeepsItsSpecs() throws Exception {
+    Path cdi = dir.resolve("run-cdi");
+    Path file = config("cdiRoot: " + cdi + "\n");
+    Result r = NodeAtlasRun.run("cdi", "generate", "--config", file.toString(), "--discovered", HGX.toString());
+    assertThat(r.status()).as(r.err()).isZero();
+    assertThat(r.out()).contains("wrote " + cdi.resolve(""));
+    try (var files = Files.list(cdi)) {
+      assertThat(files.toList()).isNotEmpty();
+    }
+  }
+
+  @Test
   void aBadValueInTheFileNamesTheKeyAndTheFile() throws Exception {
     Path file = config("hostRoot: " + dir.resolve("no-such-root") + "\n");
     // Through the environment and with a plain discover line: the one the hot path would otherwise take.
