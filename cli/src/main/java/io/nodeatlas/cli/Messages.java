@@ -28,7 +28,9 @@ public final class Messages {
     if (e instanceof JsonProcessingException j) {
       JsonLocation at = j.getLocation();
       String where = at == null || at.getLineNr() < 1 ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")";
-      return clean(String.valueOf(j.getOriginalMessage())) + where;
+      // Jackson names where a bracket opened as "[Source: REDACTED (...); line: 1, column: 36]": keep the place.
+      String said = String.valueOf(j.getOriginalMessage()).replaceAll("\\[Source: [^;\\]]*; ", "[");
+      return clean(said) + where;
     }
     if (e instanceof FileSystemException f) {
       String why = f.getReason();

@@ -77,7 +77,9 @@ public final class SavedReport {
     } catch (RuntimeException e) {
       // The codec rejects with IllegalArgumentException; anything else from a malformed tree is the
       // same verdict, the file is not a document this build can use.
-      throw new InvalidReportException(where + Excerpt.scrub(String.valueOf(e.getMessage())), e);
+      String why = e.getCause() instanceof com.fasterxml.jackson.core.JsonProcessingException j
+          ? "not a nodeatlas discover document: " + Messages.reason(j) : Excerpt.scrub(String.valueOf(e.getMessage()));
+      throw new InvalidReportException(where + why, e);
     }
   }
 }
