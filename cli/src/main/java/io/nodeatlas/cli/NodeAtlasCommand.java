@@ -199,6 +199,18 @@ public final class NodeAtlasCommand implements Runnable {
   private static final java.util.regex.Pattern INVALID_VALUE =
       java.util.regex.Pattern.compile("^Invalid value for option '[^']*'(?: \\([^)]*\\))?: ");
 
+  /** Whether {@code args} name {@code option} ({@code --x v}, {@code --x=v}, {@code -ov}): a value that failed to convert is not recorded as typed. */
+  private static boolean onCommandLine(OptionSpec option, String[] args) {
+    for (String arg : args) {
+      for (String name : option.names()) {
+        if (arg.equals(name) || arg.startsWith(name + "=") || (!name.startsWith("--") && arg.startsWith(name))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   private static int onBadUsage(CommandLine.ParameterException ex, String[] args) {
     CommandLine cl = ex.getCommandLine();
     PrintWriter err = cl.getErr();
@@ -218,11 +230,19 @@ public final class NodeAtlasCommand implements Runnable {
         message = "'" + io.nodeatlas.discovery.host.Excerpt.scrub(arg) + "' is not a command of '" + spec.qualifiedName() + "'";
         hint = Suggestions.closest(arg, names).map(n -> "Did you mean '" + spec.qualifiedName() + " " + n + "'?").orElse(null);
       }
-    } else if (ex.getArgSpec() instanceof OptionSpec o && !ValueSource.typed(o) && ex.getValue() != null) {
-      // A value the user did not type (an env twin, the config file): name where it was set.
-      java.util.regex.Matcher m = INVALID_VALUE.matcher(message);
-      if (m.find()) {
-        message = "invalid value " + ValueSource.describe(o, ex.getValue()) + ": " + message.substring(m.end());
+    } else if (ex.getArgSpec() instanceof OptionSpec o && ex.getValue() != null) {
+      if (!ValueSource.typed(o) && !onCommandLine(o, args)) {
+        // A value the user did not type (an env twin, the config file): name where it was set.
+        java.util.regex.Matcher m = INVALID_VALUE.matcher(message);
+        if (m.find()) {
+          message = "invalid value " + ValueSource.describe(o, ex.getValue()) + ": " + message.substring(m.end());
+        }
+      }
+      // A misspelt value of a closed list (-o tabel).
+      if (o.completionCandidates() != null) {
+        java.util.List<String> values = new java.util.ArrayList<>();
+        o.completionCandidates().forEach(values::add);
+        hint = Suggestions.closest(ex.getValue(), values).map(v -> "Did you mean '" + v + "'?").orElse(null);
       }
     }
     err.println("nodeatlas: " + message);

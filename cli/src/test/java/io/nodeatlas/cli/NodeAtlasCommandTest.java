@@ -65,6 +65,10 @@ class NodeAtlasCommandTest {
     NodeAtlasRun.Result swapped = NodeAtlasRun.run("slices", "--drvier-name", "x");
     assertThat(swapped.err()).contains("Did you mean '--driver-name'?");
 
+    NodeAtlasRun.Result value = NodeAtlasRun.run("discover", "-o", "tabel");
+    assertThat(value.status()).isEqualTo(2);
+    assertThat(value.err()).contains("Did you mean 'table'?");
+
     // Nothing close: no guess.
     NodeAtlasRun.Result far = NodeAtlasRun.run("frobnicate");
     assertThat(far.err()).doesNotContain("Did you mean");
