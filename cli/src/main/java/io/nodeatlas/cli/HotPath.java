@@ -98,7 +98,8 @@ final class HotPath {
       } catch (StackOverflowError | OutOfMemoryError e) {
         return NodeAtlasCommand.internalFailure(err, e);
       } catch (Exception ex) {
-        err.println("nodeatlas: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
+        // As NodeAtlasCommand.configure's handler words it.
+        err.println("nodeatlas: " + (ex instanceof UsageException ? Messages.clean(ex.getMessage()) : Messages.reason(ex)));
         err.flush();
         return ex instanceof UsageException ? 2 : 1;
       }

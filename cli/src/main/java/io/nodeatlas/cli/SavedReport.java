@@ -59,7 +59,7 @@ public final class SavedReport {
     } catch (NoSuchFileException e) {
       throw new InvalidReportException(where + "no such file", e);
     } catch (IOException e) {
-      throw new InvalidReportException(where + "cannot read: " + Excerpt.scrub(String.valueOf(e.getMessage())), e);
+      throw new InvalidReportException(where + "cannot read: " + Messages.reason(e), e);
     }
     if (bytes == null || bytes.length > MAX_BYTES) {
       throw new InvalidReportException(where + "larger than " + MAX_BYTES / (1024 * 1024)
