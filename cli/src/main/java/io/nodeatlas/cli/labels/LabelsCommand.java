@@ -13,17 +13,14 @@ import io.nodeatlas.cli.Messages;
 import io.nodeatlas.cli.SavedReport;
 import io.nodeatlas.cli.UsageException;
 import io.nodeatlas.cli.ValueSource;
-import io.nodeatlas.discovery.files.AtomicFiles;
 import io.nodeatlas.discovery.host.Excerpt;
 import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.report.NodeReport;
 import io.nodeatlas.discovery.spi.NodeDiscovery;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -49,9 +46,6 @@ import picocli.CommandLine.Spec;
         "--features-dir writes the file for nfd-worker; --apply creates or updates this node's NodeFeature object."})
 public final class LabelsCommand implements Callable<Integer> {
 
-  /** The file name in the features.d directory. */
-  static final String FILE_NAME = "nodeatlas";
-
   static final ResourceDefinitionContext NODE_FEATURE = new ResourceDefinitionContext.Builder()
       .withGroup("nfd.k8s-sigs.io").withVersion("v1alpha1").withKind("NodeFeature").withPlural("nodefeatures")
       .withNamespaced(true).build();
@@ -68,7 +62,7 @@ public final class LabelsCommand implements Callable<Integer> {
   Path discovered;
 
   @Option(names = "--features-dir", paramLabel = "DIR", defaultValue = "${env:NODEATLAS_FEATURES_DIR}",
-      description = "Write the feature file as DIR/" + FILE_NAME + " instead of printing it; nfd-worker reads "
+      description = "Write the feature file as DIR/" + FeatureFile.NAME + " instead of printing it; nfd-worker reads "
           + "/etc/kubernetes/node-feature-discovery/features.d (env NODEATLAS_FEATURES_DIR).")
   Path featuresDir;
 
@@ -127,21 +121,14 @@ public final class LabelsCommand implements Callable<Integer> {
       throw new UsageException(ValueSource.describe(spec.findOption("--features-dir"), featuresDir.toString())
           + " is not a directory");
     }
-    Path target = featuresDir.resolve(FILE_NAME);
-    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
     try {
-      if (Files.isRegularFile(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-          && Arrays.equals(Files.readAllBytes(target), bytes)) {
-        out.println("unchanged " + target + " (" + count + " labels)");
-        return 0;
-      }
-      AtomicFiles.write(target, bytes, AtomicFiles.WORLD_READABLE);
+      FeatureFile.Written w = FeatureFile.write(featuresDir, text, count);
+      out.println((w.changed() ? "wrote " : "unchanged ") + w.file() + " (" + count + " labels)");
+      return 0;
     } catch (IOException e) {
-      err.println("nodeatlas: cannot write " + target + ": " + Messages.reason(e));
+      err.println("nodeatlas: cannot write " + featuresDir.resolve(FeatureFile.NAME) + ": " + Messages.reason(e));
       return 1;
     }
-    out.println("wrote " + target + " (" + count + " labels)");
-    return 0;
   }
 
   private int apply(NodeReport report, SortedMap<String, String> labels, PrintWriter out, PrintWriter err) throws IOException {

@@ -198,7 +198,7 @@ public final class NfdLabels {
   /** The NFD local feature file: a comment, then one {@code name=value} line per label (features.d format). */
   public static String featureFile(SortedMap<String, String> labels) {
     StringBuilder b = new StringBuilder("# nodeatlas labels: node-feature-discovery local features of the devices nodeatlas "
-        + "publishes (mapping: docs/labels.md). Written by `nodeatlas labels`; do not edit.\n");
+        + "publishes (mapping: docs/labels.md). Written by `nodeatlas labels` or `run --features-dir`; do not edit.\n");
     labels.forEach((k, v) -> b.append(k).append('=').append(v).append('\n'));
     return b.toString();
   }
