@@ -128,13 +128,26 @@ public final class DiscoveryOptions implements Flag.Declaring {
     } catch (IllegalArgumentException e) {
       OptionSpec option = command == null ? null : command.findOption("--sources");
       String given = option == null || ValueSource.typed(option) ? null : ValueSource.describe(option, sources);
-      throw new UsageException(badSources(e.getMessage(), given), e);
+      throw new UsageException(badSources(e.getMessage(), given, installed().names()), e);
     }
   }
 
-  /** The message of a bad source list, naming the env twin or config key it came from ({@code given}, null: the flag). */
-  static String badSources(String message, String given) {
+  /**
+   * The message of a bad source list, naming the env twin or config key it came from ({@code given},
+   * null: the flag) and, for a misspelt name, the installed source it probably meant.
+   */
+  static String badSources(String message, String given, java.util.Collection<String> names) {
+    java.util.regex.Matcher unknown = UNKNOWN_SOURCE.matcher(message);
+    if (unknown.find()) {
+      // "unknown source 'gpx'; installed sources: ...": the one meant, when one is close.
+      Optional<String> near = Suggestions.closest(unknown.group(1), names);
+      if (near.isPresent()) {
+        message = "unknown source '" + unknown.group(1) + "'; did you mean '" + near.get() + "'?";
+      }
+    }
     return given == null || given.startsWith("--sources") ? message
         : message.replace("--sources is empty", "the list is empty") + " (" + given + ")";
   }
+
+  private static final java.util.regex.Pattern UNKNOWN_SOURCE = java.util.regex.Pattern.compile("^unknown source '([^']*)'");
 }

@@ -90,7 +90,7 @@ final class HotPath {
         try {
           selected = installed.select(sources);
         } catch (IllegalArgumentException e) {
-          throw new UsageException(DiscoveryOptions.badSources(e.getMessage(), sourcesGiven), e);
+          throw new UsageException(DiscoveryOptions.badSources(e.getMessage(), sourcesGiven, installed.names()), e);
         }
         HostContext host = new HostContext(HostOptions.toHostFs(roots::get, (flag, dir) -> fromFlag.contains(flag)
             ? flag.name() + " " + dir : flag.env() + "=" + dir + " (environment)"), sourceOptions(), Clock.systemUTC());

@@ -69,6 +69,10 @@ class NodeAtlasCommandTest {
     assertThat(value.status()).isEqualTo(2);
     assertThat(value.err()).contains("Did you mean 'table'?");
 
+    NodeAtlasRun.Result source = NodeAtlasRun.run("discover", "--sources", "cpu-numa,gpx", "-o", "tree");
+    assertThat(source.status()).isEqualTo(2);
+    assertThat(source.err()).contains("unknown source 'gpx'; did you mean 'gpu'?");
+
     // Nothing close: no guess.
     NodeAtlasRun.Result far = NodeAtlasRun.run("frobnicate");
     assertThat(far.err()).doesNotContain("Did you mean");
