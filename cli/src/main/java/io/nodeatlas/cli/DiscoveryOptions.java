@@ -142,7 +142,7 @@ public final class DiscoveryOptions implements Flag.Declaring {
       // "unknown source 'gpx'; installed sources: ...": the one meant, when one is close.
       Optional<String> near = Suggestions.closest(unknown.group(1), names);
       if (near.isPresent()) {
-        message = message.substring(0, unknown.end()) + "; did you mean '" + near.get() + "'?" + message.substring(unknown.end());
+        message = message.substring(0, unknown.end()) + " (did you mean '" + near.get() + "'?)" + message.substring(unknown.end());
       }
     }
     return given == null || given.startsWith("--sources") ? message

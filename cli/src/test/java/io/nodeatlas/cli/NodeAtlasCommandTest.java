@@ -71,7 +71,7 @@ class NodeAtlasCommandTest {
 
     NodeAtlasRun.Result source = NodeAtlasRun.run("discover", "--sources", "cpu-numa,gpx", "-o", "tree");
     assertThat(source.status()).isEqualTo(2);
-    assertThat(source.err()).contains("unknown source 'gpx'; did you mean 'gpu'?");
+    assertThat(source.err()).contains("unknown source 'gpx' (did you mean 'gpu'?); installed sources: ");
 
     // Nothing close: no guess.
     NodeAtlasRun.Result far = NodeAtlasRun.run("frobnicate");
