@@ -41,9 +41,9 @@ import picocli.CommandLine.Spec;
  * customization guide requires) through the API. Exit 0, 1 when a source or the API failed, 2 for bad usage.
  */
 @Command(name = "labels", mixinStandardHelpOptions = true,
-    description = {"Print this node's node-feature-discovery labels, derived from the devices `nodeatlas run` publishes "
-        + "(the mapping: docs/labels.md), as an NFD local feature file (features.d format).",
-        "--features-dir writes the file for nfd-worker; --apply creates or updates this node's NodeFeature object."})
+    description = {"Print node-feature-discovery labels of the devices `nodeatlas run` publishes.",
+        "The output is an NFD local feature file (features.d format); the mapping is in docs/labels.md. "
+            + "--features-dir writes the file for nfd-worker; --apply creates or updates this node's NodeFeature object."})
 public final class LabelsCommand implements Callable<Integer> {
 
   static final ResourceDefinitionContext NODE_FEATURE = new ResourceDefinitionContext.Builder()
