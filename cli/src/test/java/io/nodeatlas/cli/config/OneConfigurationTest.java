@@ -41,6 +41,15 @@ class OneConfigurationTest {
   }
 
   @Test
+  void labelsTakeTheNodeAndFeatureDirectoryOfTheFile() throws Exception {
+    Path featuresD = Files.createDirectories(dir.resolve("features.d"));
+    Path file = config("featuresDir: " + featuresD + "\nnodeName: node-a\nhttpPort: 9090\n");
+    Result r = NodeAtlasRun.run("labels", "--config", file.toString(), "--discovered", HGX.toString());
+    assertThat(r.status()).as(r.err()).isZero();
+    assertThat(r.out()).startsWith("wrote " + featuresD.resolve("nodeatlas"));
+  }
+
+  @Test
   void aFlagBeatsTheFile() throws Exception {
     Path file = config("driverName: gpu.example.com\nnodeName: node-a\n");
     Result r = NodeAtlasRun.run("slices", "--config", file.toString(), "--discovered", HGX.toString(),
@@ -63,7 +72,7 @@ class OneConfigurationTest {
   void everyCommandThatReadsTheHostRejectsAMisspeltKeyWithTheKeyItMeant() throws Exception {
     Path file = config("driverName: gpu.example.com\ndrivrName: typo.example.com\n");
     for (List<String> command : List.of(List.of("discover"), List.of("slices"), List.of("match", "-f", "x.yaml"),
-        List.of("cdi", "generate", "--dry-run"), List.of("run"))) {
+        List.of("cdi", "generate", "--dry-run"), List.of("labels"), List.of("run"))) {
       List<String> args = new java.util.ArrayList<>(command);
       args.addAll(List.of("--config", file.toString()));
       Result r = NodeAtlasRun.run(args.toArray(String[]::new));
@@ -119,7 +128,7 @@ class OneConfigurationTest {
   @Test
   void helpOfEveryCommandThatReadsTheHostOffersConfig() {
     for (List<String> command : List.of(List.of("discover"), List.of("slices"), List.of("match"), List.of("cdi", "generate"),
-        List.of("run"))) {
+        List.of("labels"), List.of("run"))) {
       List<String> args = new java.util.ArrayList<>(command);
       args.add("--help");
       Result r = NodeAtlasRun.run(args.toArray(String[]::new));
