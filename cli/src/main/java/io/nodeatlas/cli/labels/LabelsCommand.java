@@ -142,6 +142,8 @@ public final class LabelsCommand implements Callable<Integer> {
           + " is not a namespace name (a DNS label)");
     }
     String name = node + "-nodeatlas";
+    // NFD's NodeFeature CRD requires spec alone; spec.labels is a map of strings, spec.features (raw
+    // features for NodeFeatureRules) is optional and left out.
     Map<String, Object> specMap = new LinkedHashMap<>();
     specMap.put("labels", labels);
     GenericKubernetesResource object = new GenericKubernetesResourceBuilder()
