@@ -27,7 +27,7 @@ class ApiErrorsTest {
 
   @Test
   void anUnreachableServerIsNamedByItsUrlAndNoJavaClassName() throws Exception {
-    java.net.URL server = new java.net.URL("https://10.0.0.1:6443/");
+    java.net.URL server = java.net.URI.create("https://10.0.0.1:6443/").toURL();
     KubernetesClientException refused = new KubernetesClientException("An error has occurred.",
         new java.io.IOException("wrapped", new ConnectException("Connection refused")));
     assertThat(ApiErrors.describe(refused, server)).isEqualTo("no answer from https://10.0.0.1:6443/: connection refused");
