@@ -140,6 +140,32 @@ public final class ConfigFile {
         + near.map(k -> "did you mean \"" + k + "\"?").orElse("known keys: " + String.join(", ", new java.util.TreeSet<>(known)));
   }
 
+  /**
+   * Whether {@code file} may set a key: false only when it is absent, or a readable file of blank and
+   * {@code #} comment lines alone (the template systemd/install.sh installs), which the hot path of
+   * {@code discover} can then ignore without parsing YAML.
+   */
+  static boolean mayHaveKeys(Path file) {
+    if (!Files.exists(file)) {
+      return false;
+    }
+    try (InputStream in = Files.newInputStream(file)) {
+      byte[] bytes = in.readNBytes(64 * 1024 + 1);
+      if (bytes.length > 64 * 1024) {
+        return true;
+      }
+      for (String line : new String(bytes, java.nio.charset.StandardCharsets.UTF_8).split("\n", -1)) {
+        String t = line.strip();
+        if (!t.isEmpty() && !t.startsWith("#") && !t.equals("---")) {
+          return true;
+        }
+      }
+      return false;
+    } catch (IOException | RuntimeException e) {
+      return true; // picocli's command reads it and says what is wrong
+    }
+  }
+
   /** A config file is a few lines; anything this large is not one. */
   static final int MAX_BYTES = 1024 * 1024;
 

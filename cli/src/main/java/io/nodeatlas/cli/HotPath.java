@@ -47,10 +47,10 @@ final class HotPath {
    * @param installed the installed sources, loaded only when a discover line is taken
    */
   HotPath(Map<String, String> env, Supplier<DiscoverySources> installed) {
-    this(env, installed, () -> java.nio.file.Files.exists(ConfigFile.DEFAULT));
+    this(env, installed, () -> ConfigFile.mayHaveKeys(ConfigFile.DEFAULT));
   }
 
-  /** @param configExists whether the default config file exists (one stat, only for a discover line) */
+  /** @param configExists whether the default config file may set something (only asked for a discover line) */
   HotPath(Map<String, String> env, Supplier<DiscoverySources> installed, java.util.function.BooleanSupplier configExists) {
     this.env = env;
     this.installed = installed;
