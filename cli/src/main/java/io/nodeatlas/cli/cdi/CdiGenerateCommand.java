@@ -123,7 +123,11 @@ public final class CdiGenerateCommand implements Callable<Integer> {
       out.flush();
       return 1;
     } catch (IOException e) {
-      err.println("nodeatlas: cannot write CDI specs to " + outputDir + ": " + io.nodeatlas.cli.Messages.reason(e));
+      // The directory as the user set it: typed, or from NODEATLAS_CDI_DIR or the config file's cdiRoot.
+      picocli.CommandLine.Model.OptionSpec dirOption = spec.findOption("--output-dir");
+      String where = dirOption == null || io.nodeatlas.cli.ValueSource.typed(dirOption) ? outputDir.toString()
+          : io.nodeatlas.cli.ValueSource.describe(dirOption, outputDir.toString());
+      err.println("nodeatlas: cannot write CDI specs to " + where + ": " + io.nodeatlas.cli.Messages.reason(e));
       err.flush();
       out.flush();
       return 1;

@@ -119,6 +119,12 @@ class OneConfigurationTest {
     assertThat(sources.status()).isEqualTo(2);
     assertThat(sources.err()).contains("unknown source 'gpx'").contains("NODEATLAS_SOURCES=cpu-numa,gpx (environment)");
 
+    Path notADir = Files.writeString(dir.resolve("cdi-file"), "a file");
+    Result cdi = NodeAtlasRun.runProcess(Map.of("NODEATLAS_CDI_DIR", notADir.toString()), null, "cdi", "generate",
+        "--discovered", HGX.toString());
+    assertThat(cdi.status()).isEqualTo(1);
+    assertThat(cdi.err()).contains("cannot write CDI specs to NODEATLAS_CDI_DIR=" + notADir + " (environment): ");
+
     Result port = NodeAtlasRun.runProcess(Map.of("NODEATLAS_HTTP_PORT", "lots"), null, "run", "--standalone");
     assertThat(port.status()).isEqualTo(2);
     assertThat(port.err()).contains("NODEATLAS_HTTP_PORT=lots (environment)").contains("is not a port")
