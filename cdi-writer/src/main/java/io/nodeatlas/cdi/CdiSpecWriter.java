@@ -271,6 +271,11 @@ public final class CdiSpecWriter {
     return new Change(target, Outcome.WRITTEN);
   }
 
+  /** Whether writing {@code file} into {@code dir} would leave it as it is (the same bytes and mode already there). */
+  public boolean isUnchanged(Path dir, CdiSpecFile file) throws IOException {
+    return sameContent(dir.resolve(file.fileName()), render(file));
+  }
+
   /** Whether {@code target} is a regular file (not a link) with exactly these bytes and the spec mode. */
   private static boolean sameContent(Path target, byte[] bytes) throws IOException {
     try {

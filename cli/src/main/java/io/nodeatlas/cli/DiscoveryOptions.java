@@ -101,19 +101,53 @@ public final class DiscoveryOptions implements Flag.Declaring {
     if (parsed != null && parsed.hasMatchedOption(option)) {
       return "";
     }
+    if (option.command() != null && option.command().defaultValueProvider() instanceof ConfigDefaults config) {
+      Optional<String> fromFile = config.origin(option);
+      if (fromFile.isPresent()) {
+        return " (from " + fromFile.get() + ")";
+      }
+    }
     return Optional.ofNullable(System.getenv(setting.env())).map(v -> " (from env " + setting.env() + ")").orElse("");
+  }
+
+  /** The config file {@code --config} or its env twin names, or null for the default one. */
+  public java.nio.file.Path configFile() {
+    return host.configFile();
   }
 
   public HostContext hostContext() {
     return new HostContext(host.toHostFs(), sourceOptions(), Clock.systemUTC());
   }
 
-  /** The selected sources from the installed ones; a bad selection is a usage error. */
+  @picocli.CommandLine.Spec(picocli.CommandLine.Spec.Target.MIXEE) CommandSpec command;
+
+  /** The selected sources from the installed ones; a bad selection is a usage error naming where the list came from. */
   public List<DiscoverySource> selectedSources() {
     try {
       return installed().select(sources);
     } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage(), e);
+      OptionSpec option = command == null ? null : command.findOption("--sources");
+      String given = option == null || ValueSource.typed(option) ? null : ValueSource.describe(option, sources);
+      throw new UsageException(badSources(e.getMessage(), given, installed().names()), e);
     }
   }
+
+  /**
+   * The message of a bad source list, naming the env twin or config key it came from ({@code given},
+   * null: the flag) and, for a misspelt name, the installed source it probably meant.
+   */
+  static String badSources(String message, String given, java.util.Collection<String> names) {
+    java.util.regex.Matcher unknown = UNKNOWN_SOURCE.matcher(message);
+    if (unknown.find()) {
+      // "unknown source 'gpx'; installed sources: ...": the one meant, when one is close.
+      Optional<String> near = Suggestions.closest(unknown.group(1), names);
+      if (near.isPresent()) {
+        message = message.substring(0, unknown.end()) + " (did you mean '" + near.get() + "'?)" + message.substring(unknown.end());
+      }
+    }
+    return given == null || given.startsWith("--sources") ? message
+        : message.replace("--sources is empty", "the list is empty") + " (" + given + ")";
+  }
+
+  private static final java.util.regex.Pattern UNKNOWN_SOURCE = java.util.regex.Pattern.compile("^unknown source '([^']*)'");
 }

@@ -114,6 +114,12 @@ public record Flag<T>(List<String> names, String label, Class<T> type, String en
       return (T) option.getValue();
     }
 
+    /** How {@code flag}'s value was set, to name it in a message ({@link ValueSource}). */
+    public String given(Flag<?> flag, String value) {
+      OptionSpec option = options.get(flag);
+      return option == null ? flag.name() + " " + value : ValueSource.describe(option, value);
+    }
+
     private void registerIn(CommandSpec spec) {
       if (!options.isEmpty()) {
         return;

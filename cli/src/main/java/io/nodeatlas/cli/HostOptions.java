@@ -16,7 +16,8 @@ public final class HostOptions {
   static final Flag<Path> PROCFS_ROOT = mountOf("--procfs-root", "NODEATLAS_PROCFS_ROOT", "/proc");
   static final Flag<Path> DEV_ROOT = mountOf("--dev-root", "NODEATLAS_DEV_ROOT", "/dev");
 
-  private final Flag.Table flags = new Flag.Table(HOST_ROOT, SYSFS_ROOT, PROCFS_ROOT, DEV_ROOT);
+  // The config file travels with the host flags: every command that reads the host reads it too.
+  private final Flag.Table flags = new Flag.Table(ConfigFile.CONFIG, HOST_ROOT, SYSFS_ROOT, PROCFS_ROOT, DEV_ROOT);
 
   /** Where the host's {@code dir} is mounted when not below the host root (a DaemonSet's {@code /host-sys}). */
   private static Flag<Path> mountOf(String flag, String env, String dir) {
@@ -29,22 +30,32 @@ public final class HostOptions {
     return flags;
   }
 
-  /** The configured host, after checking that the roots exist (a typo should not look like an empty node). */
-  public HostFs toHostFs() {
-    return toHostFs(flags::value);
+  /** The config file {@code --config} or its env twin names, or null for the default one. */
+  public Path configFile() {
+    return flags.value(ConfigFile.CONFIG);
   }
 
-  /** The host of the given flag values (null: not set); shared with {@link HotPath}. */
-  static HostFs toHostFs(java.util.function.Function<Flag<Path>, Path> values) {
-    return HostFs.builder(directory(HOST_ROOT, values)).sysfsRoot(directory(SYSFS_ROOT, values))
-        .procfsRoot(directory(PROCFS_ROOT, values)).devRoot(directory(DEV_ROOT, values)).build();
+  /** The configured host, after checking that the roots exist (a typo should not look like an empty node). */
+  public HostFs toHostFs() {
+    return toHostFs(flags::value, (flag, dir) -> flags.given(flag, dir.toString()));
+  }
+
+  /**
+   * The host of the given flag values (null: not set); {@code given} names a flag's value as the user
+   * set it, for the error ({@link ValueSource}). Shared with {@link HotPath}.
+   */
+  static HostFs toHostFs(java.util.function.Function<Flag<Path>, Path> values,
+      java.util.function.BiFunction<Flag<Path>, Path, String> given) {
+    return HostFs.builder(directory(HOST_ROOT, values, given)).sysfsRoot(directory(SYSFS_ROOT, values, given))
+        .procfsRoot(directory(PROCFS_ROOT, values, given)).devRoot(directory(DEV_ROOT, values, given)).build();
   }
 
   /** The flag's directory, or null when it is not set (the builder then derives it from the host root). */
-  private static Path directory(Flag<Path> flag, java.util.function.Function<Flag<Path>, Path> values) {
+  private static Path directory(Flag<Path> flag, java.util.function.Function<Flag<Path>, Path> values,
+      java.util.function.BiFunction<Flag<Path>, Path, String> given) {
     Path dir = values.apply(flag);
     if (dir != null && !Files.isDirectory(dir)) {
-      throw new UsageException(flag.name() + " " + dir + " is not a directory");
+      throw new UsageException(given.apply(flag, dir) + " is not a directory");
     }
     return dir;
   }

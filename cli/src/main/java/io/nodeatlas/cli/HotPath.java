@@ -40,14 +40,21 @@ final class HotPath {
 
   private final Map<String, String> env;
   private final Supplier<DiscoverySources> installed;
+  private final java.util.function.BooleanSupplier configExists;
 
   /**
    * @param env the environment (the env twins' values)
    * @param installed the installed sources, loaded only when a discover line is taken
    */
   HotPath(Map<String, String> env, Supplier<DiscoverySources> installed) {
+    this(env, installed, () -> ConfigFile.mayHaveKeys(ConfigFile.DEFAULT));
+  }
+
+  /** @param configExists whether the default config file may set something (only asked for a discover line) */
+  HotPath(Map<String, String> env, Supplier<DiscoverySources> installed, java.util.function.BooleanSupplier configExists) {
     this.env = env;
     this.installed = installed;
+    this.configExists = configExists;
   }
 
   /** The exit status when this path ran {@code args}, empty when picocli must run them. */
@@ -61,7 +68,9 @@ final class HotPath {
       o.flush();
       return OptionalInt.of(0);
     }
-    if (args.length >= 1 && args[0].equals("discover")) {
+    // A config file may set any option: picocli's command reads it (ConfigDefaults).
+    if (args.length >= 1 && args[0].equals("discover") && env.get(ConfigFile.CONFIG.env()) == null
+        && !configExists.getAsBoolean()) {
       Optional<Discover> parsed = parseDiscover(args);
       if (parsed.isPresent()) {
         return OptionalInt.of(parsed.get().run(out.get(), err.get()));
@@ -72,7 +81,7 @@ final class HotPath {
 
   /** A parsed {@code discover} line. */
   private record Discover(DiscoverySources installed, String sources, OutputFormat format, Map<Flag<Path>, Path> roots,
-      Map<SourceSetting, String> settings, Set<SourceSetting> fromFlag) {
+      Map<SourceSetting, String> settings, Set<Object> fromFlag, String sourcesGiven) {
 
     /** What DiscoverCommand.call does, with its exception handling (NodeAtlasCommand.configure). */
     int run(PrintWriter out, PrintWriter err) {
@@ -81,14 +90,16 @@ final class HotPath {
         try {
           selected = installed.select(sources);
         } catch (IllegalArgumentException e) {
-          throw new UsageException(e.getMessage(), e);
+          throw new UsageException(DiscoveryOptions.badSources(e.getMessage(), sourcesGiven, installed.names()), e);
         }
-        HostContext host = new HostContext(HostOptions.toHostFs(roots::get), sourceOptions(), Clock.systemUTC());
+        HostContext host = new HostContext(HostOptions.toHostFs(roots::get, (flag, dir) -> fromFlag.contains(flag)
+            ? flag.name() + " " + dir : flag.env() + "=" + dir + " (environment)"), sourceOptions(), Clock.systemUTC());
         return DiscoverCommand.print(NodeDiscovery.run(selected, host), format, out, err, true);
       } catch (StackOverflowError | OutOfMemoryError e) {
         return NodeAtlasCommand.internalFailure(err, e);
       } catch (Exception ex) {
-        err.println("nodeatlas: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
+        // As NodeAtlasCommand.configure's handler words it.
+        err.println("nodeatlas: " + (ex instanceof UsageException ? Messages.clean(ex.getMessage()) : Messages.reason(ex)));
         err.flush();
         return ex instanceof UsageException ? 2 : 1;
       }
@@ -123,6 +134,7 @@ final class HotPath {
     names.put("--sources", SOURCES);
     names.put("-o", FORMAT);
     names.put("--format", FORMAT);
+    names.put("--output", FORMAT);
     for (Flag<Path> root : ROOTS) {
       for (String name : root.names()) {
         names.put(name, root);
@@ -193,7 +205,12 @@ final class HotPath {
       roots.put(root, text.isEmpty() ? null : Path.of(text));
     }
     Map<SourceSetting, String> settings = new IdentityHashMap<>();
-    Set<SourceSetting> fromFlag = Collections.newSetFromMap(new IdentityHashMap<>());
+    Set<Object> fromFlag = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Flag<Path> root : ROOTS) {
+      if (given.containsKey(root)) {
+        fromFlag.add(root);
+      }
+    }
     for (SourceSetting setting : sources.settings()) {
       if (given.containsKey(setting)) {
         fromFlag.add(setting);
@@ -204,7 +221,10 @@ final class HotPath {
       }
       settings.put(setting, text);
     }
-    return Optional.of(new Discover(sources, sourceList, format, roots, settings, fromFlag));
+    // How the source list was set when not by the flag (DiscoveryOptions.badSources names it so).
+    String sourcesGiven = given.containsKey(SOURCES) || env.get("NODEATLAS_SOURCES") == null ? null
+        : "NODEATLAS_SOURCES=" + io.nodeatlas.discovery.host.Excerpt.scrub(sourceList) + " (environment)";
+    return Optional.of(new Discover(sources, sourceList, format, roots, settings, fromFlag, sourcesGiven));
   }
 
   /** The name part of an argument ({@code --x} of {@code --x=1}). */

@@ -59,7 +59,7 @@ public final class SavedReport {
     } catch (NoSuchFileException e) {
       throw new InvalidReportException(where + "no such file", e);
     } catch (IOException e) {
-      throw new InvalidReportException(where + "cannot read: " + Excerpt.scrub(String.valueOf(e.getMessage())), e);
+      throw new InvalidReportException(where + "cannot read: " + Messages.reason(e), e);
     }
     if (bytes == null || bytes.length > MAX_BYTES) {
       throw new InvalidReportException(where + "larger than " + MAX_BYTES / (1024 * 1024)
@@ -77,7 +77,9 @@ public final class SavedReport {
     } catch (RuntimeException e) {
       // The codec rejects with IllegalArgumentException; anything else from a malformed tree is the
       // same verdict, the file is not a document this build can use.
-      throw new InvalidReportException(where + Excerpt.scrub(String.valueOf(e.getMessage())), e);
+      String why = e.getCause() instanceof com.fasterxml.jackson.core.JsonProcessingException j
+          ? "not a nodeatlas discover document: " + Messages.reason(j) : Excerpt.scrub(String.valueOf(e.getMessage()));
+      throw new InvalidReportException(where + why, e);
     }
   }
 }

@@ -75,6 +75,7 @@ class HotPathTest {
         new String[] {"discover", "--host-root", r, "--sources", "cpu-numa"},
         new String[] {"discover", "--host-root=" + r, "--sources=cpu-numa", "-o", "table"},
         new String[] {"discover", "--sources", "cpu-numa", "--format", "YAML", "--host-root", r},
+        new String[] {"discover", "--sources", "cpu-numa", "--output", "table", "--host-root", r},
         new String[] {"discover", "--host-root", r, "--sysfs-root", root.resolve("sys").toString(),
             "--procfs-root", root.resolve("proc").toString(), "--dev-root", r},
         new String[] {"discover", "--host-root", r, "--sources", "all,-gpu", "--include-virtual-nics",
@@ -104,6 +105,23 @@ class HotPathTest {
   }
 
   @Test
+  void aConfigFileLeavesTheLineToPicocliAndAnEnvErrorNamesTheVariable() {
+    String r = root.toString();
+    // The config file may set any option: only picocli's command reads it.
+    assertThat(hot(Map.of("NODEATLAS_CONFIG", "/x.yaml"), "discover", "--host-root", r)).isNull();
+    StringWriter out = new StringWriter();
+    assertThat(new HotPath(Map.of(), NodeAtlasCommand::installedSources, () -> true)
+        .run(new String[] {"discover", "--host-root", r}, () -> new PrintWriter(out), () -> new PrintWriter(out)))
+        .isEmpty();
+    Path missing = root.resolve("missing");
+    Result env = hot(Map.of("NODEATLAS_HOST_ROOT", missing.toString()), "discover");
+    assertThat(env.status()).isEqualTo(2);
+    assertThat(env.err()).isEqualTo("nodeatlas: NODEATLAS_HOST_ROOT=" + missing + " (environment) is not a directory\n");
+    Result sources = hot(Map.of("NODEATLAS_SOURCES", "nosuch"), "discover", "--host-root", r);
+    assertThat(sources.err()).contains("unknown source 'nosuch'").endsWith("(NODEATLAS_SOURCES=nosuch (environment))\n");
+  }
+
+  @Test
   void everyLineItIsNotSureOfIsLeftToPicocli() {
     String r = root.toString();
     List<String[]> lines = List.of(
@@ -125,6 +143,7 @@ class HotPathTest {
         new String[] {"discover", "@args.txt"},
         new String[] {"discover", "--include-virtual-nics", "true"},
         new String[] {"cdi", "list"},
+        new String[] {"discover", "--config", "x.yaml"},
         new String[] {"match"});
     for (String[] line : lines) {
       assertThat(hot(Map.of(), line)).as(List.of(line).toString()).isNull();

@@ -14,8 +14,18 @@ public final class ApiErrors {
   private ApiErrors() {}
 
   public static String describe(Throwable t) {
+    return describe(t, null);
+  }
+
+  /**
+   * The same, naming {@code server} (the API server's URL, null: unknown) when no answer came from it,
+   * so an unreachable server is reported where it is: {@code no answer from https://10.0.0.1:6443/:
+   * connection refused}.
+   */
+  public static String describe(Throwable t, java.net.URL server) {
+    String from = server == null ? "" : " from " + server;
     if (!(t instanceof KubernetesClientException e)) {
-      return root(t);
+      return server == null ? root(t) : "no answer" + from + ": " + root(t);
     }
     StringBuilder m = new StringBuilder();
     Status status = e.getStatus();
@@ -30,7 +40,7 @@ public final class ApiErrors {
       m.append(m.length() > 0 ? ": " : "").append(said);
     }
     if (e.getCause() != null) {
-      m.append(m.length() > 0 ? " (" + root(e.getCause()) + ")" : "no answer: " + root(e.getCause()));
+      m.append(m.length() > 0 ? " (" + root(e.getCause()) + ")" : "no answer" + from + ": " + root(e.getCause()));
     }
     if (m.length() == 0) {
       m.append(e.getMessage());
@@ -38,14 +48,34 @@ public final class ApiErrors {
     return oneLine(m.toString());
   }
 
-  /** The innermost cause, as {@code Class: message}. */
+  /** The innermost cause as words, without Java class names: {@code connection refused}, {@code unknown host api.x}. */
   private static String root(Throwable t) {
     Throwable r = t;
     for (int depth = 0; r.getCause() != null && r.getCause() != r && depth < 16; depth++) {
       r = r.getCause();
     }
-    String msg = r.getMessage();
-    return r.getClass().getSimpleName() + (msg == null || msg.isBlank() ? "" : ": " + msg);
+    String msg = r.getMessage() == null || r.getMessage().isBlank() ? null : r.getMessage();
+    if (r instanceof java.net.UnknownHostException) {
+      return "unknown host" + (msg == null ? "" : " " + msg);
+    }
+    if (r instanceof java.net.SocketTimeoutException || r instanceof java.net.http.HttpTimeoutException) {
+      return "timed out" + (msg == null ? "" : " (" + msg + ")");
+    }
+    if (r instanceof javax.net.ssl.SSLException) {
+      return "TLS failed" + (msg == null ? "" : ": " + msg);
+    }
+    if (r instanceof java.nio.channels.ClosedChannelException) {
+      return "connection closed";
+    }
+    if (r instanceof java.net.ConnectException) {
+      return msg == null ? "connection refused" : msg.toLowerCase(java.util.Locale.ROOT);
+    }
+    if (msg != null) {
+      return msg;
+    }
+    // No message: the class's name as words (EOFException: "EOF").
+    return r.getClass().getSimpleName().replaceAll("(Exception|Error)$", "").replaceAll("([a-z])([A-Z])", "$1 $2")
+        .toLowerCase(java.util.Locale.ROOT);
   }
 
   private static String oneLine(String s) {

@@ -351,7 +351,7 @@ public final class Agent implements AutoCloseable {
           LOG.debug("ResourceSlice watch open");
         } catch (java.util.concurrent.ExecutionException e) {
           LOG.warn("cannot watch ResourceSlices err=\"{}\"; relying on the periodic resync, trying again in {} s",
-              withCredentials(ApiErrors.describe(e.getCause())), settings.resyncInterval().toSeconds());
+              withCredentials(ApiErrors.describe(e.getCause(), client.getMasterUrl())), settings.resyncInterval().toSeconds());
           watchRenewAt = now.plus(settings.resyncInterval());
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
@@ -635,7 +635,7 @@ public final class Agent implements AutoCloseable {
             .inNamespace(ref.namespace()).withName(ref.name()).get();
       } catch (KubernetesClientException e) {
         LOG.warn("cannot check whether claim {} still exists err=\"{}\"; trying again next resync", ref,
-            ApiErrors.describe(e));
+            ApiErrors.describe(e, client.getMasterUrl()));
         return;
       }
       String why = claim == null ? "the API server says it no longer exists"
@@ -674,7 +674,7 @@ public final class Agent implements AutoCloseable {
         cont = page.getMetadata() == null ? null : page.getMetadata().getContinue();
       } while (cont != null && !cont.isEmpty());
     } catch (IOException | KubernetesClientException e) {
-      LOG.warn("recovery: cannot list ResourceClaims err=\"{}\"; trying again", ApiErrors.describe(e));
+      LOG.warn("recovery: cannot list ResourceClaims err=\"{}\"; trying again", ApiErrors.describe(e, client.getMasterUrl()));
       return;
     }
     int kept = 0;

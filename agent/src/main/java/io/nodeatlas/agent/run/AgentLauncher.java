@@ -100,7 +100,8 @@ public final class AgentLauncher {
             Clock.systemUTC());
         agent.healthChecks(b.healthChecks.get(), b.healthInterval);
         LOG.info("starting nodeatlas run mode={} driver={} node={} kubeletRoot={} cdiRoot={} stateDir={} podUID={}",
-            agent.standalone() ? "standalone" : "cluster", b.driverName, node, b.kubeletRoot, b.cdiRoot, b.stateDir,
+            agent.standalone() ? "standalone" : "cluster (API server " + client.getMasterUrl() + ")", b.driverName, node,
+            b.kubeletRoot, b.cdiRoot, b.stateDir,
             settings.podUid().isEmpty() ? "(none: fixed socket names)" : settings.podUid());
         // Before start: a SIGTERM while waiting for the state directory's lock ends the wait.
         Signals.onTerminate(agent::requestStop);

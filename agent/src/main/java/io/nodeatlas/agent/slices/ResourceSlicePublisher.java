@@ -274,7 +274,7 @@ public final class ResourceSlicePublisher {
           @Override
           public void onClose(WatcherException cause) {
             LOG.warn("ResourceSlice watch closed err=\"{}\"; the periodic resync still runs, and the watch is replaced",
-                io.nodeatlas.agent.ops.ApiErrors.describe(cause));
+                io.nodeatlas.agent.ops.ApiErrors.describe(cause, client.getMasterUrl()));
             onClosed.run();
           }
         });
@@ -332,7 +332,8 @@ public final class ResourceSlicePublisher {
     return pool.nodeLabelValue();
   }
 
-  static String describe(KubernetesClientException e) {
-    return io.nodeatlas.agent.ops.ApiErrors.describe(e);
+  /** The failure, naming the API server's URL when it did not answer. */
+  private String describe(KubernetesClientException e) {
+    return io.nodeatlas.agent.ops.ApiErrors.describe(e, client.getMasterUrl());
   }
 }

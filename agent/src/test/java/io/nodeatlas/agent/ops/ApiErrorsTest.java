@@ -22,6 +22,20 @@ class ApiErrorsTest {
   void noAnswerIsNamedByItsCause() {
     KubernetesClientException e = new KubernetesClientException("An error has occurred.",
         new java.io.IOException("wrapped", new ConnectException("Connection refused")));
-    assertThat(ApiErrors.describe(e)).isEqualTo("no answer: ConnectException: Connection refused").doesNotContain("An error");
+    assertThat(ApiErrors.describe(e)).isEqualTo("no answer: connection refused").doesNotContain("An error");
+  }
+
+  @Test
+  void anUnreachableServerIsNamedByItsUrlAndNoJavaClassName() throws Exception {
+    java.net.URL server = java.net.URI.create("https://10.0.0.1:6443/").toURL();
+    KubernetesClientException refused = new KubernetesClientException("An error has occurred.",
+        new java.io.IOException("wrapped", new ConnectException("Connection refused")));
+    assertThat(ApiErrors.describe(refused, server)).isEqualTo("no answer from https://10.0.0.1:6443/: connection refused");
+    KubernetesClientException closed = new KubernetesClientException("An error has occurred.",
+        new java.nio.channels.ClosedChannelException());
+    assertThat(ApiErrors.describe(closed, server)).isEqualTo("no answer from https://10.0.0.1:6443/: connection closed");
+    KubernetesClientException unknown = new KubernetesClientException("An error has occurred.",
+        new java.net.UnknownHostException("api.example.invalid"));
+    assertThat(ApiErrors.describe(unknown, server)).isEqualTo("no answer from https://10.0.0.1:6443/: unknown host api.example.invalid");
   }
 }

@@ -41,15 +41,17 @@ public final class CdiGenerateCommand implements Callable<Integer> {
 
   @Mixin DiscoveryOptions discovery = new DiscoveryOptions();
 
-  @Option(names = "--output-dir", paramLabel = "DIR", defaultValue = "${env:NODEATLAS_CDI_DIR:-/var/run/cdi}",
-      description = "CDI directory to write to (default: ${DEFAULT-VALUE}; env NODEATLAS_CDI_DIR).")
+  // Also --cdi-root, run's name, so the config file's cdiRoot sends both to the same directory.
+  @Option(names = {"--output-dir", "--cdi-root"}, paramLabel = "DIR", defaultValue = "${env:NODEATLAS_CDI_DIR:-/var/run/cdi}",
+      description = "CDI directory to write to (default: ${DEFAULT-VALUE}; env NODEATLAS_CDI_DIR; config key cdiRoot).")
   Path outputDir;
 
   @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "json",
       description = "Spec file format: json or yaml (default: ${DEFAULT-VALUE}).")
   String format;
 
-  @Option(names = "--dry-run", description = "Print what would be written and removed; change nothing.")
+  @Option(names = "--dry-run", description = "Print what the run would do (would write, unchanged, would remove) and "
+      + "the text of each spec it would write; change nothing.")
   boolean dryRun;
 
   @Option(names = "--vendor", paramLabel = "VENDOR", defaultValue = CdiSpecGenerator.DEFAULT_VENDOR,
@@ -121,7 +123,11 @@ public final class CdiGenerateCommand implements Callable<Integer> {
       out.flush();
       return 1;
     } catch (IOException e) {
-      err.println("nodeatlas: cannot write CDI specs to " + outputDir + ": " + e);
+      // The directory as the user set it: typed, or from NODEATLAS_CDI_DIR or the config file's cdiRoot.
+      picocli.CommandLine.Model.OptionSpec dirOption = spec.findOption("--output-dir");
+      String where = dirOption == null || io.nodeatlas.cli.ValueSource.typed(dirOption) ? outputDir.toString()
+          : io.nodeatlas.cli.ValueSource.describe(dirOption, outputDir.toString());
+      err.println("nodeatlas: cannot write CDI specs to " + where + ": " + io.nodeatlas.cli.Messages.reason(e));
       err.flush();
       out.flush();
       return 1;
@@ -160,8 +166,13 @@ public final class CdiGenerateCommand implements Callable<Integer> {
     return SavedReport.readForOption("--discovered", discovered);
   }
 
-  private void dryRun(CdiSpecWriter writer, CdiSpecWriter.Plan plan, PrintWriter out) {
+  /** What the real run would print, each line with "would" (an unchanged file is "unchanged" in both), and each new text. */
+  private void dryRun(CdiSpecWriter writer, CdiSpecWriter.Plan plan, PrintWriter out) throws IOException {
     for (CdiSpecFile f : plan.writes()) {
+      if (writer.isUnchanged(outputDir, f)) {
+        out.println("unchanged " + outputDir.resolve(f.fileName()) + " " + summary(f));
+        continue;
+      }
       out.println("would write " + outputDir.resolve(f.fileName()) + " " + summary(f));
       out.print(new String(writer.render(f), StandardCharsets.UTF_8));
     }

@@ -60,16 +60,41 @@ final class TableReport {
           d.attribute(Names.NUMA_NODE).map(TableReport::valueText).orElse("-"),
           d.attribute(Names.PCI_BUS_ID).map(TableReport::valueText).orElse("-"),
           d.capacity().isEmpty() ? "-" : d.capacity().entrySet().stream()
-              .map(e -> shortName(e.getKey()) + "=" + e.getValue()).collect(Collectors.joining(",")));
+              .map(e -> shortName(e.getKey()) + "=" + capacityText(e.getKey(), e.getValue())).collect(Collectors.joining(",")));
     }
     devices.appendTo(out);
-    if (!report.warnings().isEmpty()) {
+    // An unavailable source is said once, in the SOURCE table: its "source unavailable" warning repeats it.
+    List<io.nodeatlas.discovery.report.DiscoveryWarning> shown = report.warnings().stream()
+        .filter(w -> !repeatsUnavailable(report, w)).toList();
+    if (!shown.isEmpty()) {
       out.append('\n');
       Table warnings = new Table("SOURCE", "WARNING");
-      report.warnings().forEach(w -> warnings.row(w.source(), w.message()));
+      shown.forEach(w -> warnings.row(w.source(), w.message()));
       warnings.appendTo(out);
     }
     return out.toString();
+  }
+
+  /** Whether {@code w} is the discovery's "source unavailable" line of a source the SOURCE table shows as unavailable. */
+  private static boolean repeatsUnavailable(NodeReport report, io.nodeatlas.discovery.report.DiscoveryWarning w) {
+    io.nodeatlas.discovery.report.SourceStatus status = report.sources().get(w.source());
+    return status != null && status.isUnavailable() && w.message().startsWith("source unavailable");
+  }
+
+  /** A capacity as people write it: bytes ({@code memory}, {@code ...Bytes}) as {@code 79.6Gi}, others as published. */
+  private static String capacityText(String name, io.nodeatlas.discovery.model.Quantity q) {
+    String n = shortName(name);
+    if (n.equals("memory") || n.endsWith("Bytes")) {
+      try {
+        java.math.BigDecimal v = q.toBigDecimal();
+        if (v.signum() >= 0 && v.scale() <= 0 && v.compareTo(java.math.BigDecimal.valueOf(Long.MAX_VALUE)) <= 0) {
+          return io.nodeatlas.cli.discover.render.Text.bytes(v.longValueExact());
+        }
+      } catch (RuntimeException e) {
+        // not a plain number: print it as published
+      }
+    }
+    return q.toString();
   }
 
   private static String shortName(String qualified) {
@@ -88,19 +113,9 @@ final class TableReport {
     return s.isEmpty() ? "-" : s;
   }
 
-  /** Bytes in the largest binary unit that divides them exactly, as Kubernetes prints quantities. */
+  /** Bytes as people write them: the largest binary unit, exact when it divides ({@code 2Mi}), else one decimal ({@code 8.2Gi}). */
   static String bytes(Long value) {
-    if (value == null) {
-      return "-";
-    }
-    String[] units = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
-    long v = value;
-    int u = 0;
-    while (u < units.length - 1 && v != 0 && v % 1024 == 0) {
-      v /= 1024;
-      u++;
-    }
-    return v + units[u];
+    return value == null ? "-" : io.nodeatlas.cli.discover.render.Text.bytes(value);
   }
 
   /** Left-aligned columns separated by three spaces. */

@@ -3,6 +3,7 @@ package io.nodeatlas.cli.run;
 import io.nodeatlas.agent.ops.LogSetup;
 import io.nodeatlas.agent.run.AgentLauncher;
 import io.nodeatlas.agent.run.DeviceDiscovery;
+import io.nodeatlas.cli.ConfigFile;
 import io.nodeatlas.cli.DiscoveryOptions;
 import io.nodeatlas.cli.Flag;
 import io.nodeatlas.cli.NodeAtlasCommand;
@@ -43,10 +44,6 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
 
   @Mixin DiscoveryOptions discovery = new DiscoveryOptions();
 
-  static final Path DEFAULT_CONFIG = Path.of("/etc/nodeatlas/config.yaml");
-
-  static final Flag<Path> CONFIG = Flag.of("--config", "FILE", Path.class, "NODEATLAS_CONFIG", "", "Config file")
-      .defaultShownAs(DEFAULT_CONFIG + " when it exists");
   public static final Flag<String> DRIVER_NAME = Flag.of("--driver-name", "NAME", String.class, "NODEATLAS_DRIVER_NAME",
       Names.DOMAIN, "DRA driver name");
   static final Flag<String> NODE_NAME = Flag.of("--node-name", "NAME", String.class, "NODE_NAME", "",
@@ -90,6 +87,10 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       "Serve the devices of a saved `nodeatlas discover -o json` report instead of discovering (re-read on every "
           + "resync; for tests, benchmarks and hosts whose hardware is described elsewhere)");
 
+  static final Flag<Path> FEATURES_DIR = Flag.of("--features-dir", "DIR", Path.class, "NODEATLAS_FEATURES_DIR", "",
+      "After every discovery, write the devices' node-feature-discovery labels (docs/labels.md) as DIR/nodeatlas, the "
+          + "local feature file nfd-worker reads from /etc/kubernetes/node-feature-discovery/features.d; empty: none")
+      .defaultShownAs("none");
   static final Flag<Boolean> RECOVER = Flag.of("--recover", "", boolean.class, "NODEATLAS_RECOVER", "false",
       "When the checkpoint is missing while claim specs of ours exist in the CDI dir (a lost state directory), "
           + "reconcile them from the API server: claims still allocated here are recorded again, other specs removed; "
@@ -103,9 +104,9 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       .convertedBy(new DurationConverter());
 
   /** The daemon's own flags; the settings of the agent are named as their config keys ({@link #flagOf}). */
-  private final Flag.Table flags = new Flag.Table(CONFIG, DRIVER_NAME, NODE_NAME, KUBECONFIG, STANDALONE, KUBELET_ROOT,
+  private final Flag.Table flags = new Flag.Table(DRIVER_NAME, NODE_NAME, KUBECONFIG, STANDALONE, KUBELET_ROOT,
       CDI_ROOT, STATE_DIR, HOOK_PATH, HTTP_PORT, HEALTHCHECK_PORT, HTTP_ADDRESS, RESYNC_INTERVAL, DRAIN_TIMEOUT, LOG_FORMAT,
-      VERBOSITY, REPLAY_REPORT, RECOVER, POD_UID, LOCK_WAIT);
+      VERBOSITY, REPLAY_REPORT, FEATURES_DIR, RECOVER, POD_UID, LOCK_WAIT);
 
   /** The command as the user gave it, before the config file was merged in: what SIGHUP merges the file into again. */
   private RunCommand asGiven = this;
@@ -128,8 +129,9 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
 
   /** A copy of this command with the config file's settings merged in (flags and env win). */
   RunCommand withConfigFile(Map<String, String> env) {
-    Path config = value(CONFIG);
-    Path file = config != null ? config : DEFAULT_CONFIG;
+    // --config is the host options' (every command that reads the host reads the file).
+    Path config = discovery.configFile();
+    Path file = config != null ? config : ConfigFile.DEFAULT;
     List<String> extra = ConfigFile.extraArguments(file, config != null, spec, spec.commandLine().getParseResult(), env);
     if (extra.isEmpty()) {
       return this;
@@ -179,8 +181,31 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       // After the API server dropped the fields of shared devices, the sources publish exclusive ones.
       discover = shared -> NodeDiscovery.run(sources, host.withSharedDevicesSupported(shared));
     }
-    return discover;
+    Path featuresDir = value(FEATURES_DIR);
+    if (featuresDir == null) {
+      return discover;
+    }
+    if (!java.nio.file.Files.isDirectory(featuresDir)) {
+      throw new UsageException(flags.given(FEATURES_DIR, featuresDir.toString()) + " is not a directory");
+    }
+    // The labels of the devices this very discovery found: they and the slices never disagree.
+    DeviceDiscovery inner = discover;
+    return shared -> {
+      io.nodeatlas.discovery.report.NodeReport report = inner.discover(shared);
+      try {
+        io.nodeatlas.cli.labels.FeatureFile.Written w = io.nodeatlas.cli.labels.FeatureFile.write(featuresDir, report.devices());
+        if (w.changed()) {
+          LOG.info("wrote NFD feature file file={} labels={}", w.file(), w.labels());
+        }
+      } catch (java.io.IOException | RuntimeException e) {
+        LOG.warn("cannot write NFD feature file file={} err=\"{}\"", featuresDir.resolve(io.nodeatlas.cli.labels.FeatureFile.NAME),
+            io.nodeatlas.cli.Messages.reason(e));
+      }
+      return report;
+    };
   }
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RunCommand.class);
 
   /** Each source watches the health of what it published (NVML XID events, link and port state); none for a replay. */
   private java.util.function.Supplier<List<io.nodeatlas.discovery.health.HealthCheck>> healthChecksOf() {

@@ -49,12 +49,13 @@ public final class SlicesCommand implements Callable<Integer> {
       description = "Use a saved `nodeatlas discover -o json` document instead of discovering now.")
   Path discovered;
 
-  @Option(names = "--node-name", paramLabel = "NAME",
-      description = "The Kubernetes node name (default: the host name of the discovered node, in lower case, as the kubelet names it).")
+  // The node and driver names as `run` takes them: the same env twins and config keys.
+  @Option(names = "--node-name", paramLabel = "NAME", defaultValue = "${env:NODE_NAME}",
+      description = "The Kubernetes node name (default: the host name of the discovered node, in lower case, as the kubelet names it; env NODE_NAME).")
   String nodeName;
 
-  @Option(names = "--driver-name", paramLabel = "NAME", defaultValue = Names.DRIVER,
-      description = "The DRA driver name, as given to `nodeatlas run` (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--driver-name", paramLabel = "NAME", defaultValue = "${env:NODEATLAS_DRIVER_NAME:-" + Names.DRIVER + "}",
+      description = "The DRA driver name, as given to `nodeatlas run` (default: ${DEFAULT-VALUE}; env NODEATLAS_DRIVER_NAME).")
   String driverName;
 
   @Option(names = {"-o", "--format"}, paramLabel = "FORMAT", defaultValue = "yaml",
@@ -77,12 +78,13 @@ public final class SlicesCommand implements Callable<Integer> {
     }
     // ResourceSlice spec.driver: a DNS subdomain of at most 63 characters, as `run` requires.
     if (!Names.isDnsSubdomain(driverName) || driverName.length() > 63) {
-      throw new UsageException("--driver-name: \"" + Excerpt.scrub(driverName) + "\" is not a DNS subdomain of at most 63 characters");
+      throw new UsageException(given("--driver-name", driverName) + " is not a DNS subdomain of at most 63 characters");
     }
     NodeReport report = readNode();
-    String node = nodeName != null ? nodeName : defaultNodeName(report);
+    String node = nodeName != null && !nodeName.isEmpty() ? nodeName : defaultNodeName(report);
     if (!Names.isDnsSubdomain(node)) {
-      throw new UsageException("--node-name: \"" + Excerpt.scrub(node) + "\" is not a valid Kubernetes node name (a DNS subdomain)");
+      throw new UsageException((nodeName != null && !nodeName.isEmpty() ? given("--node-name", node) : "the host name \""
+          + Excerpt.scrub(node) + "\"") + " is not a valid Kubernetes node name (a DNS subdomain); give --node-name");
     }
     NodeSlices.Built built = new NodeSlices(driverName, node)
         .build(report.devices(), withoutSharedDevices, FIRST_GENERATION, Optional.empty());
@@ -111,6 +113,11 @@ public final class SlicesCommand implements Callable<Integer> {
     }
     err.flush();
     return 0;
+  }
+
+  /** {@code --driver-name "x"}, or the env twin or config key that set it. */
+  private String given(String flag, String value) {
+    return io.nodeatlas.cli.ValueSource.describe(spec.findOption(flag), "\"" + value + "\"");
   }
 
   /** The kubelet's default node name: the host name in lower case. */

@@ -68,6 +68,35 @@ class CdiCommandTest {
   }
 
   @Test
+  void dryRunSaysWhatTheRealRunWouldDoUnchangedIncluded(@TempDir Path tmp) throws Exception {
+    Path cdi = tmp.resolve("cdi");
+    String input = discovered(tmp).toString();
+    assertThat(run("generate", "--discovered", input, "--output-dir", cdi.toString())).isZero();
+    out.getBuffer().setLength(0);
+    // Nothing to change: the dry run says so, in the real run's words, and prints no spec.
+    assertThat(run("generate", "--dry-run", "--discovered", input, "--output-dir", cdi.toString())).isZero();
+    String dry = out.toString();
+    out.getBuffer().setLength(0);
+    assertThat(run("generate", "--discovered", input, "--output-dir", cdi.toString())).isZero();
+    assertThat(dry).isEqualTo(out.toString()).startsWith("unchanged " + cdi.resolve("nodeatlas.io-cpu.json"));
+    out.getBuffer().setLength(0);
+    // One file edited by hand: that one would be written again, the other is unchanged.
+    Files.writeString(cdi.resolve("nodeatlas.io-rdma.json"), Files.readString(cdi.resolve("nodeatlas.io-rdma.json")) + " ");
+    assertThat(run("generate", "--dry-run", "--discovered", input, "--output-dir", cdi.toString())).isZero();
+    assertThat(out.toString()).startsWith("unchanged " + cdi.resolve("nodeatlas.io-cpu.json") + " (")
+        .contains("\nwould write " + cdi.resolve("nodeatlas.io-rdma.json") + " (nodeatlas.io/rdma, cdiVersion 0.3.0, 2 devices)\n{");
+  }
+
+  @Test
+  void aDirectoryThatCannotBeWrittenIsNamedWithoutJavaOrTemporaryNames(@TempDir Path tmp) throws Exception {
+    Path notADir = tmp.resolve("cdi");
+    Files.writeString(notADir, "a file where the CDI directory should be");
+    assertThat(run("generate", "--discovered", discovered(tmp).toString(), "--output-dir", notADir.toString())).isEqualTo(1);
+    assertThat(err.toString()).startsWith("nodeatlas: cannot write CDI specs to " + notADir + ": ")
+        .doesNotContain("java.").doesNotContain("Exception").doesNotContain(".tmp");
+  }
+
+  @Test
   void dryRunPrintsAndWritesNothing(@TempDir Path tmp) throws Exception {
     Path cdi = tmp.resolve("cdi");
     assertThat(run("generate", "--dry-run", "--format", "yaml", "--discovered", discovered(tmp).toString(),

@@ -114,7 +114,8 @@ class DiscoverCommandTest {
   void unknownFlagIsBadUsageWithAHint() {
     Result r = run("discover", "--colour");
     assertThat(r.status()).isEqualTo(2);
-    assertThat(r.err()).contains("Unknown option: '--colour'").contains("nodeatlas discover --help");
+    assertThat(r.err()).contains("unknown option '--colour'").contains("Did you mean '--color'?")
+        .contains("nodeatlas discover --help");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.nodeatlas.cli.examples;
 
 import io.nodeatlas.discovery.model.AttributeValue;
+import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.model.Quantity;
@@ -13,6 +14,7 @@ import io.nodeatlas.discovery.report.HostInfo;
 import io.nodeatlas.discovery.report.NodeReport;
 import io.nodeatlas.discovery.report.NodeReportCodec;
 import io.nodeatlas.discovery.report.SourceStatus;
+import io.nodeatlas.discovery.topology.CpuSet;
 import io.nodeatlas.discovery.topology.PciTree;
 import io.nodeatlas.discovery.topology.Topology;
 import java.util.ArrayList;
@@ -70,7 +72,52 @@ final class ExampleNodes {
       d.add(hugepages(node, 2 * MIB, "2Mi", 4096));
       d.add(hugepages(node, GIB, "1Gi", 16));
     }
-    return report("hgx-01", Topology.EMPTY.withPci(hgxPciTree(d)), d, List.of("cpu-numa", "gpu", "nic-rdma"));
+    return report("hgx-01", cpuTopology(2, 32, 2, 512 * GIB, 105 * MIB, List.of(new long[] {2 * MIB, 4096}, new long[] {GIB, 16}))
+        .withPci(hgxPciTree(d)), d, List.of("cpu-numa", "gpu", "nic-rdma"));
+  }
+
+  /**
+   * The CPU and NUMA part, as the cpu-numa source reads it: {@code packages} packages of one NUMA node
+   * each, {@code cores} cores a package with {@code threads} threads a core (Linux numbers the second
+   * threads after all first ones), an L3 cache per package, and per node its memory and hugepage
+   * pools ({@code {pageSize, pages}}).
+   */
+  static Topology cpuTopology(int packages, int cores, int threads, long memoryPerNode, long l3, List<long[]> pools) {
+    int total = packages * cores * threads;
+    List<Topology.PackageInfo> pkgs = new ArrayList<>();
+    List<Topology.CoreInfo> coreList = new ArrayList<>();
+    List<Topology.CacheInfo> caches = new ArrayList<>();
+    List<Topology.NumaNodeInfo> nodes = new ArrayList<>();
+    for (int p = 0; p < packages; p++) {
+      CpuSet pkg = CpuSet.EMPTY;
+      for (int c = 0; c < cores; c++) {
+        CpuSet core = CpuSet.EMPTY;
+        for (int t = 0; t < threads; t++) {
+          core = core.union(CpuSet.of(t * packages * cores + p * cores + c));
+        }
+        coreList.add(new Topology.CoreInfo(p, 0, c, core, null));
+        pkg = pkg.union(core);
+      }
+      pkgs.add(new Topology.PackageInfo(p, pkg));
+      caches.add(new Topology.CacheInfo(3, Topology.CacheType.UNIFIED, l3, pkg));
+      java.util.SortedMap<Integer, Integer> distances = new TreeMap<>();
+      for (int q = 0; q < packages; q++) {
+        distances.put(q, q == p ? 10 : 21);
+      }
+      List<Topology.HugepagePool> nodePools = new ArrayList<>();
+      for (long[] pool : pools) {
+        nodePools.add(new Topology.HugepagePool(pool[0], pool[1], pool[1], 0L, 0));
+      }
+      nodes.add(new Topology.NumaNodeInfo(p, pkg, memoryPerNode, memoryPerNode - memoryPerNode / 16, distances, nodePools));
+    }
+    List<Topology.HugepageSize> sizes = new ArrayList<>();
+    for (long[] pool : pools) {
+      sizes.add(new Topology.HugepageSize(pool[0], pool[1] * packages, pool[1] * packages, 0L, 0,
+          List.of("/dev/hugepages")));
+    }
+    CpuSet online = CpuSet.range(0, total - 1);
+    return new Topology(new Topology.CpuSummary(online, CpuSet.EMPTY, online), pkgs, List.of(), List.of(), coreList,
+        caches, nodes, sizes);
   }
 
   /**
@@ -128,7 +175,8 @@ final class ExampleNodes {
 
   static NodeReport arm() {
     List<Device> d = List.of(cpu(0, 0, 80, 1, "aarch64", "arm", "Neoverse-N1"), hugepages(0, 2 * MIB, "2Mi", 1024));
-    return report("arm-01", Topology.EMPTY, d, List.of("cpu-numa"));
+    return report("arm-01", cpuTopology(1, 80, 1, 256 * GIB, 32 * MIB, List.of(new long[] {2 * MIB, 1024})), d,
+        List.of("cpu-numa"));
   }
 
   private static NodeReport report(String host, Topology topology, List<Device> devices, List<String> sources) {
@@ -153,7 +201,14 @@ final class ExampleNodes {
         .attribute(Names.PCIE_ROOT, GPUS[index][1])
         .attribute(PCIE_SWITCH, GPUS[index][2])
         .attribute(Names.PCI_BUS_ID, GPUS[index][0])
+        .attribute(Names.ours("pciVendorID"), "10de")
+        .attribute(Names.ours("pciDeviceID"), "2330")
         .capacity(Names.ours("memory"), 85_520_809_984L)
+        // The GPU's own node and the control node, as the gpu source's edits name them (major 195).
+        .containerEdits(ContainerEdits.builder()
+            .deviceNode(ContainerEdits.DeviceNode.charDevice("/dev/nvidia" + index, 195, index).withPermissions("rw"))
+            .deviceNode(ContainerEdits.DeviceNode.charDevice("/dev/nvidiactl", 195, 255).withPermissions("rw"))
+            .build())
         .build();
   }
 
@@ -192,6 +247,11 @@ final class ExampleNodes {
         .attribute(Names.NUMA_NODE, numa)
         .attribute(Names.PCIE_ROOT, root)
         .attribute(Names.PCI_BUS_ID, bdf)
+        // The function's verbs node (major 231, minors from 192), as the nic-rdma source's edits name it.
+        .containerEdits(ContainerEdits.builder()
+            .deviceNode(ContainerEdits.DeviceNode.charDevice("/dev/infiniband/uverbs" + ibdev.substring(ibdev.indexOf('_') + 1),
+                231, 192 + Integer.parseInt(ibdev.substring(ibdev.indexOf('_') + 1))).withPermissions("rw"))
+            .build())
         .build();
   }
 

@@ -3,6 +3,7 @@ package io.nodeatlas.cli.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.nodeatlas.cli.ConfigFile;
 import io.nodeatlas.cli.NodeAtlasCommand;
 import io.nodeatlas.cli.UsageException;
 import io.nodeatlas.cli.testing.EchoSource;

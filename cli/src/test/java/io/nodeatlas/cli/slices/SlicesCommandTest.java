@@ -135,7 +135,7 @@ class SlicesCommandTest {
   void badNamesAndFormatsAreBadUsage() {
     Result badNode = run("slices", "--discovered", HGX.toString(), "--node-name", "Not_A_Node");
     assertThat(badNode.status()).isEqualTo(2);
-    assertThat(badNode.err()).contains("--node-name: \"Not_A_Node\" is not a valid Kubernetes node name");
+    assertThat(badNode.err()).contains("--node-name \"Not_A_Node\" is not a valid Kubernetes node name");
     Result badDriver = run("slices", "--discovered", HGX.toString(), "--driver-name", "-x-");
     assertThat(badDriver.status()).isEqualTo(2);
     assertThat(badDriver.err()).contains("--driver-name");

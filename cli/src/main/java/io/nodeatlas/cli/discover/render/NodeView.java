@@ -338,9 +338,14 @@ final class NodeView {
     return v.isPresent() ? OptionalLong.of(((AttributeValue.IntValue) v.get()).value()) : OptionalLong.empty();
   }
 
-  /** The report's warnings, each cleaned, as {@code source: message}. */
+  /**
+   * The report's warnings, each cleaned, as {@code source: message}; without the "source unavailable"
+   * line of a source that {@link #troubledSources()} already shows as unavailable (said once).
+   */
   List<String[]> warnings() {
     return report.warnings().stream()
+        .filter(w -> !(w.message().startsWith("source unavailable") && report.sources().containsKey(w.source())
+            && report.sources().get(w.source()).isUnavailable()))
         .map(w -> new String[] {Text.clean(w.source(), 32), Text.clean(w.message(), 512)}).toList();
   }
 

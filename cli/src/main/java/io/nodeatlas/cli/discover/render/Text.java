@@ -9,7 +9,7 @@ import java.util.Locale;
  * string passes {@link #clean} before a renderer measures or prints it, so an ESC cannot recolour the
  * terminal, a newline cannot forge a line, and a long value cannot push the layout apart.
  */
-final class Text {
+public final class Text {
 
   /** The mark that ends a cut string; one column wide. */
   static final String ELLIPSIS = "…";
@@ -94,7 +94,7 @@ final class Text {
    * Bytes the way Kubernetes quantities read: the largest binary unit, exact when it divides
    * ({@code 512Gi}), else one decimal ({@code 79.6Gi}).
    */
-  static String bytes(long value) {
+  public static String bytes(long value) {
     String[] units = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
     if (value < 1024) {
       return Long.toString(value);

@@ -1,11 +1,8 @@
-package io.nodeatlas.cli.run;
+package io.nodeatlas.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.nodeatlas.cli.Flag;
-import io.nodeatlas.cli.SourceSettingOptions;
-import io.nodeatlas.cli.UsageException;
 import io.nodeatlas.discovery.host.SourceSetting;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,20 +24,44 @@ import picocli.CommandLine.ParseResult;
  * {@code /etc/nodeatlas/config.yaml}: a flat YAML map whose keys are the flags' long names in camel
  * case ({@code --driver-name} → {@code driverName}, {@code --sysfs-root} → {@code sysfsRoot}).
  * Precedence: command-line flag, then its environment twin, then the file, then the built-in default.
- * The file's values are turned back into flags and parsed by picocli, so they get exactly the flags'
- * conversions and checks. Unknown keys are an error: a typo must not silently do nothing.
+ * The keys are {@code run}'s flags; every command that reads the host reads the same file and takes
+ * the keys it has a flag for ({@link ConfigDefaults}), so {@code slices} prints what {@code run}
+ * publishes. Unknown keys are an error: a typo must not silently do nothing.
  */
-final class ConfigFile {
+public final class ConfigFile {
 
   private ConfigFile() {}
 
+  /** Where the file is looked for when neither {@code --config} nor its env twin names one. */
+  public static final Path DEFAULT = Path.of("/etc/nodeatlas/config.yaml");
+
+  /** {@code --config}: taken by every command that reads the host, with {@link HostOptions}' flags. */
+  public static final Flag<Path> CONFIG = Flag.of("--config", "FILE", Path.class, "NODEATLAS_CONFIG", "", "Config file")
+      .defaultShownAs(DEFAULT + " when it exists");
+
   /** Key of an option: its first long name in camel case (a source setting's {@link SourceSetting#configKey()}). */
-  static String key(OptionSpec option) {
+  public static String key(OptionSpec option) {
     Optional<SourceSetting> setting = SourceSettingOptions.settingOf(option);
     if (setting.isPresent()) {
       return setting.get().configKey();
     }
-    String name = option.names()[0].replaceFirst("^-+", "");
+    return camel(option.names()[0]);
+  }
+
+  /** Every key an option answers to: its key and each of its other long names in camel case. */
+  static List<String> keys(OptionSpec option) {
+    List<String> out = new ArrayList<>(List.of(key(option)));
+    for (String name : option.names()) {
+      if (name.startsWith("--") && !out.contains(camel(name))) {
+        out.add(camel(name));
+      }
+    }
+    return out;
+  }
+
+  /** {@code --driver-name} → {@code driverName}. */
+  private static String camel(String flag) {
+    String name = flag.replaceFirst("^-+", "");
     StringBuilder b = new StringBuilder();
     boolean upper = false;
     for (char c : name.toCharArray()) {
@@ -55,10 +76,11 @@ final class ConfigFile {
   }
 
   /**
-   * The environment twin of an option: a source setting's or a {@link Flag}'s declared one, else
-   * {@code NODEATLAS_<UPPER_SNAKE>} (the annotated {@code --sources}).
+   * The environment twin of an option: a source setting's or a {@link Flag}'s declared one, else the
+   * variable its default reads ({@code ${env:NODEATLAS_SOURCES:-all}}), else
+   * {@code NODEATLAS_<UPPER_SNAKE>}.
    */
-  static String envName(OptionSpec option) {
+  public static String envName(OptionSpec option) {
     Optional<SourceSetting> setting = SourceSettingOptions.settingOf(option);
     if (setting.isPresent()) {
       return setting.get().env();
@@ -67,14 +89,21 @@ final class ConfigFile {
     if (flag.isPresent()) {
       return flag.get().env();
     }
+    java.util.regex.Matcher m = ENV_DEFAULT.matcher(String.valueOf(option.toBuilder().defaultValue()));
+    if (m.matches()) {
+      return m.group(1);
+    }
     return "NODEATLAS_" + option.names()[0].replaceFirst("^-+", "").toUpperCase(Locale.ROOT).replace('-', '_');
   }
+
+  private static final java.util.regex.Pattern ENV_DEFAULT =
+      java.util.regex.Pattern.compile("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)(:-.*)?}");
 
   /**
    * The flags to add to {@code parsed}'s arguments for the file's values that neither a flag nor an
    * environment variable already set.
    */
-  static List<String> extraArguments(Path file, boolean required, CommandSpec spec, ParseResult parsed,
+  public static List<String> extraArguments(Path file, boolean required, CommandSpec spec, ParseResult parsed,
       Map<String, String> env) {
     Map<String, String> values = read(file, required);
     Map<String, OptionSpec> byKey = new TreeMap<>();
@@ -87,7 +116,7 @@ final class ConfigFile {
     for (Map.Entry<String, String> e : values.entrySet()) {
       OptionSpec o = byKey.get(e.getKey());
       if (o == null) {
-        throw new UsageException(file + ": unknown key \"" + e.getKey() + "\"; known keys: " + String.join(", ", byKey.keySet()));
+        throw new UsageException(unknownKey(file, e.getKey(), byKey.keySet()));
       }
       if (parsed.hasMatchedOption(o) || env.get(envName(o)) != null) {
         continue;
@@ -104,10 +133,43 @@ final class ConfigFile {
     return out;
   }
 
+  /** The message for a key no flag has: the closest key when one is close, else every key. */
+  static String unknownKey(Path file, String key, java.util.Collection<String> known) {
+    Optional<String> near = Suggestions.closest(key, known);
+    return "config file " + file + ": unknown key \"" + io.nodeatlas.discovery.host.Excerpt.scrub(key) + "\"; "
+        + near.map(k -> "did you mean \"" + k + "\"?").orElse("known keys: " + String.join(", ", new java.util.TreeSet<>(known)));
+  }
+
+  /**
+   * Whether {@code file} may set a key: false only when it is absent, or a readable file of blank and
+   * {@code #} comment lines alone (the template systemd/install.sh installs), which the hot path of
+   * {@code discover} can then ignore without parsing YAML.
+   */
+  static boolean mayHaveKeys(Path file) {
+    if (!Files.exists(file)) {
+      return false;
+    }
+    try (InputStream in = Files.newInputStream(file)) {
+      byte[] bytes = in.readNBytes(64 * 1024 + 1);
+      if (bytes.length > 64 * 1024) {
+        return true;
+      }
+      for (String line : new String(bytes, java.nio.charset.StandardCharsets.UTF_8).split("\n", -1)) {
+        String t = line.strip();
+        if (!t.isEmpty() && !t.startsWith("#") && !t.equals("---")) {
+          return true;
+        }
+      }
+      return false;
+    } catch (IOException | RuntimeException e) {
+      return true; // picocli's command reads it and says what is wrong
+    }
+  }
+
   /** A config file is a few lines; anything this large is not one. */
   static final int MAX_BYTES = 1024 * 1024;
 
-  static Map<String, String> read(Path file, boolean required) {
+  public static Map<String, String> read(Path file, boolean required) {
     byte[] bytes;
     try (InputStream in = Files.newInputStream(file)) {
       bytes = in.readNBytes(MAX_BYTES + 1);
@@ -117,7 +179,7 @@ final class ConfigFile {
       }
       return Map.of();
     } catch (IOException e) {
-      throw new UsageException("config file " + file + ": cannot read: " + e.getMessage(), e);
+      throw new UsageException("config file " + file + ": cannot read: " + Messages.reason(e), e);
     }
     if (bytes.length > MAX_BYTES) {
       throw new UsageException("config file " + file + " is larger than " + MAX_BYTES / 1024 + " KiB");
@@ -126,7 +188,7 @@ final class ConfigFile {
     try {
       root = new ObjectMapper(new YAMLFactory()).readTree(bytes);
     } catch (IOException e) {
-      throw new UsageException("config file " + file + " is not valid YAML: " + e.getMessage(), e);
+      throw new UsageException("config file " + file + " is not valid YAML: " + Messages.reason(e), e);
     }
     Map<String, String> out = new TreeMap<>();
     if (root == null || root.isNull() || root.isMissingNode()) {
