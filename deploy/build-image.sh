@@ -61,7 +61,7 @@ set -e
 cd "$1"
 find usr/share -mindepth 1 -maxdepth 1 ! -name doc -exec rm -rf {} +
 find usr/share/doc \( -type f ! -name copyright \) -o -type l | xargs -r rm -f
-rm -rf sbin usr/sbin usr/libexec usr/lib/x86_64-linux-gnu/gconv usr/lib/x86_64-linux-gnu/audit
+rm -rf sbin usr/sbin usr/libexec usr/lib/*-linux-gnu*/gconv usr/lib/*-linux-gnu*/audit
 rm -rf usr/bin
 for applet in sh cp chmod mv cat ls; do ln -sf busybox "bin/$applet"; done
 mkdir -p tmp etc
@@ -127,9 +127,11 @@ for part in base runtime app; do
   layers+=("$(blob "$work/$part.tar.gz" application/vnd.oci.image.layer.v1.tar+gzip)")
 done
 created=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
-jq -n --arg created "$created" --arg version "$version" --arg suite "$suite" --arg flags "${flags[*]}" \
+# Debian's architecture names are the OCI ones for amd64, arm64, ppc64le and s390x.
+arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+jq -n --arg created "$created" --arg version "$version" --arg suite "$suite" --arg flags "${flags[*]}" --arg arch "$arch" \
   '{
-    created: $created, architecture: "amd64", os: "linux",
+    created: $created, architecture: $arch, os: "linux",
     config: {
       Entrypoint: (["/opt/nodeatlas/jre/bin/java"] + ($flags | split(" ")) + ["-jar", "/opt/nodeatlas/nodeatlas.jar"]),
       Cmd: ["run"],

@@ -69,6 +69,15 @@ pass "the entry point passes the JVM flags of systemd/nodeatlas.env; no JAVA_TOO
 "${P[@]}" run --rm --network none --entrypoint "$(jq -r '.Entrypoint[0]' "$W/config.json")" "$ref" -Xshare:on -version \
   >/dev/null 2>"$W/cds.err" || fail "the runtime's class-data archive does not map: $(cat "$W/cds.err")"
 pass "the jlinked runtime maps its class-data archive (-Xshare:on)"
+# Without -XX:MaxRAM the JVM sizes its heap from the container's limit: half of the DaemonSet's.
+limit=$(java -cp "$jar" "$fixtures/YamlToJson.java" < deploy/daemonset.yaml |
+  jq -r '.[] | select(.kind == "DaemonSet") | .spec.template.spec.containers[] | select(.name == "agent") | .resources.limits.memory')
+[[ $limit =~ ^([0-9]+)Mi$ ]] || fail "the agent's memory limit is not in Mi: $limit"
+heap=$("${P[@]}" run --rm --network none --memory="${BASH_REMATCH[1]}m" \
+  --entrypoint "$(jq -c '.Entrypoint[:-2] + ["-XX:+PrintFlagsFinal", "-version"]' "$W/config.json")" "$ref" 2>/dev/null |
+  awk '$2 == "MaxHeapSize" {print $4}')
+(( heap == BASH_REMATCH[1] * 1048576 / 2 )) || fail "MaxHeapSize under a $limit limit is $heap, not half of it"
+pass "under the DaemonSet's $limit limit the entry point's JVM takes a $(( heap / 1048576 )) MiB heap"
 
 # --- the DaemonSet, as podman flags -------------------------------------------------------------------
 java -cp "$jar" "$fixtures/YamlToJson.java" < deploy/daemonset.yaml > "$W/daemonset.json"
