@@ -25,6 +25,8 @@ node=e2e-node
 source .ci/e2e/lib/podman-sandbox.sh
 e2e_require podman runc jq busybox unshare mmdebstrap gcc keytool
 [[ -f $jar ]] || fail "$jar is missing: ./mvnw -B -pl cli -am package first"
+fake_nvml=$repo/discovery-gpu/target/native/libnvidia-ml.so.1
+[[ -f $fake_nvml ]] || fail "$fake_nvml is missing: run ./mvnw verify (or test-compile in discovery-gpu) first"
 api_pid=
 e2e_cleanup_extra() { if [[ -n $api_pid ]]; then kill "$api_pid" 2>/dev/null; fi; }
 e2e_sandbox image sh -- hooks api sa kubelet/plugins_registry kubelet/plugins/nodeatlas.io state dev driver-root
@@ -111,9 +113,16 @@ agent=$(jq -c '.containers[] | select(.name == "agent")' <<<"$pod")
 init=$(jq -c '.initContainers[] | select(.name == "install-hook")' <<<"$pod")
 mapfile -t agent_flags < <(podman_flags "$agent")
 mapfile -t init_flags < <(podman_flags "$init")
-# The downward API's fields.
+# The driver root holds the tests' fake NVML, loaded through JNA as the real one is: the image's JNA
+# native library and its libc must work for the gpu source to find the GPU.
+mkdir -p "$W/driver-root/usr/lib/x86_64-linux-gnu" "$W/driver-root/etc"
+cp "$fake_nvml" "$W/driver-root/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"
+printf '%s\n' driver.version=550.54.15 cuda.driver.version=12040 device.count=1 'device.0.name=NVIDIA H100 80GB HBM3' \
+  device.0.uuid=GPU-6c6f1d3e-1b6e-4b5f-9c1e-5b8a4f0e2a11 device.0.minor=0 device.0.pci.busid=00000000:18:00.0 \
+  device.0.memory.total=85520809984 >"$W/driver-root/etc/fake-nvml.conf"
+# The downward API's fields, and where the fake NVML reads its configuration.
 downward=(--env=NODE_NAME=$node --env=POD_UID=0e2e0000-0000-4000-8000-000000000001 --env=NODEATLAS_NODE_IP=127.0.0.1
-  --env=NODEATLAS_HTTP_ADDRESS=127.0.0.1)
+  --env=NODEATLAS_HTTP_ADDRESS=127.0.0.1 --env=FAKE_NVML_CONFIG=/driver-root/etc/fake-nvml.conf)
 
 # --- 2. the init step ---------------------------------------------------------------------------------
 echo "==> init container: $(jq -c .command <<<"$init")"
@@ -135,11 +144,14 @@ in_pod() { "${P[@]}" run --rm --network none "${agent_flags[@]}" "${downward[@]}
 in_pod discover -o json >"$W/discover.json" 2>"$W/discover.err" || fail "discover failed: $(cat "$W/discover.err")"
 no_noise "$W/discover.err" discover
 NODEATLAS_SYSFS_ROOT=$fixtures/hostroot/sys NODEATLAS_PROCFS_ROOT=$fixtures/hostroot/proc NODEATLAS_DEV_ROOT=$W/dev \
+  NVIDIA_DRIVER_ROOT=/run/nvidia/driver CONTAINER_DRIVER_ROOT=$W/driver-root FAKE_NVML_CONFIG=$W/driver-root/etc/fake-nvml.conf \
   java -jar "$jar" discover -o json >"$W/discover-jar.json" 2>/dev/null
 names=$(jq -c '[.devices[].name] | sort' "$W/discover.json")
 [[ $names == "$(jq -c '[.devices[].name] | sort' "$W/discover-jar.json")" ]] \
   || fail "the image found $names, the jar on this host $(jq -c '[.devices[].name] | sort' "$W/discover-jar.json")"
-jq -e '[.devices[].name] | length >= 3' "$W/discover.json" >/dev/null || fail "the fixture's devices are missing: $names"
+jq -e '[.devices[].name] | length >= 4' "$W/discover.json" >/dev/null || fail "the fixture's devices are missing: $names"
+jq -e '[.devices[] | select(.attributes["nodeatlas.io/type"].string == "gpu")] | length == 1' "$W/discover.json" >/dev/null \
+  || fail "no GPU from the fake NVML: JNA or the driver root do not work in the image: $(cat "$W/discover.err")"
 pass "discover: $names, as the jar finds them"
 # --node-name given: slices does not read run's NODE_NAME yet (the host name otherwise).
 in_pod slices --node-name "$node" -o json >"$W/slices.json" 2>"$W/slices.err" || fail "slices failed: $(cat "$W/slices.err")"
