@@ -2,18 +2,20 @@
 # End-to-end: the agent image, built by deploy/build-image.sh and run by podman the way
 # deploy/daemonset.yaml runs it: the manifest is read here (its env, volume mounts, security context and
 # memory limit become podman flags), so a mount or variable the manifest lacks fails here too.
-#   1. build and load the image; its tag is the jar's version; its size is printed;
+#   1. build and load the image; its tag is the jar's version; its size is printed; the entry point's
+#      JVM maps its CDS archive and takes half the manifest's memory limit as heap;
 #   2. the init container's command copies the static hook to the host directory (twice: a restart);
 #   3. `discover` and `slices` in the container find what the jar finds on this host (a fixture host
-#      root mounted as the DaemonSet mounts /sys and /proc);
+#      root mounted as the DaemonSet mounts /sys and /proc, and a driver root with the tests' fake
+#      NVML, loaded through JNA);
 #   4. `run` with in-cluster credentials against a fake API server (HTTPS, an EC certificate, a bearer
 #      token: .ci/e2e/fixtures/FakeApiServer.java) publishes the devices `slices` showed, /healthz
 #      answers, every log line is JSON, and SIGTERM stops it cleanly;
 #   5. `doctor`, when the image has that command.
 # No command may print "Picked up JAVA_TOOL_OPTIONS": the entry point passes the JVM flags.
 # The containers share this host's network (the fake server and the agent bind 127.0.0.1 only).
-# Needs root, podman, runc, busybox-static, jq, mmdebstrap, gcc, a JDK with jmods, and the build
-# (./mvnw -B -pl cli -am package). Idempotent; leaves nothing behind.
+# Needs root, podman, runc, busybox-static, jq, mmdebstrap, zip, gcc, a JDK with jmods, and the build
+# (./mvnw -B verify: the jar and discovery-gpu's fake NVML). Idempotent; leaves nothing behind.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
@@ -23,7 +25,7 @@ start=$(date +%s)
 node=e2e-node
 
 source .ci/e2e/lib/podman-sandbox.sh
-e2e_require podman runc jq busybox unshare mmdebstrap gcc keytool
+e2e_require podman runc jq busybox unshare mmdebstrap zip gcc keytool
 [[ -f $jar ]] || fail "$jar is missing: ./mvnw -B -pl cli -am package first"
 fake_nvml=$repo/discovery-gpu/target/native/libnvidia-ml.so.1
 [[ -f $fake_nvml ]] || fail "$fake_nvml is missing: run ./mvnw verify (or test-compile in discovery-gpu) first"
@@ -55,7 +57,7 @@ size=$("${P[@]}" image inspect --format '{{.Size}}' "$ref")
 archive=$(stat -c %s "$W/image.oci.tar")
 pass "size: $(( size / 1048576 )) MiB unpacked, $(( archive / 1048576 )) MiB to pull (gzip layers)"
 # A bound that catches a whole JDK, a second copy of the jar or a full Debian slipping in.
-(( size < 180 * 1048576 )) || fail "the image grew to $(( size / 1048576 )) MiB"
+(( size < 160 * 1048576 )) || fail "the image grew to $(( size / 1048576 )) MiB"
 "${P[@]}" image inspect --format '{{json .Config}}' "$ref" > "$W/config.json"
 if jq -e '.Env // [] | map(select(startswith("JAVA_TOOL_OPTIONS=") or startswith("JDK_JAVA_OPTIONS="))) | length > 0' \
   "$W/config.json" >/dev/null; then
