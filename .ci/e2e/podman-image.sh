@@ -2,18 +2,20 @@
 # End-to-end: the agent image, built by deploy/build-image.sh and run by podman the way
 # deploy/daemonset.yaml runs it: the manifest is read here (its env, volume mounts, security context and
 # memory limit become podman flags), so a mount or variable the manifest lacks fails here too.
-#   1. build and load the image; its tag is the jar's version; its size is printed;
+#   1. build and load the image; its tag is the jar's version; its size is printed; the entry point's
+#      JVM maps its CDS archive and takes half the manifest's memory limit as heap;
 #   2. the init container's command copies the static hook to the host directory (twice: a restart);
 #   3. `discover` and `slices` in the container find what the jar finds on this host (a fixture host
-#      root mounted as the DaemonSet mounts /sys and /proc);
+#      root mounted as the DaemonSet mounts /sys and /proc, and a driver root with the tests' fake
+#      NVML, loaded through JNA);
 #   4. `run` with in-cluster credentials against a fake API server (HTTPS, an EC certificate, a bearer
 #      token: .ci/e2e/fixtures/FakeApiServer.java) publishes the devices `slices` showed, /healthz
 #      answers, every log line is JSON, and SIGTERM stops it cleanly;
 #   5. `doctor`, when the image has that command.
 # No command may print "Picked up JAVA_TOOL_OPTIONS": the entry point passes the JVM flags.
 # The containers share this host's network (the fake server and the agent bind 127.0.0.1 only).
-# Needs root, podman, runc, busybox-static, jq, mmdebstrap, gcc, a JDK with jmods, and the build
-# (./mvnw -B -pl cli -am package). Idempotent; leaves nothing behind.
+# Needs root, podman, runc, busybox-static, jq, mmdebstrap, zip, gcc, a JDK with jmods, and the build
+# (./mvnw -B verify: the jar and discovery-gpu's fake NVML). Idempotent; leaves nothing behind.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
@@ -23,8 +25,10 @@ start=$(date +%s)
 node=e2e-node
 
 source .ci/e2e/lib/podman-sandbox.sh
-e2e_require podman runc jq busybox unshare mmdebstrap gcc keytool
+e2e_require podman runc jq busybox unshare mmdebstrap zip gcc keytool
 [[ -f $jar ]] || fail "$jar is missing: ./mvnw -B -pl cli -am package first"
+fake_nvml=$repo/discovery-gpu/target/native/libnvidia-ml.so.1
+[[ -f $fake_nvml ]] || fail "$fake_nvml is missing: run ./mvnw verify (or test-compile in discovery-gpu) first"
 api_pid=
 e2e_cleanup_extra() { if [[ -n $api_pid ]]; then kill "$api_pid" 2>/dev/null; fi; }
 e2e_sandbox image sh -- hooks api sa kubelet/plugins_registry kubelet/plugins/nodeatlas.io state dev driver-root
@@ -53,7 +57,7 @@ size=$("${P[@]}" image inspect --format '{{.Size}}' "$ref")
 archive=$(stat -c %s "$W/image.oci.tar")
 pass "size: $(( size / 1048576 )) MiB unpacked, $(( archive / 1048576 )) MiB to pull (gzip layers)"
 # A bound that catches a whole JDK, a second copy of the jar or a full Debian slipping in.
-(( size < 180 * 1048576 )) || fail "the image grew to $(( size / 1048576 )) MiB"
+(( size < 160 * 1048576 )) || fail "the image grew to $(( size / 1048576 )) MiB"
 "${P[@]}" image inspect --format '{{json .Config}}' "$ref" > "$W/config.json"
 if jq -e '.Env // [] | map(select(startswith("JAVA_TOOL_OPTIONS=") or startswith("JDK_JAVA_OPTIONS="))) | length > 0' \
   "$W/config.json" >/dev/null; then
@@ -69,6 +73,15 @@ pass "the entry point passes the JVM flags of systemd/nodeatlas.env; no JAVA_TOO
 "${P[@]}" run --rm --network none --entrypoint "$(jq -r '.Entrypoint[0]' "$W/config.json")" "$ref" -Xshare:on -version \
   >/dev/null 2>"$W/cds.err" || fail "the runtime's class-data archive does not map: $(cat "$W/cds.err")"
 pass "the jlinked runtime maps its class-data archive (-Xshare:on)"
+# Without -XX:MaxRAM the JVM sizes its heap from the container's limit: half of the DaemonSet's.
+limit=$(java -cp "$jar" "$fixtures/YamlToJson.java" < deploy/daemonset.yaml |
+  jq -r '.[] | select(.kind == "DaemonSet") | .spec.template.spec.containers[] | select(.name == "agent") | .resources.limits.memory')
+[[ $limit =~ ^([0-9]+)Mi$ ]] || fail "the agent's memory limit is not in Mi: $limit"
+heap=$("${P[@]}" run --rm --network none --memory="${BASH_REMATCH[1]}m" \
+  --entrypoint "$(jq -c '.Entrypoint[:-2] + ["-XX:+PrintFlagsFinal", "-version"]' "$W/config.json")" "$ref" 2>/dev/null |
+  awk '$2 == "MaxHeapSize" {print $4}')
+(( heap == BASH_REMATCH[1] * 1048576 / 2 )) || fail "MaxHeapSize under a $limit limit is $heap, not half of it"
+pass "under the DaemonSet's $limit limit the entry point's JVM takes a $(( heap / 1048576 )) MiB heap"
 
 # --- the DaemonSet, as podman flags -------------------------------------------------------------------
 java -cp "$jar" "$fixtures/YamlToJson.java" < deploy/daemonset.yaml > "$W/daemonset.json"
@@ -102,9 +115,16 @@ agent=$(jq -c '.containers[] | select(.name == "agent")' <<<"$pod")
 init=$(jq -c '.initContainers[] | select(.name == "install-hook")' <<<"$pod")
 mapfile -t agent_flags < <(podman_flags "$agent")
 mapfile -t init_flags < <(podman_flags "$init")
-# The downward API's fields.
+# The driver root holds the tests' fake NVML, loaded through JNA as the real one is: the image's JNA
+# native library and its libc must work for the gpu source to find the GPU.
+mkdir -p "$W/driver-root/usr/lib/x86_64-linux-gnu" "$W/driver-root/etc"
+cp "$fake_nvml" "$W/driver-root/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"
+printf '%s\n' driver.version=550.54.15 cuda.driver.version=12040 device.count=1 'device.0.name=NVIDIA H100 80GB HBM3' \
+  device.0.uuid=GPU-6c6f1d3e-1b6e-4b5f-9c1e-5b8a4f0e2a11 device.0.minor=0 device.0.pci.busid=00000000:18:00.0 \
+  device.0.memory.total=85520809984 >"$W/driver-root/etc/fake-nvml.conf"
+# The downward API's fields, and where the fake NVML reads its configuration.
 downward=(--env=NODE_NAME=$node --env=POD_UID=0e2e0000-0000-4000-8000-000000000001 --env=NODEATLAS_NODE_IP=127.0.0.1
-  --env=NODEATLAS_HTTP_ADDRESS=127.0.0.1)
+  --env=NODEATLAS_HTTP_ADDRESS=127.0.0.1 --env=FAKE_NVML_CONFIG=/driver-root/etc/fake-nvml.conf)
 
 # --- 2. the init step ---------------------------------------------------------------------------------
 echo "==> init container: $(jq -c .command <<<"$init")"
@@ -126,11 +146,14 @@ in_pod() { "${P[@]}" run --rm --network none "${agent_flags[@]}" "${downward[@]}
 in_pod discover -o json >"$W/discover.json" 2>"$W/discover.err" || fail "discover failed: $(cat "$W/discover.err")"
 no_noise "$W/discover.err" discover
 NODEATLAS_SYSFS_ROOT=$fixtures/hostroot/sys NODEATLAS_PROCFS_ROOT=$fixtures/hostroot/proc NODEATLAS_DEV_ROOT=$W/dev \
+  NVIDIA_DRIVER_ROOT=/run/nvidia/driver CONTAINER_DRIVER_ROOT=$W/driver-root FAKE_NVML_CONFIG=$W/driver-root/etc/fake-nvml.conf \
   java -jar "$jar" discover -o json >"$W/discover-jar.json" 2>/dev/null
 names=$(jq -c '[.devices[].name] | sort' "$W/discover.json")
 [[ $names == "$(jq -c '[.devices[].name] | sort' "$W/discover-jar.json")" ]] \
   || fail "the image found $names, the jar on this host $(jq -c '[.devices[].name] | sort' "$W/discover-jar.json")"
-jq -e '[.devices[].name] | length >= 3' "$W/discover.json" >/dev/null || fail "the fixture's devices are missing: $names"
+jq -e '[.devices[].name] | length >= 4' "$W/discover.json" >/dev/null || fail "the fixture's devices are missing: $names"
+jq -e '[.devices[] | select(.attributes["nodeatlas.io/type"].string == "gpu")] | length == 1' "$W/discover.json" >/dev/null \
+  || fail "no GPU from the fake NVML: JNA or the driver root do not work in the image: $(cat "$W/discover.err")"
 pass "discover: $names, as the jar finds them"
 # --node-name given: slices does not read run's NODE_NAME yet (the host name otherwise).
 in_pod slices --node-name "$node" -o json >"$W/slices.json" 2>"$W/slices.err" || fail "slices failed: $(cat "$W/slices.err")"
