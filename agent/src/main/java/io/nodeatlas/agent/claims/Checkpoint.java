@@ -45,7 +45,13 @@ public final class Checkpoint {
 
   private static final Set<PosixFilePermission> STATE_DIR_MODE = PosixFilePermissions.fromString("rwx------");
 
+  /** How the file is replaced: {@link AtomicFiles#write}, or a fault of a test's own. */
+  interface Writer {
+    void write(Path file, byte[] content) throws IOException;
+  }
+
   private final Path file;
+  private final Writer writer;
   private final CheckpointCodec codec;
   private final Object stateLock = new Object();
   private final ReentrantLock writeLock = new ReentrantLock();
@@ -73,8 +79,9 @@ public final class Checkpoint {
   private String bootId;
   private final java.util.SortedSet<String> unconfirmed;
 
-  private Checkpoint(Path file, CheckpointCodec codec, CheckpointCodec.Content content, boolean existed) {
+  private Checkpoint(Path file, Writer writer, CheckpointCodec codec, CheckpointCodec.Content content, boolean existed) {
     this.file = file;
+    this.writer = writer;
     this.codec = codec;
     this.existed = existed;
     this.claims = new TreeMap<>(content.claims());
@@ -118,6 +125,11 @@ public final class Checkpoint {
    * directory ({@code 0700}) when missing and removes the temporary files a killed writer left there.
    */
   public static Checkpoint open(Path file) throws IOException, CorruptCheckpointException {
+    return open(file, (f, content) -> AtomicFiles.write(f, content, AtomicFiles.OWNER_ONLY));
+  }
+
+  /** {@link #open(Path)} with {@code writer} replacing the file (tests: a disk that fails). */
+  static Checkpoint open(Path file, Writer writer) throws IOException, CorruptCheckpointException {
     Path dir = file.toAbsolutePath().getParent();
     prepareStateDirectory(dir);
     String name = file.getFileName().toString();
@@ -127,7 +139,7 @@ public final class Checkpoint {
     CheckpointCodec codec = new CheckpointCodec();
     Optional<byte[]> bytes = read(file);
     CheckpointCodec.Content content = bytes.isEmpty() ? CheckpointCodec.Content.empty() : codec.decode(file, bytes.get());
-    return new Checkpoint(file, codec, content, bytes.isPresent());
+    return new Checkpoint(file, writer, codec, content, bytes.isPresent());
   }
 
   private static void prepareStateDirectory(Path dir) throws IOException {
@@ -386,7 +398,7 @@ public final class Checkpoint {
       carried = List.copyOf(pending);
     }
     try {
-      AtomicFiles.write(file, codec.encode(snapshot, unknownMembers, boot, digests), AtomicFiles.OWNER_ONLY);
+      writer.write(file, codec.encode(snapshot, unknownMembers, boot, digests));
     } catch (IOException | RuntimeException e) {
       IOException failure = e instanceof IOException io ? io : new IOException(e.toString(), e);
       synchronized (stateLock) {
@@ -399,6 +411,16 @@ public final class Checkpoint {
           c.failure = failure;
         }
         pending.clear();
+        if (e instanceof AtomicFiles.NotDurableException) {
+          // The failed changes reached the file (renamed into place, only the directory's fsync failed):
+          // the file must go back to what memory and the answers say.
+          try {
+            writer.write(file, codec.encode(new TreeMap<>(claims), unknownMembers, new CheckpointCodec.Boot(bootId, unconfirmed),
+                digests));
+          } catch (IOException | RuntimeException again) {
+            failure.addSuppressed(again);
+          }
+        }
       }
       return;
     }

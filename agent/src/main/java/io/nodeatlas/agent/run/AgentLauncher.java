@@ -196,7 +196,10 @@ public final class AgentLauncher {
     cfg.setRequestTimeout(10_000);
     cfg.setRequestRetryBackoffLimit(1);
     cfg.setRequestRetryBackoffInterval(200);
-    KubernetesClientBuilder builder = new KubernetesClientBuilder().withConfig(cfg).withHttpClientFactory(new JdkHttpClientFactory());
+    KubernetesClientBuilder builder = new KubernetesClientBuilder().withConfig(cfg).withHttpClientFactory(
+        clientCertificate.<io.fabric8.kubernetes.client.http.HttpClient.Factory>map(
+            c -> new io.nodeatlas.agent.kubeconfig.RotatingHttpClients(new JdkHttpClientFactory(), c))
+            .orElseGet(JdkHttpClientFactory::new));
     if (clientCertificate.isPresent()) {
       // The client certificate is ours to present (every PEM layout, re-read when rotated); the CA stays fabric8's.
       javax.net.ssl.TrustManager[] trust;

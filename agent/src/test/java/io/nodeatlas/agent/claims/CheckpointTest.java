@@ -474,4 +474,32 @@ class CheckpointTest {
         .hasMessageContaining("is a symbolic link");
     assertThat(real).isEmptyDirectory();
   }
+
+  /**
+   * Issue 35 item 1, the case a full or read-only disk does not reach: the new file was renamed into
+   * place and only the directory's fsync failed. The commit is a failure (the caller answers "failed"),
+   * so the file must not keep the change either: it is written back to what memory holds.
+   */
+  @Test
+  void aCommitWhoseRenameLandedButWhoseFsyncFailedLeavesTheFileAsMemory() throws Exception {
+    Path file = dir.resolve("checkpoint.json");
+    java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
+    Checkpoint c = Checkpoint.open(file, (f, content) -> {
+      AtomicFiles.write(f, content, AtomicFiles.OWNER_ONLY);
+      if (failures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        throw new AtomicFiles.NotDurableException(f, new IOException("Input/output error"));
+      }
+    });
+    c.put(claim("a"));
+    failures.set(1);
+    assertThatThrownBy(() -> c.put(claim("x"))).isInstanceOf(IOException.class).hasMessageContaining("cannot make it durable");
+    assertThat(c.get("x")).isEmpty();
+    assertThat(Checkpoint.open(file).all()).as("the file, as a restarted agent reads it").containsExactly(claim("a"));
+
+    c.put(claim("b"));
+    failures.set(1);
+    assertThatThrownBy(() -> c.remove("a")).isInstanceOf(IOException.class);
+    assertThat(c.get("a")).isPresent();
+    assertThat(Checkpoint.open(file).all()).containsExactly(claim("a"), claim("b"));
+  }
 }

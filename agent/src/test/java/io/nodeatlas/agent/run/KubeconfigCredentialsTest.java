@@ -173,6 +173,8 @@ class KubeconfigCredentialsTest {
           "client-certificate: " + current + "\nclient-key: " + current)))) {
         ApiClaimLookup lookup = new ApiClaimLookup(client);
         assertThat(lookup.allocation(TRAIN)).extracting(AllocatedDevice::device).containsExactly("gpu-0");
+        // fabric8's own calls keep their connection alive between calls, with the certificate it was opened with.
+        assertThat(client.nodes().withName("node-a").get().getMetadata().getUid()).isEqualTo("uid-node-a");
 
         // As the kubelet rotates: the link is swapped for one to the new dated file.
         Path link = dir.resolve(".current.new");
@@ -183,6 +185,9 @@ class KubeconfigCredentialsTest {
         assertThat(lookup.allocation(TRAIN)).extracting(AllocatedDevice::device).containsExactly("gpu-0");
         assertThat(lookup.allocation(TRAIN)).extracting(AllocatedDevice::device).containsExactly("gpu-0");
         assertThat(api.refusedClients()).as("no claim GET went with the old certificate").isEqualTo(refused);
+        // And fabric8's calls (slices, node, status) present the new one too.
+        assertThat(client.nodes().withName("node-a").get().getMetadata().getUid()).isEqualTo("uid-node-a");
+        assertThat(api.refusedClients()).as("no call went with the old certificate").isEqualTo(refused);
 
         // The certificate expires without a new one: the error names server and certificate file.
         api.acceptOnlyClient("CN=system:node:node-a-3");

@@ -134,12 +134,29 @@ public final class AtomicFiles {
       }
       moved = true;
       if (durable) {
-        syncDirectory(dir);
+        try {
+          syncDirectory(dir);
+        } catch (IOException e) {
+          throw new NotDurableException(target, e);
+        }
       }
     } finally {
       if (!moved) {
         Files.deleteIfExists(temp);
       }
+    }
+  }
+
+  /**
+   * The new content was renamed into place (readers and a restarted process see it) but the directory's
+   * {@code fsync} failed, so a power cut may still take it back: the caller must neither count on the
+   * new content nor assume the old one is still there.
+   */
+  public static final class NotDurableException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    public NotDurableException(Path target, IOException cause) {
+      super("replaced " + target + ", but cannot make it durable: " + cause.getMessage(), cause);
     }
   }
 
