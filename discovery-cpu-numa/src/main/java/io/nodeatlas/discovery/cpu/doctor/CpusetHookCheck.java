@@ -28,7 +28,8 @@ final class CpusetHookCheck implements DoctorCheck {
     if (hooked.isEmpty()) {
       return List.of(Finding.ok("cpu.hook", "no CPU or hugepage shares are published here; the hook is not needed"));
     }
-    String need = hooked.size() + " shared CPU and hugepage devices name the hook " + path;
+    String need = Finding.count(hooked.size(), "shared CPU or hugepage device") + (hooked.size() == 1 ? " names" : " name")
+        + " the hook " + path;
     if (facts.isEmpty()) {
       return List.of(Finding.fail("cpu.hook", need + ", which does not exist: their containers fail to start",
           "install it: systemd/install.sh puts it there; the DaemonSet's init container copies it (set --hook-path to match)"));
