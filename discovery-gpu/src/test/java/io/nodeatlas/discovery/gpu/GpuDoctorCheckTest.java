@@ -40,7 +40,7 @@ class GpuDoctorCheckTest {
   @Test
   void presentNodesAreOk() {
     assertThat(check(List.of("/dev/null", "/dev/zero"), new TreeMap<>())).singleElement()
-        .satisfies(f -> assertThat(f.verdict()).isEqualTo(Verdict.OK));
+        .satisfies(f -> assertThat(f.verdict()).as(f.toString()).isEqualTo(Verdict.OK));
   }
 
   @Test
