@@ -60,7 +60,10 @@ class DaemonSetPathsTest {
       Map.entry("--kubeconfig", Use.UNSET),
       Map.entry("--config", Use.UNSET),
       Map.entry("--nvml-library", Use.UNSET),
-      Map.entry("--replay-report", Use.UNSET));
+      Map.entry("--replay-report", Use.UNSET),
+      // NFD's features.d is a directory of the host's /etc that the DaemonSet leaves alone: labels reach
+      // NFD as a NodeFeature object (`nodeatlas labels --apply`) instead.
+      Map.entry("--features-dir", Use.UNSET));
 
   static final Pattern ENV = Pattern.compile("env ([A-Z][A-Z0-9_]*)");
 
