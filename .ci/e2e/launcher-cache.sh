@@ -75,7 +75,8 @@ done
 
 # nodeatlas-discover.jar holds only what discover needs: each of these prints, on both streams, with
 # its exit status, exactly what the whole jar prints (a class left out of it would fail here).
-java_bin="$(NODEATLAS_PRINT_COMMAND=1 ./nodeatlas --version | head -1)"
+# sed reads to the end: with head, the launcher could write its next line after head left (SIGPIPE, 141).
+java_bin="$(NODEATLAS_PRINT_COMMAND=1 ./nodeatlas --version | sed -n 1p)"
 fixture=.ci/e2e/fixtures/hostroot
 while IFS= read -r line; do
   read -r -a args <<<"$line"
