@@ -105,7 +105,7 @@ done
 work="$(mktemp -d /var/tmp/nodeatlas-launcher-e2e.XXXXXX)"
 cleanup() {
   [[ "${NODEATLAS_E2E_KEEP:-0}" == 1 ]] && { echo "kept $work" >&2; return; }
-  grep -o " $work/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m"; done
+  { grep -o " $work/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m"; done
   rm -rf "$work"
 }
 trap cleanup EXIT
