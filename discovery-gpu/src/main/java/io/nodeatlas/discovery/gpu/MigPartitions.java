@@ -35,11 +35,11 @@ import java.util.function.Consumer;
  * material this build follows, and fabric8's {@code resource.k8s.io/v1} model has no such field: none is
  * set. The counters alone already keep a partition and the whole GPU apart.
  */
-final class MigPartitions {
+public final class MigPartitions {
 
-  static final String PLACEMENT_START = Names.ours("migPlacementStart");
-  static final String PLACEMENT_SIZE = Names.ours("migPlacementSize");
-  static final String PROFILE_ID = Names.ours("migProfileID");
+  public static final String PLACEMENT_START = Names.ours("migPlacementStart");
+  public static final String PLACEMENT_SIZE = Names.ours("migPlacementSize");
+  public static final String PROFILE_ID = Names.ours("migProfileID");
 
   static final String COMPUTE_SLICES = "compute-slices";
   static final String MEMORY_SLICE_PREFIX = "memory-slice-";
@@ -47,20 +47,20 @@ final class MigPartitions {
   private static final long MIB = 1L << 20;
 
   /** One profile NVML answered for, with its placements. */
-  record Profile(GpuInstanceProfile info, List<Placement> placements) {
-    Profile {
+  public record Profile(GpuInstanceProfile info, List<Placement> placements) {
+    public Profile {
       placements = List.copyOf(placements);
     }
 
     /** {@code 1g.18gb+me} from NVML's {@code MIG 1g.18gb+me}. */
-    String shortName() {
+    public String shortName() {
       String n = info.name().trim();
       return n.startsWith("MIG ") ? n.substring(4).trim() : n;
     }
   }
 
   /** What one GPU publishes: its counter set, what the whole GPU consumes, and the partitions. */
-  record Published(CounterSet counters, CounterConsumption whole, List<Device> partitions) {}
+  public record Published(CounterSet counters, CounterConsumption whole, List<Device> partitions) {}
 
   private MigPartitions() {}
 
@@ -93,7 +93,7 @@ final class MigPartitions {
    * The counter set and partitions of GPU {@code gpu-<minor>}; empty when NVML gave nothing usable.
    * {@code parent} is the whole GPU's device, whose identity attributes the partitions share.
    */
-  static Optional<Published> build(int minor, Device parent, List<Profile> profiles, Consumer<String> warn) {
+  public static Optional<Published> build(int minor, Device parent, List<Profile> profiles, Consumer<String> warn) {
     String setName = "gpu-" + minor;
     int memorySlices = 0;
     SortedMap<String, Long> totals = new TreeMap<>();
