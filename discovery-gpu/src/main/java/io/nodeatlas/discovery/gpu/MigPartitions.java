@@ -45,6 +45,8 @@ public final class MigPartitions {
   static final String MEMORY_SLICE_PREFIX = "memory-slice-";
 
   private static final long MIB = 1L << 20;
+  /** 1 PiB in MiB: more memory than any GPU has, and far from overflowing bytes in a long. */
+  private static final long MAX_MEMORY_MIB = 1L << 30;
 
   /** One profile NVML answered for, with its placements. */
   public record Profile(GpuInstanceProfile info, List<Placement> placements) {
@@ -102,9 +104,13 @@ public final class MigPartitions {
       GpuInstanceProfile i = p.info();
       boolean placementsOk = !p.placements().isEmpty() && p.placements().stream()
           .allMatch(pl -> pl.size() > 0 && pl.start() >= 0 && pl.start() + pl.size() <= 64);
-      if (!placementsOk || i.sliceCount() <= 0 || i.memoryMiB() <= 0 || !Names.isDnsLabel(partitionName(minor, p, 0))) {
+      // NVML's unsigned ints arrive as Java ints: a value past 2^31 is negative here, and none is plausible.
+      boolean countsOk = i.sliceCount() > 0 && i.sliceCount() <= CounterSet.MAX_COUNTERS && i.multiprocessorCount() >= 0
+          && i.copyEngineCount() >= 0 && i.decoderCount() >= 0 && i.encoderCount() >= 0 && i.jpegCount() >= 0
+          && i.ofaCount() >= 0 && i.memoryMiB() > 0 && i.memoryMiB() <= MAX_MEMORY_MIB;
+      if (!placementsOk || !countsOk || !Names.isDnsLabel(partitionName(minor, p, 0))) {
         warn.accept("gpu-" + minor + ": MIG profile " + i.name() + " (id " + i.id() + ") left out: "
-            + "no usable placement, slices or memory, or a name that cannot be a device name");
+            + "no usable placement, implausible slice, engine or memory counts, or a name that cannot be a device name");
         continue;
       }
       usable.add(p);

@@ -157,4 +157,19 @@ class MigPartitionsTest {
     }
     return true;
   }
+
+  @Test
+  void aProfileWithImplausibleNumbersCostsThatProfileAndAWarning() throws Exception {
+    DiscoveryResult r = discover(h200MigOn()
+        .set("device.0.mig.profile.2.ce", "4294967295") // 3g.71gb: an unsigned -1
+        .set("device.0.mig.profile.3.placements", "0:4,9999:4") // 4g.71gb: a placement past any GPU
+        .set("device.0.mig.profile.4.memory_mib", "18446744073709551615"), true); // 7g.141gb
+    assertThat(r.devices()).extracting(Device::name).noneMatch(n -> n.contains("3g-71gb") || n.contains("4g-71gb")
+        || n.contains("7g-141gb")).contains("gpu-0-mig-1g-18gb-0", "gpu-0-mig-2g-35gb-4");
+    assertThat(r.warnings()).extracting(DiscoveryWarning::message).filteredOn(m -> m.contains("left out")).hasSize(3)
+        .anySatisfy(m -> assertThat(m).contains("MIG 3g.71gb (id 9) left out"));
+    // Without 7g.141gb the totals come from the largest profile left: 2g.35gb's 2 CE, 1g.18gb+me's OFA.
+    CounterSet set = r.devices().get(0).sharedCounters().get(0);
+    assertThat(set.counters()).containsEntry("copy-engines", Quantity.of(2)).containsEntry("ofa-engines", Quantity.of(1));
+  }
 }
