@@ -28,6 +28,8 @@ enum {
   NVML_ERROR_DRIVER_NOT_LOADED = 9,
   NVML_ERROR_TIMEOUT = 10,
   NVML_ERROR_GPU_IS_LOST = 15,
+  NVML_ERROR_IN_USE = 19,
+  NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
   NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
   NVML_ERROR_UNKNOWN = 999
 };
@@ -221,6 +223,7 @@ static nvmlReturn_t device_uint(nvmlDevice_t d, const char *fn, const char *name
 /* ------------------------------------------------------------------ init and system */
 
 static void reset_events(void);
+static void reset_instances(void);
 
 /* NVML is thread-safe: the agent's discovery and its health watch init and shut down from different
  * threads, so the reference count changes under one lock (a lost update would free the config under
@@ -249,6 +252,7 @@ static nvmlReturn_t do_init_locked(void) {
     return (nvmlReturn_t)forced;
   }
   reset_events();
+  reset_instances();
   for (unsigned g = 0; g < MAX_GPUS; g++) {
     runtime_lost[g] = 0;
     gpu_handles[g] = (struct fake_handle){0, g, 0};
@@ -583,6 +587,387 @@ EXPORT nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t d, nvmlDeviceAttribu
   a->computeInstanceSliceCount = (unsigned)cfg_ull(0, "device.%u.mig.%u.ci_slices", g, m, 1);
   a->memorySizeMB = cfg_ull(0, "device.%u.mig.%u.memory.total", g, m, 1) >> 20;
   return NVML_SUCCESS;
+}
+
+/* ---- MIG GPU instance profiles, placements and instances (NVML API Reference, "Multi Instance GPU
+ * Management", nvmlMultiInstanceGPU group). Profiles come from device.<g>.mig.profile.<index>.* keys,
+ * answered whether MIG mode is on or off, as a real H200 does (docs/design/gpu-mig-profiles-h200.md);
+ * creating instances needs MIG mode on. Instances live in this process until the last nvmlShutdown. */
+
+#define PROFILE_INDEX_COUNT 17 /* NVML_GPU_INSTANCE_PROFILE_COUNT in nvml.h: indexes 0..16 */
+#define MAX_PLACEMENTS 16
+#define MAX_GIS 16
+#define MAX_CIS 8
+#define GI_PROFILE_INFO_SIZE 152u
+#define GI_PROFILE_INFO_V2 (GI_PROFILE_INFO_SIZE | (2u << 24)) /* nvmlGpuInstanceProfileInfo_v2 */
+#define GI_PROFILE_INFO_V3 (GI_PROFILE_INFO_SIZE | (3u << 24)) /* nvmlGpuInstanceProfileInfo_v3 */
+#define CI_PROFILE_INFO_SIZE 136u
+#define CI_PROFILE_INFO_V2 (CI_PROFILE_INFO_SIZE | (2u << 24)) /* nvmlComputeInstanceProfileInfo_v2 */
+
+typedef struct {
+  unsigned int start, size;
+} nvmlGpuInstancePlacement_t;
+
+typedef struct {
+  unsigned int id, isP2pSupported, sliceCount, instanceCount, multiprocessorCount, copyEngineCount, decoderCount,
+      encoderCount, jpegCount, ofaCount;
+  unsigned long long memorySizeMB;
+} nvmlGpuInstanceProfileInfo_t;
+
+typedef struct {
+  unsigned int version, id, isP2pSupported, sliceCount, instanceCount, multiprocessorCount, copyEngineCount,
+      decoderCount, encoderCount, jpegCount, ofaCount;
+  unsigned long long memorySizeMB;
+  char name[96];
+} nvmlGpuInstanceProfileInfo_v2_t;
+
+typedef struct {
+  unsigned int version, id, sliceCount, instanceCount, multiprocessorCount, copyEngineCount, decoderCount,
+      encoderCount, jpegCount, ofaCount;
+  unsigned long long memorySizeMB;
+  char name[96];
+  unsigned int capabilities;
+} nvmlGpuInstanceProfileInfo_v3_t;
+
+typedef struct {
+  unsigned int version, id, sliceCount, instanceCount, multiprocessorCount, sharedCopyEngineCount,
+      sharedDecoderCount, sharedEncoderCount, sharedJpegCount, sharedOfaCount;
+  char name[96];
+} nvmlComputeInstanceProfileInfo_v2_t;
+
+_Static_assert(sizeof(nvmlGpuInstancePlacement_t) == 8, "nvmlGpuInstancePlacement_t layout");
+_Static_assert(sizeof(nvmlGpuInstanceProfileInfo_t) == 48, "nvmlGpuInstanceProfileInfo_t layout");
+_Static_assert(sizeof(nvmlGpuInstanceProfileInfo_v2_t) == GI_PROFILE_INFO_SIZE, "nvmlGpuInstanceProfileInfo_v2_t");
+_Static_assert(sizeof(nvmlGpuInstanceProfileInfo_v3_t) == GI_PROFILE_INFO_SIZE, "nvmlGpuInstanceProfileInfo_v3_t");
+_Static_assert(sizeof(nvmlComputeInstanceProfileInfo_v2_t) == CI_PROFILE_INFO_SIZE, "nvmlComputeInstanceProfileInfo_v2_t");
+
+struct fake_profile {
+  unsigned id, slices, instances, sm, ce, dec, enc, jpeg, ofa;
+  unsigned long long memory_mib;
+  const char *name;
+  nvmlGpuInstancePlacement_t placements[MAX_PLACEMENTS];
+  unsigned placement_count;
+};
+
+struct fake_ci {
+  int used;
+  unsigned profile, slices;
+};
+
+struct fake_gi {
+  int used;
+  unsigned gpu, id, profile_id, start, size, slices, ofa;
+  struct fake_ci cis[MAX_CIS];
+};
+
+typedef struct fake_gi *nvmlGpuInstance_t;
+typedef struct fake_ci *nvmlComputeInstance_t;
+
+static struct fake_gi instances[MAX_GPUS][MAX_GIS];
+
+static void reset_instances(void) { memset(instances, 0, sizeof instances); }
+
+/* device.<g>.mig.profile.<index>.{id,name,slices,instances,sm,ce,dec,enc,jpeg,ofa,memory_mib,placements};
+ * placements is "start:size,start:size,...". Returns 0 when the GPU has no such profile. */
+static int read_profile(unsigned g, unsigned index, struct fake_profile *p) {
+  char key[96];
+  memset(p, 0, sizeof *p);
+  unsigned long long id;
+  snprintf(key, sizeof key, "device.%u.mig.profile.%u.id", g, index);
+  if (!parse_ull(cfg("%s", key), &id)) return 0;
+  p->id = (unsigned)id;
+#define PROFILE_FIELD(field, name) \
+  snprintf(key, sizeof key, "device.%u.mig.profile.%u." name, g, index); \
+  p->field = (unsigned)(parse_ull(cfg("%s", key), &id) ? id : 0);
+  PROFILE_FIELD(slices, "slices")
+  PROFILE_FIELD(instances, "instances")
+  PROFILE_FIELD(sm, "sm")
+  PROFILE_FIELD(ce, "ce")
+  PROFILE_FIELD(dec, "dec")
+  PROFILE_FIELD(enc, "enc")
+  PROFILE_FIELD(jpeg, "jpeg")
+  PROFILE_FIELD(ofa, "ofa")
+#undef PROFILE_FIELD
+  snprintf(key, sizeof key, "device.%u.mig.profile.%u.memory_mib", g, index);
+  p->memory_mib = parse_ull(cfg("%s", key), &id) ? id : 0;
+  snprintf(key, sizeof key, "device.%u.mig.profile.%u.name", g, index);
+  p->name = cfg("%s", key);
+  snprintf(key, sizeof key, "device.%u.mig.profile.%u.placements", g, index);
+  const char *list = cfg("%s", key);
+  while (list != NULL && *list != '\0' && p->placement_count < MAX_PLACEMENTS) {
+    unsigned start, size;
+    int used = 0;
+    if (sscanf(list, "%u:%u%n", &start, &size, &used) != 2) break;
+    p->placements[p->placement_count++] = (nvmlGpuInstancePlacement_t){start, size};
+    list += used;
+    if (*list == ',') list++;
+  }
+  return 1;
+}
+
+/* The profile with this id (what placements and creation take), or 0. */
+static int profile_by_id(unsigned g, unsigned id, struct fake_profile *p) {
+  for (unsigned i = 0; i < PROFILE_INDEX_COUNT; i++) {
+    if (read_profile(g, i, p) && p->id == id) return 1;
+  }
+  return 0;
+}
+
+/* The whole GPU's compute slices and OFAs: the largest any profile takes. */
+static void gpu_totals(unsigned g, unsigned *slices, unsigned *ofa) {
+  struct fake_profile p;
+  *slices = 0;
+  *ofa = 0;
+  for (unsigned i = 0; i < PROFILE_INDEX_COUNT; i++) {
+    if (!read_profile(g, i, &p)) continue;
+    if (p.slices > *slices) *slices = p.slices;
+    if (p.ofa > *ofa) *ofa = p.ofa;
+  }
+}
+
+static int mig_capable(unsigned g) { return cfg("device.%u.mig.mode", g) != NULL; }
+static int mig_enabled(unsigned g) { return cfg_ull(0, "device.%u.mig.mode", g, 0, 0) == 1; }
+
+/* Common checks of a profile call on a full GPU: MIG-capable, index in range. */
+static nvmlReturn_t enter_gpu_mig(nvmlDevice_t d, const char *fn) {
+  nvmlReturn_t rc = enter(d, fn);
+  if (rc != NVML_SUCCESS) return rc;
+  if (d->is_mig) return NVML_ERROR_INVALID_ARGUMENT;
+  if (!mig_capable(d->gpu)) return NVML_ERROR_NOT_SUPPORTED;
+  return NVML_SUCCESS;
+}
+
+static nvmlReturn_t profile_at(nvmlDevice_t d, const char *fn, unsigned index, struct fake_profile *p) {
+  nvmlReturn_t rc = enter_gpu_mig(d, fn);
+  if (rc != NVML_SUCCESS) return rc;
+  if (index >= PROFILE_INDEX_COUNT) return NVML_ERROR_INVALID_ARGUMENT;
+  return read_profile(d->gpu, index, p) ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t d, unsigned int index,
+                                                        nvmlGpuInstanceProfileInfo_t *info) {
+  struct fake_profile p;
+  nvmlReturn_t rc = profile_at(d, "nvmlDeviceGetGpuInstanceProfileInfo", index, &p);
+  if (rc != NVML_SUCCESS) return rc;
+  if (info == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  *info = (nvmlGpuInstanceProfileInfo_t){p.id, 0, p.slices, p.instances, p.sm, p.ce, p.dec, p.enc, p.jpeg, p.ofa,
+                                         p.memory_mib};
+  return NVML_SUCCESS;
+}
+
+/* The caller sets info->version to nvmlGpuInstanceProfileInfo_v2 or _v3 (nvmlDeviceGetGpuInstanceProfileInfoV). */
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t d, unsigned int index, void *info) {
+  struct fake_profile p;
+  nvmlReturn_t rc = profile_at(d, "nvmlDeviceGetGpuInstanceProfileInfoV", index, &p);
+  if (rc != NVML_SUCCESS) return rc;
+  if (info == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  unsigned version = *(unsigned *)info;
+  const char *name = p.name == NULL ? "" : p.name;
+  if (version == GI_PROFILE_INFO_V2) {
+    nvmlGpuInstanceProfileInfo_v2_t *v2 = info;
+    memset(v2, 0, sizeof *v2);
+    *v2 = (nvmlGpuInstanceProfileInfo_v2_t){version, p.id, 0, p.slices, p.instances, p.sm, p.ce, p.dec, p.enc,
+                                            p.jpeg, p.ofa, p.memory_mib, {0}};
+    snprintf(v2->name, sizeof v2->name, "%s", name);
+    return NVML_SUCCESS;
+  }
+  if (version == GI_PROFILE_INFO_V3) {
+    nvmlGpuInstanceProfileInfo_v3_t *v3 = info;
+    memset(v3, 0, sizeof *v3);
+    *v3 = (nvmlGpuInstanceProfileInfo_v3_t){version, p.id, p.slices, p.instances, p.sm, p.ce, p.dec, p.enc,
+                                            p.jpeg, p.ofa, p.memory_mib, {0}, 0};
+    snprintf(v3->name, sizeof v3->name, "%s", name);
+    return NVML_SUCCESS;
+  }
+  return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+}
+
+/* placements NULL: *count is set to how many there are; else *count must be large enough. */
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t d, unsigned int profileId,
+                                                                  nvmlGpuInstancePlacement_t *placements,
+                                                                  unsigned int *count) {
+  nvmlReturn_t rc = enter_gpu_mig(d, "nvmlDeviceGetGpuInstancePossiblePlacements_v2");
+  if (rc != NVML_SUCCESS) return rc;
+  if (count == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  struct fake_profile p;
+  if (!profile_by_id(d->gpu, profileId, &p)) return NVML_ERROR_INVALID_ARGUMENT;
+  if (placements == NULL) {
+    *count = p.placement_count;
+    return NVML_SUCCESS;
+  }
+  if (*count < p.placement_count) {
+    *count = p.placement_count;
+    return NVML_ERROR_INSUFFICIENT_SIZE;
+  }
+  memcpy(placements, p.placements, p.placement_count * sizeof *placements);
+  *count = p.placement_count;
+  return NVML_SUCCESS;
+}
+
+static int overlaps(unsigned a, unsigned an, unsigned b, unsigned bn) { return a < b + bn && b < a + an; }
+
+/* Whether a GPU instance of p fits at pl next to the instances that exist: no shared memory slice,
+ * enough compute slices and OFAs, and fewer than p.instances of this profile. */
+static int fits(unsigned g, const struct fake_profile *p, nvmlGpuInstancePlacement_t pl) {
+  unsigned total_slices, total_ofa, used_slices = 0, used_ofa = 0, same = 0;
+  gpu_totals(g, &total_slices, &total_ofa);
+  for (unsigned i = 0; i < MAX_GIS; i++) {
+    const struct fake_gi *gi = &instances[g][i];
+    if (!gi->used) continue;
+    if (overlaps(gi->start, gi->size, pl.start, pl.size)) return 0;
+    used_slices += gi->slices;
+    used_ofa += gi->ofa;
+    if (gi->profile_id == p->id) same++;
+  }
+  return used_slices + p->slices <= total_slices && used_ofa + p->ofa <= total_ofa && same < p->instances;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t d, unsigned int profileId,
+                                                              unsigned int *count) {
+  nvmlReturn_t rc = enter_gpu_mig(d, "nvmlDeviceGetGpuInstanceRemainingCapacity");
+  if (rc != NVML_SUCCESS) return rc;
+  if (count == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  struct fake_profile p;
+  if (!profile_by_id(d->gpu, profileId, &p)) return NVML_ERROR_INVALID_ARGUMENT;
+  /* How many more could be created one after another, each at its first free placement. */
+  struct fake_gi saved[MAX_GIS];
+  memcpy(saved, instances[d->gpu], sizeof saved);
+  unsigned n = 0;
+  for (unsigned k = 0; k < p.placement_count; k++) {
+    if (!fits(d->gpu, &p, p.placements[k])) continue;
+    for (unsigned i = 0; i < MAX_GIS; i++) {
+      if (!instances[d->gpu][i].used) {
+        instances[d->gpu][i] = (struct fake_gi){1, d->gpu, 0, p.id, p.placements[k].start, p.placements[k].size,
+                                                p.slices, p.ofa, {{0}}};
+        n++;
+        break;
+      }
+    }
+  }
+  memcpy(instances[d->gpu], saved, sizeof saved);
+  *count = n;
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t d, unsigned int profileId,
+                                                             const nvmlGpuInstancePlacement_t *placement,
+                                                             nvmlGpuInstance_t *gpuInstance) {
+  nvmlReturn_t rc = enter_gpu_mig(d, "nvmlDeviceCreateGpuInstanceWithPlacement");
+  if (rc != NVML_SUCCESS) return rc;
+  if (!mig_enabled(d->gpu)) return NVML_ERROR_NOT_SUPPORTED; /* "device doesn't have MIG mode enabled" */
+  if (placement == NULL || gpuInstance == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  struct fake_profile p;
+  if (!profile_by_id(d->gpu, profileId, &p)) return NVML_ERROR_INVALID_ARGUMENT;
+  int possible = 0;
+  for (unsigned k = 0; k < p.placement_count; k++) {
+    possible |= p.placements[k].start == placement->start && p.placements[k].size == placement->size;
+  }
+  if (!possible) return NVML_ERROR_INVALID_ARGUMENT;
+  if (!fits(d->gpu, &p, *placement)) return NVML_ERROR_INSUFFICIENT_RESOURCES;
+  for (unsigned i = 0; i < MAX_GIS; i++) {
+    struct fake_gi *gi = &instances[d->gpu][i];
+    if (gi->used) continue;
+    /* GPU instance ids as the driver numbers them are opaque to callers; here the slot plus one. */
+    *gi = (struct fake_gi){1, d->gpu, i + 1, p.id, placement->start, placement->size, p.slices, p.ofa, {{0}}};
+    *gpuInstance = gi;
+    return NVML_SUCCESS;
+  }
+  return NVML_ERROR_INSUFFICIENT_RESOURCES;
+}
+
+static int valid_gi(nvmlGpuInstance_t gi) {
+  for (unsigned g = 0; g < MAX_GPUS; g++) {
+    for (unsigned i = 0; i < MAX_GIS; i++) {
+      if (gi == &instances[g][i]) return gi->used;
+    }
+  }
+  return 0;
+}
+
+static nvmlReturn_t enter_gi(nvmlGpuInstance_t gi, const char *fn) {
+  if (init_count == 0) return NVML_ERROR_UNINITIALIZED;
+  if (!valid_gi(gi)) return NVML_ERROR_INVALID_ARGUMENT;
+  nvmlReturn_t rc = injected(&gpu_handles[gi->gpu], fn);
+  if (rc != NVML_SUCCESS) return rc;
+  return is_lost(gi->gpu) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS;
+}
+
+/* NVML_ERROR_IN_USE while compute instances exist on it (nvmlGpuInstanceDestroy). */
+EXPORT nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gi) {
+  nvmlReturn_t rc = enter_gi(gi, "nvmlGpuInstanceDestroy");
+  if (rc != NVML_SUCCESS) return rc;
+  for (unsigned c = 0; c < MAX_CIS; c++) {
+    if (gi->cis[c].used) return NVML_ERROR_IN_USE;
+  }
+  gi->used = 0;
+  return NVML_SUCCESS;
+}
+
+/* Compute instance profile index → compute slices (NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE … _6_SLICE). */
+static const unsigned ci_profile_slices[] = {1, 2, 3, 4, 7, 8, 6};
+#define CI_PROFILE_COUNT (sizeof ci_profile_slices / sizeof ci_profile_slices[0])
+
+EXPORT nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gi, unsigned int profile,
+                                                                  unsigned int engProfile,
+                                                                  nvmlComputeInstanceProfileInfo_v2_t *info) {
+  nvmlReturn_t rc = enter_gi(gi, "nvmlGpuInstanceGetComputeInstanceProfileInfoV");
+  if (rc != NVML_SUCCESS) return rc;
+  if (info == NULL || profile >= CI_PROFILE_COUNT || engProfile != 0) return NVML_ERROR_INVALID_ARGUMENT;
+  if (info->version != CI_PROFILE_INFO_V2) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+  unsigned slices = ci_profile_slices[profile];
+  if (slices > gi->slices) return NVML_ERROR_NOT_SUPPORTED;
+  struct fake_profile p;
+  profile_by_id(gi->gpu, gi->profile_id, &p);
+  memset(info, 0, sizeof *info);
+  info->version = CI_PROFILE_INFO_V2;
+  info->id = profile;
+  info->sliceCount = slices;
+  info->instanceCount = gi->slices / slices;
+  info->multiprocessorCount = gi->slices == 0 ? 0 : p.sm * slices / gi->slices;
+  info->sharedCopyEngineCount = p.ce;
+  info->sharedDecoderCount = p.dec;
+  info->sharedEncoderCount = p.enc;
+  info->sharedJpegCount = p.jpeg;
+  info->sharedOfaCount = p.ofa;
+  snprintf(info->name, sizeof info->name, "MIG %uc.%s", slices, p.name == NULL ? "" : p.name);
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gi, unsigned int profileId,
+                                                         nvmlComputeInstance_t *ci) {
+  nvmlReturn_t rc = enter_gi(gi, "nvmlGpuInstanceCreateComputeInstance");
+  if (rc != NVML_SUCCESS) return rc;
+  if (ci == NULL || profileId >= CI_PROFILE_COUNT) return NVML_ERROR_INVALID_ARGUMENT;
+  unsigned need = ci_profile_slices[profileId], used = 0;
+  if (need > gi->slices) return NVML_ERROR_NOT_SUPPORTED;
+  for (unsigned c = 0; c < MAX_CIS; c++) used += gi->cis[c].used ? gi->cis[c].slices : 0;
+  if (used + need > gi->slices) return NVML_ERROR_INSUFFICIENT_RESOURCES;
+  for (unsigned c = 0; c < MAX_CIS; c++) {
+    if (!gi->cis[c].used) {
+      gi->cis[c] = (struct fake_ci){1, profileId, need};
+      *ci = &gi->cis[c];
+      return NVML_SUCCESS;
+    }
+  }
+  return NVML_ERROR_INSUFFICIENT_RESOURCES;
+}
+
+EXPORT nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t ci) {
+  if (init_count == 0) return NVML_ERROR_UNINITIALIZED;
+  for (unsigned g = 0; g < MAX_GPUS; g++) {
+    for (unsigned i = 0; i < MAX_GIS; i++) {
+      struct fake_gi *gi = &instances[g][i];
+      for (unsigned c = 0; c < MAX_CIS; c++) {
+        if (ci != &gi->cis[c]) continue;
+        if (!gi->used || !ci->used) return NVML_ERROR_INVALID_ARGUMENT;
+        nvmlReturn_t rc = enter_gi(gi, "nvmlComputeInstanceDestroy");
+        if (rc != NVML_SUCCESS) return rc;
+        ci->used = 0;
+        return NVML_SUCCESS;
+      }
+    }
+  }
+  return NVML_ERROR_INVALID_ARGUMENT;
 }
 
 /* ---- Events (nvmlEventSetCreate, nvmlDeviceRegisterEvents, nvmlEventSetWait_v2, nvmlEventSetFree) ----

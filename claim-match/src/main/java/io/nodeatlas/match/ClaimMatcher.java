@@ -59,6 +59,12 @@ import java.util.TreeMap;
  *       attribute cannot take part.
  * </ul>
  *
+ * <p>Partitionable devices (KEP-4815): a device that {@code consumesCounters} can be allocated only while
+ * what it consumes of each counter fits what its pool's counter set ({@code sharedCounters}) has left after
+ * the devices already allocated, in this claim and the claims before it; so two MIG partitions that share a
+ * memory slice, or a partition and its whole GPU, never go together. A device that names a counter set or
+ * counter the node does not publish is never allocated, as the scheduler refuses it.
+ *
  * <p>Several claims in one run are allocated in input order against the one node, as the scheduler
  * allocates claims one after the other: a claim that fits takes its devices before the next claim is
  * tried. An exclusive device then belongs to that claim alone; a shared device keeps serving later claims
@@ -113,7 +119,7 @@ public final class ClaimMatcher {
     }
 
     List<ClaimReport> claimReports = new ArrayList<>();
-    Ledger ledger = new Ledger();
+    Ledger ledger = new Ledger(Counters.of(devices));
     for (Claim claim : documents.claims()) {
       claimReports.add(matchClaim(claim, devices, classes, classSelectors, evaluations, ledger));
     }
@@ -377,6 +383,14 @@ public final class ClaimMatcher {
   private static final class Ledger {
     final Map<String, String> exclusive = new HashMap<>();
     final Map<String, Map<String, BigDecimal>> consumed = new HashMap<>();
+    /** Counters (KEP-4815) that earlier claims' devices consume, and by which device and claim. */
+    final Counters counters;
+    /** Devices whose counters earlier claims hold (a shared device consumes its counters once). */
+    final Map<String, String> counted = new HashMap<>();
+
+    Ledger(Counters counters) {
+      this.counters = counters;
+    }
 
     /** Records a claim's allocation; returns what each of its requests consumed and what is left after it. */
     List<Consumed> commit(String claim, Map<String, List<Device>> chosen, Map<String, Candidates> from) {
@@ -384,6 +398,9 @@ public final class ClaimMatcher {
       chosen.forEach((key, devices) -> {
         Candidates alt = from.get(key);
         for (Device d : devices) {
+          if (!d.consumesCounters().isEmpty() && counted.putIfAbsent(d.name(), claim) == null) {
+            counters.take(d, d.name() + " (" + claim + ")");
+          }
           CapacityDemand.Demand demand = alt.demands().get(d.name());
           if (!demand.shared()) {
             exclusive.put(d.name(), claim);
@@ -404,6 +421,12 @@ public final class ClaimMatcher {
 
     /** Why earlier claims keep {@code d} from serving {@code demand}; null when they do not. */
     String blocked(Device d, CapacityDemand.Demand demand) {
+      if (!counted.containsKey(d.name())) {
+        String short_ = counters.shortfall(d);
+        if (short_ != null) {
+          return short_;
+        }
+      }
       if (!demand.shared()) {
         String holder = exclusive.get(d.name());
         return holder == null ? null : d.name() + " is allocated to " + holder;
@@ -437,6 +460,10 @@ public final class ClaimMatcher {
     private final List<Map<AttributeValue, Integer>> constraintValues = new ArrayList<>();
     private int steps;
     private boolean anyCandidates = true;
+    /** KEP-4815 counters left after earlier claims and the devices chosen so far. */
+    private final Counters counters;
+    /** Per device with counters: how many requests of this claim hold it (its counters are taken once). */
+    private final Map<String, Integer> counterHolds = new HashMap<>();
 
     Search(List<List<Candidates>> options, List<Constraint> constraints, Ledger ledger) {
       this.options = options;
@@ -446,6 +473,8 @@ public final class ClaimMatcher {
       // What earlier claims hold is not available to this one.
       ledger.exclusive.keySet().forEach(d -> exclusiveUse.put(d, 1));
       ledger.consumed.forEach((d, used) -> consumed.put(d, new HashMap<>(used)));
+      this.counters = ledger.counters.copy();
+      ledger.counted.keySet().forEach(d -> counterHolds.put(d, 1));
     }
 
     boolean run(int requestIndex) throws SelectorErrorAbort, BudgetExhausted {
@@ -562,10 +591,20 @@ public final class ClaimMatcher {
           return false;
         }
       }
+      boolean takesCounters = !d.consumesCounters().isEmpty() && counterHolds.getOrDefault(d.name(), 0) == 0;
+      if (takesCounters && counters.shortfall(d) != null) {
+        return false;
+      }
       for (int c = 0; c < constraints.size(); c++) {
         if (applies(constraints.get(c), alt)) {
           constraintValues.get(c).merge(attribute(d, constraints.get(c).attribute()).orElseThrow(), 1, Integer::sum);
         }
+      }
+      if (!d.consumesCounters().isEmpty()) {
+        if (takesCounters) {
+          counters.take(d, d.name());
+        }
+        counterHolds.merge(d.name(), 1, Integer::sum);
       }
       if (demand.shared()) {
         Map<String, BigDecimal> used = consumed.computeIfAbsent(d.name(), k -> new HashMap<>());
@@ -577,6 +616,9 @@ public final class ClaimMatcher {
     }
 
     private void release(Candidates alt, Device d) {
+      if (!d.consumesCounters().isEmpty() && counterHolds.merge(d.name(), -1, Integer::sum) == 0) {
+        counters.give(d);
+      }
       CapacityDemand.Demand demand = alt.demands().get(d.name());
       if (demand.shared()) {
         Map<String, BigDecimal> used = consumed.get(d.name());

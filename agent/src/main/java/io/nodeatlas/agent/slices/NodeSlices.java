@@ -26,7 +26,8 @@ import java.util.regex.Pattern;
  *
  * <p>One pool per node, named after the node, {@code spec.nodeName} set (KEP-4381: node-local devices).
  * Devices are sorted by name and cut into slices of at most 128 devices (64 when any device uses
- * taints: ResourceSliceMaxDevices); slice {@code i} is named {@code <node>-<driver>-<i>}. A device the API
+ * taints or consumes counters: ResourceSliceMaxDevices, ...WithTaintsOrConsumesCounters); counter sets
+ * (KEP-4815) follow in slices of their own, at most 8 each; slice {@code i} is named {@code <node>-<driver>-<i>}. A device the API
  * server would reject ({@link SliceValidator#deviceProblems}) is left out with one warning, so one bad
  * device never costs the pool. An empty node still publishes one empty slice: an empty pool is not the
  * same as no pool ({@code ResourcePool.resourceSliceCount >= 1}).
@@ -111,11 +112,49 @@ public final class NodeSlices {
       }
     }
     List<List<io.fabric8.kubernetes.api.model.resource.v1.Device>> chunks = chunk(wanted);
+    List<List<io.fabric8.kubernetes.api.model.resource.v1.CounterSet>> counterChunks = counterSets(devices, warnings);
+    int count = chunks.size() + counterChunks.size();
     List<ResourceSlice> slices = new ArrayList<>();
     for (int i = 0; i < chunks.size(); i++) {
-      slices.add(slice(i, chunks.get(i), chunks.size(), generation, owner));
+      slices.add(slice(i, chunks.get(i), count, generation, owner));
+    }
+    // KEP-4815: shared counters live in slices without devices ("only one of sharedCounters or devices"),
+    // after the device slices so that those keep their names; devices reference them across the pool.
+    for (int i = 0; i < counterChunks.size(); i++) {
+      ResourceSlice s = slice(chunks.size() + i, List.of(), count, generation, owner);
+      s.getSpec().setDevices(new ArrayList<>()); // an empty list is left out when written, as the API wants
+      s.getSpec().setSharedCounters(new ArrayList<>(counterChunks.get(i)));
+      slices.add(s);
     }
     return new Built(slices, wanted.size(), warnings);
+  }
+
+  /**
+   * The devices' counter sets (KEP-4815), valid ones only, by name, at most
+   * {@link SliceValidator#MAX_COUNTER_SETS} a slice; empty when no device has any.
+   */
+  private static List<List<io.fabric8.kubernetes.api.model.resource.v1.CounterSet>> counterSets(List<Device> devices,
+      List<String> warnings) {
+    java.util.TreeMap<String, io.fabric8.kubernetes.api.model.resource.v1.CounterSet> sets = new java.util.TreeMap<>();
+    for (Device d : devices) {
+      for (io.nodeatlas.discovery.model.CounterSet c : d.sharedCounters()) {
+        var set = SliceDeviceMapper.toCounterSet(c);
+        List<String> problems = SliceValidator.counterProblems("counter set " + c.name(), set.getName(), set.getCounters(),
+            SliceValidator.MAX_COUNTERS_PER_SET);
+        if (!problems.isEmpty()) {
+          warnings.add("counter set " + c.name() + " of " + d.name() + " not published: " + String.join("; ", problems));
+        } else if (sets.putIfAbsent(c.name(), set) != null) {
+          warnings.add("counter set " + c.name() + " of " + d.name() + " not published: another device publishes one "
+              + "of that name");
+        }
+      }
+    }
+    List<io.fabric8.kubernetes.api.model.resource.v1.CounterSet> all = new ArrayList<>(sets.values());
+    List<List<io.fabric8.kubernetes.api.model.resource.v1.CounterSet>> out = new ArrayList<>();
+    for (int i = 0; i < all.size(); i += SliceValidator.MAX_COUNTER_SETS) {
+      out.add(all.subList(i, Math.min(all.size(), i + SliceValidator.MAX_COUNTER_SETS)));
+    }
+    return out;
   }
 
   /** {@code slice} without the fields of consumable capacity (KEP-5075). */
@@ -151,7 +190,8 @@ public final class NodeSlices {
   private List<List<io.fabric8.kubernetes.api.model.resource.v1.Device>> chunk(
       List<io.fabric8.kubernetes.api.model.resource.v1.Device> devices) {
     List<List<io.fabric8.kubernetes.api.model.resource.v1.Device>> out = new ArrayList<>();
-    boolean tainted = devices.stream().anyMatch(d -> d.getTaints() != null && !d.getTaints().isEmpty());
+    boolean tainted = devices.stream().anyMatch(d -> (d.getTaints() != null && !d.getTaints().isEmpty())
+        || (d.getConsumesCounters() != null && !d.getConsumesCounters().isEmpty()));
     int per = Math.min(maxDevicesPerSlice, tainted ? SliceValidator.MAX_DEVICES_WITH_TAINTS : SliceValidator.MAX_DEVICES);
     for (int i = 0; i < devices.size(); i += per) {
       out.add(devices.subList(i, Math.min(devices.size(), i + per)));

@@ -300,6 +300,7 @@ public final class ResourceSlicePublisher {
       if (!Objects.equals(h.getPool().getName(), w.getPool().getName())
           || !Objects.equals(h.getPool().getResourceSliceCount(), w.getPool().getResourceSliceCount())
           || !Objects.equals(h.getDevices(), w.getDevices())
+          || !Objects.equals(h.getSharedCounters(), w.getSharedCounters())
           || !Objects.equals(have.getMetadata().getOwnerReferences(), want.getMetadata().getOwnerReferences())) {
         return false;
       }

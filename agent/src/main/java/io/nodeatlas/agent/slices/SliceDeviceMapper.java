@@ -50,7 +50,25 @@ public final class SliceDeviceMapper {
     if (device.allowMultipleAllocations()) {
       b.withAllowMultipleAllocations(true);
     }
+    // KEP-4815 Device.consumesCounters; the counter sets themselves go to a slice of their own (NodeSlices).
+    for (io.nodeatlas.discovery.model.CounterConsumption c : device.consumesCounters()) {
+      b.addToConsumesCounters(new io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumptionBuilder()
+          .withCounterSet(c.counterSet()).withCounters(counters(c.counters())).build());
+    }
     return b.build();
+  }
+
+  /** {@code resource.k8s.io/v1} {@code CounterSet} of a device's shared counters (KEP-4815). */
+  public static io.fabric8.kubernetes.api.model.resource.v1.CounterSet toCounterSet(io.nodeatlas.discovery.model.CounterSet set) {
+    return new io.fabric8.kubernetes.api.model.resource.v1.CounterSetBuilder().withName(set.name())
+        .withCounters(counters(set.counters())).build();
+  }
+
+  private static Map<String, io.fabric8.kubernetes.api.model.resource.v1.Counter> counters(
+      Map<String, io.nodeatlas.discovery.model.Quantity> counters) {
+    Map<String, io.fabric8.kubernetes.api.model.resource.v1.Counter> out = new LinkedHashMap<>();
+    counters.forEach((k, q) -> out.put(k, new io.fabric8.kubernetes.api.model.resource.v1.Counter(quantity(q))));
+    return out;
   }
 
   static CapacityRequestPolicy requestPolicy(RequestPolicy p) {

@@ -28,10 +28,18 @@ public final class SliceValidator {
 
   /** ResourceSliceMaxDevices. */
   public static final int MAX_DEVICES = 128;
-  /** ResourceSliceMaxDevices when any device uses taints, counters or list attributes (1.35+). */
+  /** ResourceSliceMaxDevicesWithTaintsOrConsumesCounters: when any device has taints or consumesCounters. */
   public static final int MAX_DEVICES_WITH_TAINTS = 64;
   /** ResourceSliceMaxAttributesAndCapacitiesPerDevice. */
   public static final int MAX_ATTRIBUTES_AND_CAPACITIES = 32;
+  /** ResourceSliceMaxCounterSets: {@code sharedCounters} entries per slice (KEP-4815). */
+  public static final int MAX_COUNTER_SETS = 8;
+  /** ResourceSliceMaxCountersPerCounterSet. */
+  public static final int MAX_COUNTERS_PER_SET = 32;
+  /** ResourceSliceMaxDeviceCounterConsumptionsPerDevice. */
+  public static final int MAX_COUNTER_CONSUMPTIONS = 2;
+  /** ResourceSliceMaxCountersPerDeviceCounterConsumption. */
+  public static final int MAX_COUNTERS_PER_CONSUMPTION = 32;
   /** Taints per device (1.35+). */
   public static final int MAX_TAINTS = 16;
   /** CapacityRequestPolicyDiscreteMaxOptions: {@code validValues} entries per policy. */
@@ -68,6 +76,47 @@ public final class SliceValidator {
     if (d.getTaints() != null && d.getTaints().size() > MAX_TAINTS) {
       problems.add(d.getTaints().size() + " taints, at most " + MAX_TAINTS + " allowed");
     }
+    var consumes = d.getConsumesCounters() == null ? List.<io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumption>of()
+        : d.getConsumesCounters();
+    if (consumes.size() > MAX_COUNTER_CONSUMPTIONS) {
+      problems.add(consumes.size() + " consumesCounters entries, at most " + MAX_COUNTER_CONSUMPTIONS + " allowed");
+    }
+    Set<String> sets = new HashSet<>();
+    for (var c : consumes) {
+      if (!sets.add(c.getCounterSet())) {
+        problems.add("consumesCounters names counter set \"" + c.getCounterSet() + "\" twice");
+      }
+      counterProblems("consumesCounters " + c.getCounterSet(), c.getCounterSet(), c.getCounters(),
+          MAX_COUNTERS_PER_CONSUMPTION).forEach(problems::add);
+    }
+    return problems;
+  }
+
+  /**
+   * A counter set or a device's consumption of one (validateCounterSet, validateDeviceCounterConsumption in
+   * k8s.io/kubernetes pkg/apis/resource/validation): the set's name and every counter name a DNS label, 1 to
+   * {@code max} counters, each value a quantity.
+   */
+  static List<String> counterProblems(String at, String setName,
+      Map<String, io.fabric8.kubernetes.api.model.resource.v1.Counter> counters, int max) {
+    List<String> problems = new ArrayList<>();
+    if (setName == null || !Names.isDnsLabel(setName)) {
+      problems.add(at + ": counter set name \"" + setName + "\" is not a DNS label");
+    }
+    int n = counters == null ? 0 : counters.size();
+    if (n == 0 || n > max) {
+      problems.add(at + ": " + n + " counters, 1 to " + max + " allowed");
+    }
+    if (counters != null) {
+      counters.forEach((name, c) -> {
+        if (!Names.isDnsLabel(name)) {
+          problems.add(at + ": counter name \"" + name + "\" is not a DNS label");
+        }
+        if (c == null || amount(c.getValue()) == null) {
+          problems.add(at + ": counter " + name + " has no quantity value");
+        }
+      });
+    }
     return problems;
   }
 
@@ -102,7 +151,24 @@ public final class SliceValidator {
       }
     }
     List<Device> devices = spec.getDevices() == null ? List.of() : spec.getDevices();
-    boolean tainted = devices.stream().anyMatch(d -> d.getTaints() != null && !d.getTaints().isEmpty());
+    var counterSets = spec.getSharedCounters() == null
+        ? List.<io.fabric8.kubernetes.api.model.resource.v1.CounterSet>of() : spec.getSharedCounters();
+    if (!counterSets.isEmpty() && !devices.isEmpty()) {
+      problems.add("only one of sharedCounters or devices is allowed in a slice");
+    }
+    if (counterSets.size() > MAX_COUNTER_SETS) {
+      problems.add(counterSets.size() + " counter sets, at most " + MAX_COUNTER_SETS + " allowed in one slice");
+    }
+    Set<String> setNames = new HashSet<>();
+    for (var set : counterSets) {
+      if (!setNames.add(set.getName())) {
+        problems.add("counter set \"" + set.getName() + "\" appears twice");
+      }
+      counterProblems("sharedCounters " + set.getName(), set.getName(), set.getCounters(), MAX_COUNTERS_PER_SET)
+          .forEach(problems::add);
+    }
+    boolean tainted = devices.stream().anyMatch(d -> (d.getTaints() != null && !d.getTaints().isEmpty())
+        || (d.getConsumesCounters() != null && !d.getConsumesCounters().isEmpty()));
     int max = tainted ? MAX_DEVICES_WITH_TAINTS : MAX_DEVICES;
     if (devices.size() > max) {
       problems.add(devices.size() + " devices, at most " + max + " allowed in one slice");

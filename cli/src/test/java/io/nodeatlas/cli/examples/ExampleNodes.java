@@ -1,5 +1,6 @@
 package io.nodeatlas.cli.examples;
 
+import io.nodeatlas.discovery.gpu.MigPartitions;
 import io.nodeatlas.discovery.model.AttributeValue;
 import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
@@ -54,6 +55,7 @@ final class ExampleNodes {
     Map<String, String> out = new TreeMap<>();
     out.put("hgx-01.json", codec.toJson(hgx()));
     out.put("arm-01.json", codec.toJson(arm()));
+    out.put("h200-mig.json", codec.toJson(h200()));
     return out;
   }
 
@@ -171,6 +173,60 @@ final class ExampleNodes {
 
   private static RawNode function(int bus, String classCode, String vendor, String device, int numa) {
     return new RawNode(String.format("0000:%02x:00.0", bus), false, vendor, device, classCode, numa, List.of());
+  }
+
+  /**
+   * One H200 in MIG mode published as partitionable devices ({@code --gpu-mig-partitions}, KEP-4815): the
+   * counters and partitions come from the gpu source's own {@link MigPartitions}, fed with the profiles and
+   * placements NVML read on a real H200 (docs/design/gpu-mig-profiles-h200.md).
+   */
+  static NodeReport h200() {
+    Device whole = Device.builder("gpu-0", "gpu")
+        .attribute(TYPE, "gpu")
+        .attribute(Names.ours("productName"), "NVIDIA H200")
+        .attribute(Names.ours("brand"), "nvidia")
+        .attribute(Names.ours("architecture"), "hopper")
+        .attribute(Names.ours("uuid"), "GPU-00000000-0000-4000-8000-000000000200")
+        .attribute(Names.ours("cudaComputeCapability"), AttributeValue.version("9.0.0"))
+        .attribute(Names.ours("driverVersion"), AttributeValue.version("580.159.4"))
+        .attribute(Names.ours("minor"), 0)
+        .attribute(Names.ours("migEnabled"), true)
+        .attribute(Names.NUMA_NODE, 0)
+        .attribute(Names.PCI_BUS_ID, "0000:00:06.0")
+        .capacity(Names.ours("memory"), 150_754_820_096L)
+        .containerEdits(ContainerEdits.builder()
+            .deviceNode(ContainerEdits.DeviceNode.charDevice("/dev/nvidia0", 195, 0).withPermissions("rw"))
+            .deviceNode(ContainerEdits.DeviceNode.charDevice("/dev/nvidiactl", 195, 255).withPermissions("rw"))
+            .build())
+        .build();
+    // index, id, name, compute slices, instances, SMs, CE, DEC, ENC, JPEG, OFA, MiB, placements (start, size)...
+    Object[][] table = {
+        {0, 19, "MIG 1g.18gb", 1, 7, 16, 1, 1, 0, 1, 0, 16384L, new int[] {0, 1, 1, 1, 2, 1, 3, 1, 4, 1, 5, 1, 6, 1}},
+        {1, 14, "MIG 2g.35gb", 2, 3, 32, 2, 2, 0, 2, 0, 33280L, new int[] {0, 2, 2, 2, 4, 2}},
+        {2, 9, "MIG 3g.71gb", 3, 2, 60, 3, 3, 0, 3, 0, 71424L, new int[] {0, 4, 4, 4}},
+        {3, 5, "MIG 4g.71gb", 4, 1, 64, 4, 4, 0, 4, 0, 71424L, new int[] {0, 4}},
+        {4, 0, "MIG 7g.141gb", 7, 1, 132, 8, 7, 0, 7, 1, 143360L, new int[] {0, 8}},
+        {7, 20, "MIG 1g.18gb+me", 1, 1, 16, 1, 1, 0, 1, 1, 16384L, new int[] {0, 1, 1, 1, 2, 1, 3, 1, 4, 1, 5, 1, 6, 1}},
+        {9, 15, "MIG 1g.35gb", 1, 4, 26, 1, 1, 0, 1, 0, 33280L, new int[] {0, 2, 2, 2, 4, 2, 6, 2}},
+    };
+    List<MigPartitions.Profile> profiles = new ArrayList<>();
+    for (Object[] r : table) {
+      int[] pl = (int[]) r[12];
+      List<io.nodeatlas.discovery.gpu.nvml.NvmlSession.Placement> placements = new ArrayList<>();
+      for (int i = 0; i < pl.length; i += 2) {
+        placements.add(new io.nodeatlas.discovery.gpu.nvml.NvmlSession.Placement(pl[i], pl[i + 1]));
+      }
+      profiles.add(new MigPartitions.Profile(new io.nodeatlas.discovery.gpu.nvml.NvmlSession.GpuInstanceProfile((int) r[0], (int) r[1], (int) r[3], (int) r[4],
+          (int) r[5], (int) r[6], (int) r[7], (int) r[8], (int) r[9], (int) r[10], (long) r[11], (String) r[2]),
+          placements));
+    }
+    List<String> warnings = new ArrayList<>();
+    MigPartitions.Published p = MigPartitions.build(0, whole, profiles, warnings::add)
+        .orElseThrow(() -> new IllegalStateException("h200-mig: " + warnings));
+    List<Device> d = new ArrayList<>();
+    d.add(whole.withCounters(List.of(p.counters()), List.of(p.whole())));
+    d.addAll(p.partitions());
+    return report("h200-mig", cpuTopology(1, 16, 2, 256 * GIB, 32 * MIB, List.of()), d, List.of("gpu"));
   }
 
   static NodeReport arm() {

@@ -142,6 +142,23 @@ class ExamplesTest {
         .contains("reason: request mig needs 3 devices, this node has 2 matching devices");
   }
 
+  static final String H200 = "h200-mig.json";
+
+  @Test
+  void aMigSliceByMemoryAndComputeFromPartitionableDevices() {
+    assertThat(fits(H200, "gpu/claim-mig-slice-1g.yaml").out()).contains("allocation mig -> gpu-0-mig-1g-18gb-0");
+  }
+
+  @Test
+  void twoClaimsFillTheGpuAndAThirdDoesNotFitForTheCounterThatRanOut() {
+    assertThat(fits(H200, "gpu/claim-mig-4g.yaml", "gpu/claim-mig-3g.yaml").out())
+        .contains("allocation mig -> gpu-0-mig-4g-71gb-0").contains("allocation mig -> gpu-0-mig-3g-71gb-4");
+    assertThat(doesNotFit(H200, "gpu/claim-mig-4g.yaml", "gpu/claim-mig-3g.yaml", "gpu/claim-mig-slice-1g.yaml").out())
+        .contains("ResourceClaim mig-slice-1g: NOT satisfiable")
+        .contains("gpu-0-mig-1g-18gb-0 needs 1 of counter compute-slices in counter set gpu-0, which has 0 of 7 left "
+            + "(consumed by gpu-0-mig-4g-71gb-0 (ResourceClaim mig-4g), gpu-0-mig-3g-71gb-4 (ResourceClaim mig-3g))");
+  }
+
   @Test
   void anRdmaNicUnderTheGpusPcieRoot() {
     assertThat(fits(HGX, "rdma/claim-gpu-nic-aligned.yaml").out())

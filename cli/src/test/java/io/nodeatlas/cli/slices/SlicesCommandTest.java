@@ -95,6 +95,25 @@ class SlicesCommandTest {
   }
 
   @Test
+  void anH200InMigPartitionsPublishesItsCountersInASliceOfTheirOwn() {
+    Result r = run("slices", "--discovered", ROOT.resolve("examples/nodes/h200-mig.json").toString(), "-o", "yaml");
+    assertThat(r.status()).as(r.err()).isZero();
+    List<ResourceSlice> slices = fromYaml(r.out());
+    everySliceValidates(slices);
+    assertThat(slices).hasSize(2);
+    assertThat(slices.get(0).getSpec().getDevices()).hasSize(26)
+        .allSatisfy(d -> assertThat(d.getConsumesCounters()).singleElement()
+            .satisfies(c -> assertThat(c.getCounterSet()).isEqualTo("gpu-0")));
+    assertThat(slices.get(1).getMetadata().getName()).isEqualTo("h200-mig-nodeatlas.io-1");
+    assertThat(slices.get(1).getSpec().getDevices()).isNullOrEmpty();
+    assertThat(slices.get(1).getSpec().getSharedCounters()).singleElement().satisfies(set -> {
+      assertThat(set.getName()).isEqualTo("gpu-0");
+      assertThat(set.getCounters()).hasSize(13).containsKeys("memory-slice-0", "memory-slice-7", "compute-slices");
+    });
+    assertThat(slices).allSatisfy(s -> assertThat(s.getSpec().getPool().getResourceSliceCount()).isEqualTo(2L));
+  }
+
+  @Test
   void withoutSharedDevicesTheSlicesAreThoseOfTheFallback() {
     Result r = run("slices", "--discovered", HGX.toString(), "--without-shared-devices");
     assertThat(r.status()).isZero();

@@ -27,7 +27,12 @@ public record Device(
     SortedMap<String, Quantity> capacity,
     SortedMap<String, RequestPolicy> requestPolicies,
     boolean allowMultipleAllocations,
-    ContainerEdits containerEdits) {
+    ContainerEdits containerEdits,
+    java.util.List<CounterSet> sharedCounters,
+    java.util.List<CounterConsumption> consumesCounters) {
+
+  /** ResourceSliceMaxDeviceCounterConsumptionsPerDevice. */
+  public static final int MAX_COUNTER_CONSUMPTIONS = 2;
 
   /** ResourceSliceMaxAttributesAndCapacitiesPerDevice. */
   public static final int MAX_ATTRIBUTES_AND_CAPACITIES = 32;
@@ -68,6 +73,35 @@ public record Device(
     if (containerEdits == null) {
       containerEdits = ContainerEdits.EMPTY;
     }
+    sharedCounters = java.util.List.copyOf(sharedCounters == null ? java.util.List.of() : sharedCounters);
+    consumesCounters = java.util.List.copyOf(consumesCounters == null ? java.util.List.of() : consumesCounters);
+    if (consumesCounters.size() > MAX_COUNTER_CONSUMPTIONS) {
+      throw new IllegalArgumentException("device " + name + " consumes from " + consumesCounters.size()
+          + " counter sets, the API allows at most " + MAX_COUNTER_CONSUMPTIONS);
+    }
+  }
+
+  /**
+   * A device without counters. {@code sharedCounters} are counter sets a device's source publishes with
+   * it (the slice builder moves them into a slice of their own, as the API wants); {@code consumesCounters}
+   * what the device takes from them when allocated (KEP-4815).
+   */
+  public Device(
+      String name,
+      String source,
+      SortedMap<String, AttributeValue> attributes,
+      SortedMap<String, Quantity> capacity,
+      SortedMap<String, RequestPolicy> requestPolicies,
+      boolean allowMultipleAllocations,
+      ContainerEdits containerEdits) {
+    this(name, source, attributes, capacity, requestPolicies, allowMultipleAllocations, containerEdits,
+        java.util.List.of(), java.util.List.of());
+  }
+
+  /** This device with the given counter sets and consumptions (KEP-4815). */
+  public Device withCounters(java.util.List<CounterSet> shared, java.util.List<CounterConsumption> consumes) {
+    return new Device(name, source, attributes, capacity, requestPolicies, allowMultipleAllocations, containerEdits,
+        shared, consumes);
   }
 
   /** A device that one claim at a time may hold (no request policies). */

@@ -342,7 +342,27 @@ public final class NodeReportCodec {
       ObjectNode policies = out.putObject("requestPolicies");
       d.requestPolicies().forEach((k, p) -> policies.set(k, requestPolicy(p)));
     }
+    // KEP-4815 counters, with the API's field names; written only when present.
+    if (!d.sharedCounters().isEmpty()) {
+      com.fasterxml.jackson.databind.node.ArrayNode sets = out.putArray("sharedCounters");
+      d.sharedCounters().forEach(c -> counters(sets.addObject().put("name", c.name()), c.counters()));
+    }
+    if (!d.consumesCounters().isEmpty()) {
+      com.fasterxml.jackson.databind.node.ArrayNode uses = out.putArray("consumesCounters");
+      d.consumesCounters().forEach(c -> counters(uses.addObject().put("counterSet", c.counterSet()), c.counters()));
+    }
     out.set("containerEdits", containerEdits(d.containerEdits()));
+    return out;
+  }
+
+  private static void counters(ObjectNode parent, Map<String, Quantity> counters) {
+    ObjectNode out = parent.putObject("counters");
+    counters.forEach((k, q) -> out.putObject(k).put("value", q.value()));
+  }
+
+  private static java.util.SortedMap<String, Quantity> readCounters(JsonNode parent) {
+    java.util.SortedMap<String, Quantity> out = new java.util.TreeMap<>();
+    parent.path("counters").fields().forEachRemaining(e -> out.put(e.getKey(), Quantity.parse(text(e.getValue(), "value"))));
     return out;
   }
 
@@ -507,7 +527,16 @@ public final class NodeReportCodec {
     d.path("requestPolicies").fields().forEachRemaining(e ->
         b.requestPolicy(e.getKey(), readRequestPolicy(e.getKey(), e.getValue())));
     b.containerEdits(readEdits(d.path("containerEdits")));
-    return b.build();
+    List<io.nodeatlas.discovery.model.CounterSet> shared = new ArrayList<>();
+    for (JsonNode c : d.path("sharedCounters")) {
+      shared.add(new io.nodeatlas.discovery.model.CounterSet(text(c, "name"), readCounters(c)));
+    }
+    List<io.nodeatlas.discovery.model.CounterConsumption> consumes = new ArrayList<>();
+    for (JsonNode c : d.path("consumesCounters")) {
+      consumes.add(new io.nodeatlas.discovery.model.CounterConsumption(text(c, "counterSet"), readCounters(c)));
+    }
+    Device device = b.build();
+    return shared.isEmpty() && consumes.isEmpty() ? device : device.withCounters(shared, consumes);
   }
 
   private static ContainerEdits readEdits(JsonNode e) {

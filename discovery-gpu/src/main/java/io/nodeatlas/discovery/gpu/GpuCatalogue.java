@@ -78,6 +78,12 @@ final class GpuCatalogue {
     docs.add(attribute(MIG, GPU_INSTANCE_ID, "int", "", "9", "The GPU instance id (nvmlDeviceGetGpuInstanceId)."));
     docs.add(attribute(MIG, COMPUTE_INSTANCE_ID, "int", "", "0",
         "The compute instance id within the GPU instance (nvmlDeviceGetComputeInstanceId)."));
+    docs.add(attribute(MIG, MigPartitions.PROFILE_ID, "int", "", "19",
+        "A MIG partition's GPU instance profile id (nvmlGpuInstanceProfileInfo_v2_t id), only with --gpu-mig-partitions."));
+    docs.add(attribute(MIG, MigPartitions.PLACEMENT_START, "int", "", "0",
+        "A MIG partition's first memory slice (nvmlDeviceGetGpuInstancePossiblePlacements_v2 start)."));
+    docs.add(attribute(MIG, MigPartitions.PLACEMENT_SIZE, "int", "", "1",
+        "How many memory slices a MIG partition's placement takes (nvmlGpuInstancePlacement_t size)."));
     identity(docs, MIG, "the parent GPU's");
     docs.addAll(H100_FUNCTION.catalogue(MIG, "the parent GPU's PCI function"));
     docs.add(capacity(MIG, MEMORY, "bytes", "10468982784",

@@ -62,6 +62,16 @@ public final class GpuDiscoverySource implements DiscoverySource {
       "Load NVML from this file instead of finding libnvidia-ml.so.1 under the driver root or on the "
           + "library path.").withAliases("--nvml-library-path");
 
+  /**
+   * {@code --gpu-mig-partitions}: publish MIG-capable GPUs with MIG mode on as partitionable devices
+   * (KEP-4815 counters, {@link MigPartitions}); off by default, as NVIDIA's DRA driver keeps dynamic MIG
+   * behind a feature gate.
+   */
+  public static final SourceSetting MIG_PARTITIONS = SourceSetting.bool(NAME, "migPartitions", "--gpu-mig-partitions",
+      "NODEATLAS_GPU_MIG_PARTITIONS", false,
+      "Publish each MIG-capable GPU with MIG mode on as shared counters and one device per MIG profile and "
+          + "placement (partitionable devices, KEP-4815), created when a claim is prepared.");
+
   private final NvmlLoader loader;
 
   /** For {@link java.util.ServiceLoader}: NVML located from the host's {@code gpu.*} options. */
@@ -85,7 +95,7 @@ public final class GpuDiscoverySource implements DiscoverySource {
 
   @Override
   public List<SourceSetting> settings() {
-    return List.of(DRIVER_ROOT, CONTAINER_DRIVER_ROOT, NVML_LIBRARY);
+    return List.of(DRIVER_ROOT, CONTAINER_DRIVER_ROOT, NVML_LIBRARY, MIG_PARTITIONS);
   }
 
   @Override
@@ -172,7 +182,11 @@ public final class GpuDiscoverySource implements DiscoverySource {
             + " is lost (NVML_ERROR_GPU_IS_LOST) and not published; the GPU needs a reset or the node a reboot");
         continue;
       }
-      for (Device d : devices.devices(gpu)) {
+      List<Device> gpuDevices = devices.devices(gpu);
+      if (host.options().flag(MIG_PARTITIONS) && !gpuDevices.isEmpty()) {
+        gpuDevices = withPartitions(nvml, handle, gpu, gpuDevices, facts::warn);
+      }
+      for (Device d : gpuDevices) {
         if (names.add(d.name())) {
           found.add(d);
         } else {
@@ -184,6 +198,31 @@ public final class GpuDiscoverySource implements DiscoverySource {
     // combinators).
     found.sort((a, b) -> naturalOrder(a.name(), b.name()));
     found.forEach(result::device);
+  }
+
+  /**
+   * The GPU's devices with its MIG partitions (KEP-4815): the whole GPU (the first device) gains the
+   * counter set and consumes all of it. Only with MIG mode on, since instances can be created only then.
+   */
+  private static List<Device> withPartitions(NvmlSession nvml, NvmlDevice handle, GpuInfo gpu, List<Device> devices,
+      java.util.function.Consumer<String> warn) {
+    if (gpu.migMode().isEmpty() || gpu.minor().isEmpty()) {
+      return devices;
+    }
+    if (!gpu.migMode().get().current()) {
+      warn.accept(gpu.label() + ": MIG partitions not published: MIG mode is off (the operator turns it on: "
+          + "nvidia-smi -i <gpu> -mig 1 and a GPU reset)");
+      return devices;
+    }
+    List<MigPartitions.Profile> profiles = MigPartitions.read(nvml, handle, gpu.label(), warn);
+    Device whole = devices.get(0);
+    return MigPartitions.build(gpu.minor().get(), whole, profiles, warn).map(p -> {
+      List<Device> out = new ArrayList<>();
+      out.add(whole.withCounters(List.of(p.counters()), List.of(p.whole())));
+      out.addAll(devices.subList(1, devices.size()));
+      out.addAll(p.partitions());
+      return out;
+    }).orElse(devices);
   }
 
   private static SystemFacts systemFacts(NvmlSession nvml, FactReader result) {

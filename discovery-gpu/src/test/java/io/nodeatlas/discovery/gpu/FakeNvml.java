@@ -115,6 +115,45 @@ public final class FakeNvml {
         .set("device.1.mig.mode", "0");
   }
 
+  /**
+   * One H200 (NVML 580.159.04, MIG mode off) with the GPU instance profiles and placements NVML read on
+   * a real one: docs/design/gpu-mig-profiles-h200.md. Indexes 5, 6, 8 and 10–16 are absent (NOT_SUPPORTED).
+   */
+  public static Config h200() {
+    Config c = config()
+        .set("driver.version", "580.159.04")
+        .set("cuda.driver.version", "13000")
+        .set("device.count", "1")
+        .set("device.0.name", "NVIDIA H200")
+        .set("device.0.uuid", "GPU-0a7d4e52-93c1-4f0e-b6a2-1c9d8e7f6a50")
+        .set("device.0.minor", "0")
+        .set("device.0.pci.busid", "00000000:00:06.0")
+        .set("device.0.memory.total", "150754820096")
+        .set("device.0.brand", "14")
+        .set("device.0.architecture", "9")
+        .set("device.0.cuda.cc", "9.0")
+        .set("device.0.mig.mode", "0");
+    // index, id, name, compute slices, instances, SMs, CE, DEC, ENC, JPEG, OFA, MiB, placements
+    h200Profile(c, 0, 19, "1g.18gb", 1, 7, 16, 1, 1, 0, 1, 0, 16384, "0:1,1:1,2:1,3:1,4:1,5:1,6:1");
+    h200Profile(c, 7, 20, "1g.18gb+me", 1, 1, 16, 1, 1, 0, 1, 1, 16384, "0:1,1:1,2:1,3:1,4:1,5:1,6:1");
+    h200Profile(c, 9, 15, "1g.35gb", 1, 4, 26, 1, 1, 0, 1, 0, 33280, "0:2,2:2,4:2,6:2");
+    h200Profile(c, 1, 14, "2g.35gb", 2, 3, 32, 2, 2, 0, 2, 0, 33280, "0:2,2:2,4:2");
+    h200Profile(c, 2, 9, "3g.71gb", 3, 2, 60, 3, 3, 0, 3, 0, 71424, "0:4,4:4");
+    h200Profile(c, 3, 5, "4g.71gb", 4, 1, 64, 4, 4, 0, 4, 0, 71424, "0:4");
+    h200Profile(c, 4, 0, "7g.141gb", 7, 1, 132, 8, 7, 0, 7, 1, 143360, "0:8");
+    return c;
+  }
+
+  private static void h200Profile(Config c, int index, int id, String name, int slices, int instances, int sm,
+      int ce, int dec, int enc, int jpeg, int ofa, long mib, String placements) {
+    String k = "device.0.mig.profile." + index + ".";
+    c.set(k + "id", Integer.toString(id)).set(k + "name", "MIG " + name).set(k + "slices", Integer.toString(slices))
+        .set(k + "instances", Integer.toString(instances)).set(k + "sm", Integer.toString(sm))
+        .set(k + "ce", Integer.toString(ce)).set(k + "dec", Integer.toString(dec)).set(k + "enc", Integer.toString(enc))
+        .set(k + "jpeg", Integer.toString(jpeg)).set(k + "ofa", Integer.toString(ofa))
+        .set(k + "memory_mib", Long.toString(mib)).set(k + "placements", placements);
+  }
+
   /** A fake configuration being built. */
   public static final class Config {
     private final Map<String, String> values = new LinkedHashMap<>();

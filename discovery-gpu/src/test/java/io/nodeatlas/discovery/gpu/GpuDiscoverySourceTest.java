@@ -523,6 +523,16 @@ class GpuDiscoverySourceTest {
         d.capacity().keySet().forEach(k -> published.add(d.type().orElseThrow() + " " + k));
       });
     }
+    // MIG partitions (--gpu-mig-partitions) on the recorded H200 with MIG mode on.
+    FakeNvml.h200().set("device.0.mig.mode", "1").install(confDir);
+    List<Device> partitions = source.discover(context(Map.of("gpu.nvmlLibrary", FakeNvml.library().toString(),
+        "gpu.migPartitions", "true"))).devices();
+    assertThat(partitions).hasSizeGreaterThan(1);
+    assertThat(AttributeCatalogue.undocumented(source.catalogue(), partitions)).isEmpty();
+    partitions.forEach(d -> {
+      d.attributes().keySet().forEach(k -> published.add(d.type().orElseThrow() + " " + k));
+      d.capacity().keySet().forEach(k -> published.add(d.type().orElseThrow() + " " + k));
+    });
     assertThat(source.catalogue()).extracting(doc -> doc.deviceType() + " " + doc.name())
         .doesNotHaveDuplicates()
         .containsExactlyInAnyOrderElementsOf(published);
@@ -531,7 +541,11 @@ class GpuDiscoverySourceTest {
   @Test
   void declaresItsSettingsAndReadsThemUnderTheirKeys() throws Exception {
     assertThat(source.settings()).containsExactly(GpuDiscoverySource.DRIVER_ROOT,
-        GpuDiscoverySource.CONTAINER_DRIVER_ROOT, GpuDiscoverySource.NVML_LIBRARY);
+        GpuDiscoverySource.CONTAINER_DRIVER_ROOT, GpuDiscoverySource.NVML_LIBRARY, GpuDiscoverySource.MIG_PARTITIONS);
+    SourceSetting partitions = GpuDiscoverySource.MIG_PARTITIONS;
+    assertThat(List.of(partitions.key(), partitions.flag(), partitions.env(), partitions.type(), partitions.defaultValue()))
+        .containsExactly("gpu.migPartitions", "--gpu-mig-partitions", "NODEATLAS_GPU_MIG_PARTITIONS",
+            SourceSetting.Type.BOOLEAN, "false");
     SourceSetting root = GpuDiscoverySource.DRIVER_ROOT;
     assertThat(List.of(root.key(), root.flag(), root.env(), root.type(), root.defaultValue(), root.aliases()))
         .containsExactly("gpu.driverRoot", "--nvidia-driver-root", "NVIDIA_DRIVER_ROOT", SourceSetting.Type.PATH, "",

@@ -34,6 +34,13 @@ public final class JnaNvmlLibrary implements NvmlLibrary {
   private static final int MEMORY_V2_SIZE = 40;
   private static final int MEMORY_V2_VERSION = MEMORY_V2_SIZE | (2 << 24);
   private static final int DEVICE_ATTRIBUTES_SIZE = 40;
+  /** {@code nvmlGpuInstanceProfileInfo_v2_t}: version, id, isP2pSupported, sliceCount, instanceCount, SMs,
+   * CE, DEC, ENC, JPEG, OFA (unsigned ints @0..40), memorySizeMB@48, name[96]@56. */
+  private static final int GI_PROFILE_INFO_V2_SIZE = 152;
+  private static final int GI_PROFILE_INFO_V2_VERSION = GI_PROFILE_INFO_V2_SIZE | (2 << 24);
+  private static final int NAME_V2_BUFFER = 96;
+  /** {@code nvmlGpuInstancePlacement_t}: start, size. */
+  private static final int PLACEMENT_SIZE = 8;
   /** {@code nvmlEventData_t}: device pointer, eventType, eventData (8 bytes each), gpuInstanceId, computeInstanceId. */
   private static final int EVENT_DATA_SIZE = 32;
   /** Longest single wait: a health poll must come back (the kubelet's and the agent's loops wait on it). */
@@ -321,6 +328,57 @@ public final class JnaNvmlLibrary implements NvmlLibrary {
             m.getInt(0), m.getInt(4), m.getInt(8), m.getInt(12), m.getInt(16), m.getInt(20),
             m.getInt(24), m.getInt(28), m.getLong(32));
       }
+    }
+
+    @Override
+    public GpuInstanceProfile gpuInstanceProfile(NvmlDevice gpu, int profileIndex) throws NvmlException {
+      try (Memory m = new Memory(GI_PROFILE_INFO_V2_SIZE)) {
+        m.clear();
+        m.setInt(0, GI_PROFILE_INFO_V2_VERSION);
+        check("nvmlDeviceGetGpuInstanceProfileInfoV",
+            call(() -> nvml.nvmlDeviceGetGpuInstanceProfileInfoV(handle(gpu), profileIndex, m)));
+        byte[] name = m.getByteArray(56, NAME_V2_BUFFER);
+        int end = 0;
+        while (end < name.length && name[end] != 0) {
+          end++;
+        }
+        return new GpuInstanceProfile(profileIndex, m.getInt(4), m.getInt(12), m.getInt(16), m.getInt(20),
+            m.getInt(24), m.getInt(28), m.getInt(32), m.getInt(36), m.getInt(40), m.getLong(48),
+            new String(name, 0, end, StandardCharsets.UTF_8));
+      }
+    }
+
+    @Override
+    public java.util.List<Placement> gpuInstancePlacements(NvmlDevice gpu, int profileId) throws NvmlException {
+      IntByReference count = new IntByReference();
+      check("nvmlDeviceGetGpuInstancePossiblePlacements_v2",
+          call(() -> nvml.nvmlDeviceGetGpuInstancePossiblePlacements_v2(handle(gpu), profileId, null, count)));
+      int n = count.getValue();
+      if (n < 0 || n > Placement.MAX_PLACEMENTS) {
+        throw new NvmlException("nvmlDeviceGetGpuInstancePossiblePlacements_v2", NvmlReturn.ERROR_UNKNOWN.code(),
+            n + " placements, more than the " + Placement.MAX_PLACEMENTS + " we accept");
+      }
+      if (n == 0) {
+        return java.util.List.of();
+      }
+      try (Memory m = new Memory((long) n * PLACEMENT_SIZE)) {
+        m.clear();
+        IntByReference filled = new IntByReference(n);
+        check("nvmlDeviceGetGpuInstancePossiblePlacements_v2",
+            call(() -> nvml.nvmlDeviceGetGpuInstancePossiblePlacements_v2(handle(gpu), profileId, m, filled)));
+        int got = Math.min(n, Math.max(0, filled.getValue()));
+        java.util.List<Placement> placements = new java.util.ArrayList<>(got);
+        for (int i = 0; i < got; i++) {
+          placements.add(new Placement(m.getInt((long) i * PLACEMENT_SIZE), m.getInt((long) i * PLACEMENT_SIZE + 4)));
+        }
+        return java.util.List.copyOf(placements);
+      }
+    }
+
+    @Override
+    public int gpuInstanceRemainingCapacity(NvmlDevice gpu, int profileId) throws NvmlException {
+      return integer("nvmlDeviceGetGpuInstanceRemainingCapacity",
+          out -> nvml.nvmlDeviceGetGpuInstanceRemainingCapacity(handle(gpu), profileId, out));
     }
 
     @Override

@@ -76,6 +76,15 @@ interface NvmlNative extends Library {
 
   int nvmlDeviceGetAttributes_v2(Pointer device, Pointer attributes);
 
+  // MIG GPU instance profiles (NVML API Reference, "Multi Instance GPU Management"): read-only calls;
+  // discovery never creates or destroys instances.
+  int nvmlDeviceGetGpuInstanceProfileInfoV(Pointer device, int profileIndex, Pointer infoV2);
+
+  int nvmlDeviceGetGpuInstancePossiblePlacements_v2(Pointer device, int profileId, Pointer placements,
+      IntByReference count);
+
+  int nvmlDeviceGetGpuInstanceRemainingCapacity(Pointer device, int profileId, IntByReference count);
+
   // Events (nvml.h "Event Handling Methods"): nvmlEventSet_t is an opaque pointer, passed by value.
   int nvmlEventSetCreate(PointerByReference set);
 

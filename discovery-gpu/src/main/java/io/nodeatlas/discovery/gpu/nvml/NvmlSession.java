@@ -80,6 +80,23 @@ public interface NvmlSession extends AutoCloseable {
   /** {@code nvmlDeviceGetAttributes_v2} of a MIG handle. */
   MigAttributes migAttributes(NvmlDevice mig) throws NvmlException;
 
+  /**
+   * {@code nvmlDeviceGetGpuInstanceProfileInfoV} with {@code nvmlGpuInstanceProfileInfo_v2_t}: the GPU
+   * instance profile at {@code profileIndex} ({@code NVML_GPU_INSTANCE_PROFILE_*}, 0 to
+   * {@link GpuInstanceProfile#INDEX_COUNT} - 1). Readable with MIG mode off; {@code NOT_SUPPORTED} for a
+   * profile this GPU lacks, {@code INVALID_ARGUMENT} past the last index.
+   */
+  GpuInstanceProfile gpuInstanceProfile(NvmlDevice gpu, int profileIndex) throws NvmlException;
+
+  /**
+   * {@code nvmlDeviceGetGpuInstancePossiblePlacements_v2} for a profile id: every placement, whether
+   * MIG is enabled or not, in memory slices (at most {@link Placement#MAX_PLACEMENTS}).
+   */
+  java.util.List<Placement> gpuInstancePlacements(NvmlDevice gpu, int profileId) throws NvmlException;
+
+  /** {@code nvmlDeviceGetGpuInstanceRemainingCapacity}: how many more instances of a profile id fit now. */
+  int gpuInstanceRemainingCapacity(NvmlDevice gpu, int profileId) throws NvmlException;
+
   /** {@code nvmlEventSetCreate}: an event set handle, to be freed with {@link #freeEventSet}. */
   long createEventSet() throws NvmlException;
 
@@ -121,6 +138,24 @@ public interface NvmlSession extends AutoCloseable {
   record NvmlEvent(NvmlDevice device, long eventType, long eventData, int gpuInstanceId, int computeInstanceId) {
     /** {@code nvmlEventTypeXidCriticalError} (nvml.h). */
     public static final long XID_CRITICAL_ERROR = 0x8L;
+  }
+
+  /**
+   * {@code nvmlGpuInstanceProfileInfo_v2_t}: a GPU instance profile by its index (what the info call
+   * takes) and id (what placements and creation take), its compute slices, how many instances fit, its
+   * engines and memory, and the name NVML gives it ({@code MIG 1g.18gb}).
+   */
+  record GpuInstanceProfile(int index, int id, int sliceCount, int instanceCount, int multiprocessorCount,
+      int copyEngineCount, int decoderCount, int encoderCount, int jpegCount, int ofaCount, long memoryMiB,
+      String name) {
+    /** {@code NVML_GPU_INSTANCE_PROFILE_COUNT}: profile indexes are 0 to 16 (nvml.h, NVML 12.x). */
+    public static final int INDEX_COUNT = 17;
+  }
+
+  /** {@code nvmlGpuInstancePlacement_t}: the first memory slice and how many a GPU instance occupies. */
+  record Placement(int start, int size) {
+    /** More placements than any GPU has memory slices is an answer we do not trust. */
+    public static final int MAX_PLACEMENTS = 64;
   }
 
   /** {@code nvmlDeviceGetMigMode}'s current and pending mode. */
