@@ -213,9 +213,20 @@ public final class SliceValidator {
       }
       if (step != null && step.signum() <= 0) {
         problems.add(at + ": requestPolicy.validRange.step must be positive");
-      } else if (step != null && min.add(step).compareTo(value) > 0) {
-        problems.add(at + ": requestPolicy.validRange min + step " + plain(min.add(step)) + " exceeds the capacity "
-            + plain(value));
+      } else if (step != null) {
+        // validateRequestPolicyRange: one step past min must fit the capacity (so a capacity of exactly
+        // min takes no step), and the default and max must lie on the steps from min.
+        if (min.add(step).compareTo(value) > 0) {
+          problems.add(at + ": requestPolicy.validRange min + step " + plain(min.add(step)) + " exceeds the capacity "
+              + plain(value));
+        }
+        if (def != null && def.subtract(min).remainder(step).signum() != 0) {
+          problems.add(at + ": requestPolicy.default " + plain(def) + " is not min plus a multiple of step " + plain(step));
+        }
+        if (max != null && max.subtract(min).remainder(step).signum() != 0) {
+          problems.add(at + ": requestPolicy.validRange.max " + plain(max) + " is not min plus a multiple of step "
+              + plain(step));
+        }
       }
     }
     return problems;

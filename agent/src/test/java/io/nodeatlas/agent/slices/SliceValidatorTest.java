@@ -111,8 +111,33 @@ class SliceValidatorTest {
         "capacity range: requestPolicy.default 100 is outside 0..64",
         "capacity range: requestPolicy.validRange.max 128 is outside 8..64",
         "capacity range: requestPolicy.validRange min + step 68 exceeds the capacity 64",
+        "capacity range: requestPolicy.default 100 is not min plus a multiple of step 60",
         "capacity notlisted: requestPolicy.validValues entry 128 is outside 0..64",
         "capacity notlisted: requestPolicy.default 3 is not one of validValues");
+  }
+
+  @Test
+  void acceptsTheOnlyPolicyOfACapacityOfOneUnitAndChecksStepAlignment() {
+    // One CPU (or one hugepage): min = max = capacity and no step, as validateRequestPolicyRange accepts.
+    var one = new DeviceBuilder().withName("one").withAllowMultipleAllocations(true)
+        .addToCapacity("cpu", capacity("1", new CapacityRequestPolicyBuilder().withDefault(new Quantity("1"))
+            .withNewValidRange().withMin(new Quantity("1")).withMax(new Quantity("1")).endValidRange().build()))
+        .addToCapacity("memory", capacity("2097152", new CapacityRequestPolicyBuilder()
+            .withDefault(new Quantity("2097152")).withNewValidRange().withMin(new Quantity("2097152"))
+            .withMax(new Quantity("2097152")).endValidRange().build()))
+        .build();
+    assertThat(SliceValidator.deviceProblems(one)).isEmpty();
+    var stepped = new DeviceBuilder().withName("stepped").withAllowMultipleAllocations(true)
+        .addToCapacity("cpu", capacity("1", new CapacityRequestPolicyBuilder().withDefault(new Quantity("1"))
+            .withNewValidRange().withMin(new Quantity("1")).withMax(new Quantity("1")).withStep(new Quantity("1"))
+            .endValidRange().build()))
+        .addToCapacity("pages", capacity("10", new CapacityRequestPolicyBuilder().withDefault(new Quantity("2"))
+            .withNewValidRange().withMin(new Quantity("2")).withMax(new Quantity("9")).withStep(new Quantity("2"))
+            .endValidRange().build()))
+        .build();
+    assertThat(SliceValidator.deviceProblems(stepped)).containsExactlyInAnyOrder(
+        "capacity cpu: requestPolicy.validRange min + step 2 exceeds the capacity 1",
+        "capacity pages: requestPolicy.validRange.max 9 is not min plus a multiple of step 2");
   }
 
   private static DeviceCapacity capacity(String value, CapacityRequestPolicy policy) {

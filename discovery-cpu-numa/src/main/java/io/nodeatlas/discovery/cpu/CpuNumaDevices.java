@@ -252,8 +252,20 @@ public final class CpuNumaDevices {
     // Shared by CPU count (KEP-5075): a claim that names no amount takes one CPU; any whole number up
     // to the device's allocatable CPUs may be asked for.
     Quantity all = Quantity.of(allocatable.size());
-    d.capacity(CPU_CAPACITY, all, RequestPolicy.range(ONE, ONE, all, ONE));
+    d.capacity(CPU_CAPACITY, all, wholeUnits(ONE, all));
     return d.build();
+  }
+
+  /**
+   * The request policy of a capacity handed out in whole {@code unit}s up to {@code total}: one unit by
+   * default, from one unit to all of them. The API rejects a step whose first increment passes the
+   * capacity ({@code pkg/apis/resource/validation} validateRequestPolicyRange: "one step ... is larger
+   * than capacity value"), so a capacity of exactly one unit (a NUMA node with one allocatable CPU, a
+   * pool of one page) gets {@code min = max = unit} and no step, which admits the one request there is.
+   */
+  static RequestPolicy wholeUnits(Quantity unit, Quantity total) {
+    boolean oneUnit = total.compareTo(unit) <= 0;
+    return RequestPolicy.range(unit, unit, total, oneUnit ? null : unit);
   }
 
   /**
@@ -422,8 +434,7 @@ public final class CpuNumaDevices {
     if (bytes > 0) {
       // Shared by bytes, in whole pages (KEP-5075): hugetlbfs hands out whole pages, so the step and the
       // smallest request are one page, and a claim that names no amount takes one page.
-      Quantity page = Quantity.of(pageSize);
-      d.capacity(MEMORY_CAPACITY, Quantity.of(bytes), RequestPolicy.range(page, page, Quantity.of(bytes), page));
+      d.capacity(MEMORY_CAPACITY, Quantity.of(bytes), wholeUnits(Quantity.of(pageSize), Quantity.of(bytes)));
     } else {
       warn.accept("device " + name + ": " + MEMORY_CAPACITY + " left out: " + pages + " pages of " + quantity
           + " are more bytes than a 64-bit count holds");

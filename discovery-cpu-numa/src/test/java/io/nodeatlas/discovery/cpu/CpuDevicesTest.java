@@ -219,6 +219,19 @@ class CpuDevicesTest {
   }
 
   @Test
+  void aNodeWithOneAllocatableCpuIsPublishedWithAPolicyOfThatOneCpu() throws Exception {
+    // min + step may not pass the capacity (validateRequestPolicyRange): one CPU gets min = max = 1, no step.
+    List<Device> devices = new CpuNumaSource().discover(host(options("0-30,64-95", null))).devices();
+    Device n0 = device(devices, "cpu-numa0");
+    assertThat(n0.capacity()).containsEntry(Names.ours("cpu"), Quantity.of(1));
+    assertThat(n0.requestPolicies()).containsEntry(Names.ours("cpu"),
+        RequestPolicy.range(Quantity.of(1), Quantity.of(1), Quantity.of(1), null));
+    assertThat(CpuNumaDevices.wholeUnits(Quantity.of(2), Quantity.of(2)).validRange().orElseThrow().step()).isEmpty();
+    assertThat(CpuNumaDevices.wholeUnits(Quantity.of(1), Quantity.of(2)).validRange().orElseThrow().step())
+        .contains(Quantity.of(1));
+  }
+
+  @Test
   void reservedCpusThatDoNotExistFailTheSourceNamingThemAndTheFlag() {
     assertThatThrownBy(() -> new CpuNumaSource().discover(host(options("0-1,126-129,200", null))))
         .isInstanceOf(DiscoveryException.class)
