@@ -19,6 +19,9 @@ import java.util.TreeMap;
  * {@code allowMultipleAllocations} and, per capacity, a {@link RequestPolicy} (KEP-5075, consumable
  * capacity). Every consumer (ResourceSlices, {@code match}, Prepare) reads it from here; none keeps
  * its own list of shareable types.
+ *
+ * <p>{@code nodeAllocatableResources} maps node-allocatable resources ({@code cpu}, {@code hugepages-2Mi})
+ * to what an allocation of the device counts as (KEP-5517, alpha); empty unless a source is told to set it.
  */
 public record Device(
     String name,
@@ -27,7 +30,8 @@ public record Device(
     SortedMap<String, Quantity> capacity,
     SortedMap<String, RequestPolicy> requestPolicies,
     boolean allowMultipleAllocations,
-    ContainerEdits containerEdits) {
+    ContainerEdits containerEdits,
+    SortedMap<String, NodeAllocatableMapping> nodeAllocatableResources) {
 
   /** ResourceSliceMaxAttributesAndCapacitiesPerDevice. */
   public static final int MAX_ATTRIBUTES_AND_CAPACITIES = 32;
@@ -60,6 +64,11 @@ public record Device(
           "device " + name + " has " + total + " attributes and capacities, the API allows at most "
               + MAX_ATTRIBUTES_AND_CAPACITIES);
     }
+    int values = attributes.values().stream().mapToInt(AttributeValue::valueCount).sum();
+    if (values > AttributeValue.MAX_VALUES_PER_DEVICE) {
+      throw new IllegalArgumentException("device " + name + " has " + values + " attribute values, the API allows at most "
+          + AttributeValue.MAX_VALUES_PER_DEVICE);
+    }
     for (String key : attributes.keySet()) {
       if (capacity.containsKey(key)) {
         throw new IllegalArgumentException("device " + name + ": \"" + key + "\" is both an attribute and a capacity");
@@ -68,6 +77,37 @@ public record Device(
     if (containerEdits == null) {
       containerEdits = ContainerEdits.EMPTY;
     }
+    nodeAllocatableResources = Collections.unmodifiableSortedMap(
+        new TreeMap<>(nodeAllocatableResources == null ? Map.of() : nodeAllocatableResources));
+    for (Map.Entry<String, NodeAllocatableMapping> e : nodeAllocatableResources.entrySet()) {
+      if (!NodeAllocatableMapping.isResourceName(e.getKey())) {
+        throw new IllegalArgumentException("device " + name + ": \"" + e.getKey()
+            + "\" is not a node-allocatable resource (cpu, memory, hugepages-<size>)");
+      }
+      String key = e.getValue().capacityKey().orElse(null);
+      if (key != null && !capacity.containsKey(key)) {
+        throw new IllegalArgumentException("device " + name + ": node-allocatable " + e.getKey() + " maps capacity \""
+            + key + "\", which the device does not have");
+      }
+    }
+  }
+
+  /** A device without node-allocatable mappings. */
+  public Device(
+      String name,
+      String source,
+      SortedMap<String, AttributeValue> attributes,
+      SortedMap<String, Quantity> capacity,
+      SortedMap<String, RequestPolicy> requestPolicies,
+      boolean allowMultipleAllocations,
+      ContainerEdits containerEdits) {
+    this(name, source, attributes, capacity, requestPolicies, allowMultipleAllocations, containerEdits, new TreeMap<>());
+  }
+
+  /** This device with {@code mappings} as its node-allocatable resources. */
+  public Device withNodeAllocatableResources(SortedMap<String, NodeAllocatableMapping> mappings) {
+    return new Device(name, source, attributes, capacity, requestPolicies, allowMultipleAllocations, containerEdits,
+        mappings);
   }
 
   /** A device that one claim at a time may hold (no request policies). */
@@ -104,6 +144,7 @@ public record Device(
     private final Map<String, RequestPolicy> requestPolicies = new TreeMap<>();
     private boolean allowMultipleAllocations;
     private ContainerEdits edits = ContainerEdits.EMPTY;
+    private final Map<String, NodeAllocatableMapping> nodeAllocatable = new TreeMap<>();
 
     private Builder(String name, String source) {
       this.name = name;
@@ -166,9 +207,15 @@ public record Device(
       return this;
     }
 
+    /** What an allocation counts as against node-allocatable {@code resource} (KEP-5517). */
+    public Builder nodeAllocatable(String resource, NodeAllocatableMapping mapping) {
+      nodeAllocatable.put(resource, mapping);
+      return this;
+    }
+
     public Device build() {
       return new Device(name, source, new TreeMap<>(attributes), new TreeMap<>(capacity),
-          new TreeMap<>(requestPolicies), allowMultipleAllocations, edits);
+          new TreeMap<>(requestPolicies), allowMultipleAllocations, edits, new TreeMap<>(nodeAllocatable));
     }
   }
 }
