@@ -192,7 +192,9 @@ public final class NodeSlices {
     List<List<io.fabric8.kubernetes.api.model.resource.v1.Device>> out = new ArrayList<>();
     boolean tainted = devices.stream().anyMatch(d -> (d.getTaints() != null && !d.getTaints().isEmpty())
         || (d.getConsumesCounters() != null && !d.getConsumesCounters().isEmpty()));
-    int per = Math.min(maxDevicesPerSlice, tainted ? SliceValidator.MAX_DEVICES_WITH_TAINTS : SliceValidator.MAX_DEVICES);
+    // Taints, counter consumption and list attributes (KEP-5491) all lower the API's limit to 64 devices per slice.
+    boolean advanced = tainted || SliceValidator.hasListAttributes(devices);
+    int per = Math.min(maxDevicesPerSlice, advanced ? SliceValidator.MAX_DEVICES_WITH_TAINTS : SliceValidator.MAX_DEVICES);
     for (int i = 0; i < devices.size(); i += per) {
       out.add(devices.subList(i, Math.min(devices.size(), i + per)));
     }

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder;
 import io.nodeatlas.discovery.model.AttributeValue;
 import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.model.NodeAllocatableMapping;
 import io.nodeatlas.discovery.model.RequestPolicy;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -29,10 +30,26 @@ import java.util.Map;
  * {@code Device.allowMultipleAllocations} (left out for exclusive devices, which is the API's default)
  * and, per capacity, {@code DeviceCapacity.requestPolicy} with {@code default}, {@code validRange}
  * ({@code min}, {@code max}, {@code step}) or {@code validValues}.
+ *
+ * <p>Node-allocatable mappings (KEP-5517 alpha 2, Kubernetes 1.37: {@code Device.nodeAllocatableResources},
+ * {@code {cpu: {mapping: {capacityKey, capacityMultiplier | deviceMultiplier}}}}) are written as an
+ * additional property: the fabric8 model we use (7.8.0) knows only 1.36's
+ * {@code nodeAllocatableResourceMappings}, and serialises additional properties beside the known fields.
  */
 public final class SliceDeviceMapper {
 
+  /** The JSON name of {@code resource.k8s.io/v1} {@code Device.nodeAllocatableResources} (KEP-5517). */
+  public static final String NODE_ALLOCATABLE_RESOURCES = "nodeAllocatableResources";
+
   private SliceDeviceMapper() {}
+
+  private static Map<String, Object> mapping(NodeAllocatableMapping m) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    m.capacityKey().ifPresent(k -> out.put("capacityKey", k));
+    m.capacityMultiplier().ifPresent(q -> out.put("capacityMultiplier", q.value()));
+    m.deviceMultiplier().ifPresent(q -> out.put("deviceMultiplier", q.value()));
+    return out;
+  }
 
   public static io.fabric8.kubernetes.api.model.resource.v1.Device toSliceDevice(Device device) {
     Map<String, DeviceAttribute> attributes = new LinkedHashMap<>();
@@ -54,6 +71,11 @@ public final class SliceDeviceMapper {
     for (io.nodeatlas.discovery.model.CounterConsumption c : device.consumesCounters()) {
       b.addToConsumesCounters(new io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumptionBuilder()
           .withCounterSet(c.counterSet()).withCounters(counters(c.counters())).build());
+    }
+    if (!device.nodeAllocatableResources().isEmpty()) {
+      Map<String, Object> resources = new LinkedHashMap<>();
+      device.nodeAllocatableResources().forEach((name, m) -> resources.put(name, Map.of("mapping", mapping(m))));
+      b.addToAdditionalProperties(NODE_ALLOCATABLE_RESOURCES, resources);
     }
     return b.build();
   }
@@ -99,6 +121,8 @@ public final class SliceDeviceMapper {
       b.withString(v.value());
     } else if (value instanceof AttributeValue.VersionValue v) {
       b.withVersion(v.value());
+    } else if (value instanceof AttributeValue.StringsValue v) {
+      b.withStrings(v.values());
     }
     return b.build();
   }

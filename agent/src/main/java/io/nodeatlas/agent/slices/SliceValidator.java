@@ -28,7 +28,9 @@ public final class SliceValidator {
 
   /** ResourceSliceMaxDevices. */
   public static final int MAX_DEVICES = 128;
-  /** ResourceSliceMaxDevicesWithTaintsOrConsumesCounters: when any device has taints or consumesCounters. */
+  /** ResourceSliceMaxAttributeValuesPerDevice: scalar attributes count one, list attributes one per item (KEP-5491). */
+  public static final int MAX_ATTRIBUTE_VALUES = AttributeValue.MAX_VALUES_PER_DEVICE;
+  /** ResourceSliceMaxDevicesWithTaintsOrConsumesCounters: when any device has taints, consumesCounters or list attributes. */
   public static final int MAX_DEVICES_WITH_TAINTS = 64;
   /** ResourceSliceMaxAttributesAndCapacitiesPerDevice. */
   public static final int MAX_ATTRIBUTES_AND_CAPACITIES = 32;
@@ -59,6 +61,10 @@ public final class SliceValidator {
       problems.add((attributes.size() + capacity.size()) + " attributes and capacities, at most "
           + MAX_ATTRIBUTES_AND_CAPACITIES + " allowed");
     }
+    int values = attributes.values().stream().mapToInt(SliceValidator::valueCount).sum();
+    if (values > MAX_ATTRIBUTE_VALUES) {
+      problems.add(values + " attribute values, at most " + MAX_ATTRIBUTE_VALUES + " allowed");
+    }
     attributes.forEach((name, value) -> {
       qualifiedNameProblem(name).ifPresent(problems::add);
       attributeProblem(name, value).ifPresent(problems::add);
@@ -72,6 +78,11 @@ public final class SliceValidator {
       if (capacity.containsKey(name)) {
         problems.add("\"" + name + "\" is both an attribute and a capacity");
       }
+    }
+    Object nodeAllocatable = d.getAdditionalProperties() == null ? null
+        : d.getAdditionalProperties().get(SliceDeviceMapper.NODE_ALLOCATABLE_RESOURCES);
+    if (nodeAllocatable != null) {
+      problems.addAll(nodeAllocatableProblems(nodeAllocatable, capacities.keySet()));
     }
     if (d.getTaints() != null && d.getTaints().size() > MAX_TAINTS) {
       problems.add(d.getTaints().size() + " taints, at most " + MAX_TAINTS + " allowed");
@@ -169,7 +180,7 @@ public final class SliceValidator {
     }
     boolean tainted = devices.stream().anyMatch(d -> (d.getTaints() != null && !d.getTaints().isEmpty())
         || (d.getConsumesCounters() != null && !d.getConsumesCounters().isEmpty()));
-    int max = tainted ? MAX_DEVICES_WITH_TAINTS : MAX_DEVICES;
+    int max = tainted || hasListAttributes(devices) ? MAX_DEVICES_WITH_TAINTS : MAX_DEVICES;
     if (devices.size() > max) {
       problems.add(devices.size() + " devices, at most " + max + " allowed in one slice");
     }
@@ -181,6 +192,22 @@ public final class SliceValidator {
       deviceProblems(d).forEach(p -> problems.add("device " + d.getName() + ": " + p));
     }
     return problems;
+  }
+
+  /** Whether any device has a list attribute ({@code ints}, {@code bools}, {@code strings}, {@code versions}). */
+  public static boolean hasListAttributes(List<Device> devices) {
+    return devices.stream().filter(d -> d.getAttributes() != null).flatMap(d -> d.getAttributes().values().stream())
+        .anyMatch(a -> size(a.getInts()) + size(a.getBools()) + size(a.getStrings()) + size(a.getVersions()) > 0);
+  }
+
+  /** The values an attribute counts toward {@link #MAX_ATTRIBUTE_VALUES} (numEntriesDeviceAttribute). */
+  private static int valueCount(DeviceAttribute a) {
+    int items = size(a.getInts()) + size(a.getBools()) + size(a.getStrings()) + size(a.getVersions());
+    return items == 0 ? 1 : items;
+  }
+
+  private static int size(List<?> list) {
+    return list == null ? 0 : list.size();
   }
 
   /** Pool names: one or more DNS subdomains separated by {@code /}, at most 253 characters. */
@@ -279,12 +306,111 @@ public final class SliceValidator {
       }
       if (step != null && step.signum() <= 0) {
         problems.add(at + ": requestPolicy.validRange.step must be positive");
-      } else if (step != null && min.add(step).compareTo(value) > 0) {
-        problems.add(at + ": requestPolicy.validRange min + step " + plain(min.add(step)) + " exceeds the capacity "
-            + plain(value));
+      } else if (step != null) {
+        // validateRequestPolicyRange: one step past min must fit the capacity (so a capacity of exactly
+        // min takes no step), and the default and max must lie on the steps from min.
+        if (min.add(step).compareTo(value) > 0) {
+          problems.add(at + ": requestPolicy.validRange min + step " + plain(min.add(step)) + " exceeds the capacity "
+              + plain(value));
+        }
+        if (def != null && def.subtract(min).remainder(step).signum() != 0) {
+          problems.add(at + ": requestPolicy.default " + plain(def) + " is not min plus a multiple of step " + plain(step));
+        }
+        if (max != null && max.subtract(min).remainder(step).signum() != 0) {
+          problems.add(at + ": requestPolicy.validRange.max " + plain(max) + " is not min plus a multiple of step "
+              + plain(step));
+        }
       }
     }
     return problems;
+  }
+
+  /**
+   * KEP-5517 {@code nodeAllocatableResources}, as {@code pkg/apis/resource/validation}
+   * validateNodeAllocatableResources checks it: each key a node-allocatable resource ({@code cpu},
+   * {@code memory}, {@code hugepages-<size>}); each entry with a {@code mapping} or an {@code overhead};
+   * a mapping's {@code capacityKey} naming a capacity of the device, with a positive
+   * {@code capacityMultiplier}, or else a positive {@code deviceMultiplier} (the two are union members);
+   * an overhead with a non-negative {@code perPod} or {@code perContainer}.
+   */
+  static List<String> nodeAllocatableProblems(Object value, Set<String> capacities) {
+    List<String> problems = new ArrayList<>();
+    String at = SliceDeviceMapper.NODE_ALLOCATABLE_RESOURCES;
+    if (!(value instanceof Map<?, ?> resources)) {
+      problems.add(at + " must be a map");
+      return problems;
+    }
+    resources.forEach((key, entry) -> {
+      String name = String.valueOf(key);
+      String here = at + "[" + name + "]";
+      if (!io.nodeatlas.discovery.model.NodeAllocatableMapping.isResourceName(name)) {
+        problems.add(here + ": not a node allocatable resource name (cpu, memory, hugepages-<size>)");
+      }
+      if (!(entry instanceof Map<?, ?> e) || (e.get("mapping") == null && e.get("overhead") == null)) {
+        problems.add(here + ": at least one of mapping or overhead must be set");
+        return;
+      }
+      if (e.get("mapping") != null) {
+        if (!(e.get("mapping") instanceof Map<?, ?> m)) {
+          problems.add(here + ".mapping must be an object");
+        } else {
+          Object key0 = m.get("capacityKey");
+          BigDecimal capacityMultiplier = quantityField(m, "capacityMultiplier", here + ".mapping", problems);
+          BigDecimal deviceMultiplier = quantityField(m, "deviceMultiplier", here + ".mapping", problems);
+          if (key0 != null) {
+            if (!capacities.contains(String.valueOf(key0))) {
+              problems.add(here + ".mapping.capacityKey \"" + key0 + "\" is not a capacity of the device");
+            }
+            if (m.get("capacityMultiplier") == null) {
+              problems.add(here + ".mapping.capacityMultiplier is required when capacityKey is set");
+            }
+            if (m.get("deviceMultiplier") != null) {
+              problems.add(here + ".mapping sets capacityKey and deviceMultiplier, at most one is allowed");
+            }
+          } else if (m.get("capacityMultiplier") != null) {
+            problems.add(here + ".mapping.capacityKey is required when capacityMultiplier is set");
+          }
+          if (capacityMultiplier != null && capacityMultiplier.signum() <= 0) {
+            problems.add(here + ".mapping.capacityMultiplier must be positive");
+          }
+          if (deviceMultiplier != null && deviceMultiplier.signum() <= 0) {
+            problems.add(here + ".mapping.deviceMultiplier must be positive");
+          }
+        }
+      }
+      if (e.get("overhead") != null) {
+        if (!(e.get("overhead") instanceof Map<?, ?> o) || (o.get("perPod") == null && o.get("perContainer") == null)) {
+          problems.add(here + ".overhead: at least one of perPod or perContainer must be set");
+        } else {
+          for (String f : List.of("perPod", "perContainer")) {
+            BigDecimal v = quantityField(o, f, here + ".overhead", problems);
+            if (v != null && v.signum() < 0) {
+              problems.add(here + ".overhead." + f + " must be non-negative");
+            }
+          }
+        }
+      }
+    });
+    return problems;
+  }
+
+  private static BigDecimal quantityField(Map<?, ?> m, String field, String at, List<String> problems) {
+    Object v = m.get(field);
+    if (v == null) {
+      return null;
+    }
+    BigDecimal amount = null;
+    if (v instanceof Number || v instanceof String) {
+      try {
+        amount = amount(new Quantity(String.valueOf(v)));
+      } catch (RuntimeException e) {
+        amount = null;
+      }
+    }
+    if (amount == null) {
+      problems.add(at + "." + field + " is not a quantity");
+    }
+    return amount;
   }
 
   private static BigDecimal amount(Quantity q) {
@@ -314,6 +440,10 @@ public final class SliceValidator {
     set += a.getVersions() != null && !a.getVersions().isEmpty() ? 1 : 0;
     if (set != 1) {
       return java.util.Optional.of("attribute " + name + " must have exactly one value, has " + set);
+    }
+    if (a.getStrings() != null && a.getStrings().stream()
+        .anyMatch(v -> v == null || v.getBytes(StandardCharsets.UTF_8).length > AttributeValue.MAX_VALUE_BYTES)) {
+      return java.util.Optional.of("attribute " + name + ": a string longer than " + AttributeValue.MAX_VALUE_BYTES + " bytes");
     }
     if (a.getString() != null && a.getString().getBytes(StandardCharsets.UTF_8).length > AttributeValue.MAX_VALUE_BYTES) {
       return java.util.Optional.of("attribute " + name + ": string longer than " + AttributeValue.MAX_VALUE_BYTES + " bytes");

@@ -41,7 +41,7 @@ public final class DeviceVariable {
     return Collections.unmodifiableMap(out);
   }
 
-  /** The CEL value of one attribute: int64, bool, string or {@code kubernetes.Semver}. */
+  /** The CEL value of one attribute: int64, bool, string, {@code kubernetes.Semver} or a list of strings. */
   public static Object celValue(AttributeValue value) {
     if (value instanceof AttributeValue.IntValue i) {
       return i.value();
@@ -49,6 +49,8 @@ public final class DeviceVariable {
       return b.value();
     } else if (value instanceof AttributeValue.StringValue s) {
       return s.value();
+    } else if (value instanceof AttributeValue.StringsValue list) {
+      return list.values(); // a KEP-5491 list attribute is a CEL list of strings
     }
     return SemverValue.parse(((AttributeValue.VersionValue) value).value());
   }

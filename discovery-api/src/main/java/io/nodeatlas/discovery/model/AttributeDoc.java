@@ -14,7 +14,7 @@ import java.util.Set;
  * @param deviceType the {@code nodeatlas.io/type} value ({@code gpu}, {@code cpu}, ...)
  * @param name the fully qualified name ({@code nodeatlas.io/productName})
  * @param kind attribute or capacity
- * @param valueType {@code int}, {@code bool}, {@code string}, {@code version} or {@code quantity}
+ * @param valueType {@code int}, {@code bool}, {@code string}, {@code version}, {@code strings} (a list) or {@code quantity}
  * @param unit the unit of a number ({@code bytes}, {@code MiB}, {@code Mb/s}); empty when none
  * @param example a typical value, as it appears in a ResourceSlice
  * @param meaning one sentence: what it is and where it comes from
@@ -28,7 +28,7 @@ public record AttributeDoc(
     CAPACITY
   }
 
-  private static final Set<String> VALUE_TYPES = Set.of("int", "bool", "string", "version", "quantity");
+  private static final Set<String> VALUE_TYPES = Set.of("int", "bool", "string", "version", "strings", "quantity");
 
   public AttributeDoc {
     Objects.requireNonNull(deviceType, "deviceType");

@@ -13,7 +13,8 @@ public sealed interface AttributeValue
     permits AttributeValue.IntValue,
         AttributeValue.BoolValue,
         AttributeValue.StringValue,
-        AttributeValue.VersionValue {
+        AttributeValue.VersionValue,
+        AttributeValue.StringsValue {
 
   /** Strings and versions are limited to 64 bytes (DeviceAttributeMaxValueLength). */
   int MAX_VALUE_BYTES = 64;
@@ -82,6 +83,50 @@ public sealed interface AttributeValue
     @Override
     public Object asObject() {
       return value;
+    }
+  }
+
+  /**
+   * A list of strings ({@code strings}; KEP-5491 list-type attributes, alpha, feature gate
+   * {@code DRAListTypeAttributes}): not empty, each value at most 64 bytes, at most
+   * {@link #MAX_VALUES_PER_DEVICE} values (the API counts every list item toward that per-device total).
+   */
+  static StringsValue strings(java.util.List<String> values) {
+    return new StringsValue(values);
+  }
+
+  /** ResourceSliceMaxAttributeValuesPerDevice: scalar attributes count one each, list attributes one per item. */
+  int MAX_VALUES_PER_DEVICE = 48;
+
+  /** How many of the per-device attribute values this attribute uses. */
+  default int valueCount() {
+    return 1;
+  }
+
+  /** A list of strings; see {@link #strings}. */
+  record StringsValue(java.util.List<String> values) implements AttributeValue {
+    public StringsValue {
+      values = java.util.List.copyOf(values);
+      if (values.isEmpty() || values.size() > MAX_VALUES_PER_DEVICE) {
+        throw new IllegalArgumentException("a strings attribute holds 1 to " + MAX_VALUES_PER_DEVICE + " values, got "
+            + values.size());
+      }
+      values.forEach(v -> requireAtMostMaxBytes("string", v));
+    }
+
+    @Override
+    public String typeName() {
+      return "strings";
+    }
+
+    @Override
+    public Object asObject() {
+      return values;
+    }
+
+    @Override
+    public int valueCount() {
+      return values.size();
     }
   }
 

@@ -19,6 +19,9 @@ import java.util.TreeMap;
  * {@code allowMultipleAllocations} and, per capacity, a {@link RequestPolicy} (KEP-5075, consumable
  * capacity). Every consumer (ResourceSlices, {@code match}, Prepare) reads it from here; none keeps
  * its own list of shareable types.
+ *
+ * <p>{@code nodeAllocatableResources} maps node-allocatable resources ({@code cpu}, {@code hugepages-2Mi})
+ * to what an allocation of the device counts as (KEP-5517, alpha); empty unless a source is told to set it.
  */
 public record Device(
     String name,
@@ -29,7 +32,8 @@ public record Device(
     boolean allowMultipleAllocations,
     ContainerEdits containerEdits,
     java.util.List<CounterSet> sharedCounters,
-    java.util.List<CounterConsumption> consumesCounters) {
+    java.util.List<CounterConsumption> consumesCounters,
+    SortedMap<String, NodeAllocatableMapping> nodeAllocatableResources) {
 
   /** ResourceSliceMaxDeviceCounterConsumptionsPerDevice. */
   public static final int MAX_COUNTER_CONSUMPTIONS = 2;
@@ -65,6 +69,11 @@ public record Device(
           "device " + name + " has " + total + " attributes and capacities, the API allows at most "
               + MAX_ATTRIBUTES_AND_CAPACITIES);
     }
+    int values = attributes.values().stream().mapToInt(AttributeValue::valueCount).sum();
+    if (values > AttributeValue.MAX_VALUES_PER_DEVICE) {
+      throw new IllegalArgumentException("device " + name + " has " + values + " attribute values, the API allows at most "
+          + AttributeValue.MAX_VALUES_PER_DEVICE);
+    }
     for (String key : attributes.keySet()) {
       if (capacity.containsKey(key)) {
         throw new IllegalArgumentException("device " + name + ": \"" + key + "\" is both an attribute and a capacity");
@@ -79,12 +88,25 @@ public record Device(
       throw new IllegalArgumentException("device " + name + " consumes from " + consumesCounters.size()
           + " counter sets, the API allows at most " + MAX_COUNTER_CONSUMPTIONS);
     }
+    nodeAllocatableResources = Collections.unmodifiableSortedMap(
+        new TreeMap<>(nodeAllocatableResources == null ? Map.of() : nodeAllocatableResources));
+    for (Map.Entry<String, NodeAllocatableMapping> e : nodeAllocatableResources.entrySet()) {
+      if (!NodeAllocatableMapping.isResourceName(e.getKey())) {
+        throw new IllegalArgumentException("device " + name + ": \"" + e.getKey()
+            + "\" is not a node-allocatable resource (cpu, memory, hugepages-<size>)");
+      }
+      String key = e.getValue().capacityKey().orElse(null);
+      if (key != null && !capacity.containsKey(key)) {
+        throw new IllegalArgumentException("device " + name + ": node-allocatable " + e.getKey() + " maps capacity \""
+            + key + "\", which the device does not have");
+      }
+    }
   }
 
   /**
-   * A device without counters. {@code sharedCounters} are counter sets a device's source publishes with
-   * it (the slice builder moves them into a slice of their own, as the API wants); {@code consumesCounters}
-   * what the device takes from them when allocated (KEP-4815).
+   * A device without counters or node-allocatable mappings. {@code sharedCounters} are counter sets a
+   * device's source publishes with it (the slice builder moves them into a slice of their own, as the API
+   * wants); {@code consumesCounters} what the device takes from them when allocated (KEP-4815).
    */
   public Device(
       String name,
@@ -95,13 +117,35 @@ public record Device(
       boolean allowMultipleAllocations,
       ContainerEdits containerEdits) {
     this(name, source, attributes, capacity, requestPolicies, allowMultipleAllocations, containerEdits,
-        java.util.List.of(), java.util.List.of());
+        java.util.List.of(), java.util.List.of(), new TreeMap<>());
+  }
+
+  /** A device with counters (KEP-4815) and no node-allocatable mappings. */
+  public Device(String name, String source, SortedMap<String, AttributeValue> attributes, SortedMap<String, Quantity> capacity,
+      SortedMap<String, RequestPolicy> requestPolicies, boolean allowMultipleAllocations, ContainerEdits containerEdits,
+      java.util.List<CounterSet> sharedCounters, java.util.List<CounterConsumption> consumesCounters) {
+    this(name, source, attributes, capacity, requestPolicies, allowMultipleAllocations, containerEdits, sharedCounters,
+        consumesCounters, new TreeMap<>());
+  }
+
+  /** A device with node-allocatable mappings (KEP-5517) and no counters. */
+  public Device(String name, String source, SortedMap<String, AttributeValue> attributes, SortedMap<String, Quantity> capacity,
+      SortedMap<String, RequestPolicy> requestPolicies, boolean allowMultipleAllocations, ContainerEdits containerEdits,
+      SortedMap<String, NodeAllocatableMapping> nodeAllocatableResources) {
+    this(name, source, attributes, capacity, requestPolicies, allowMultipleAllocations, containerEdits, java.util.List.of(),
+        java.util.List.of(), nodeAllocatableResources);
   }
 
   /** This device with the given counter sets and consumptions (KEP-4815). */
   public Device withCounters(java.util.List<CounterSet> shared, java.util.List<CounterConsumption> consumes) {
     return new Device(name, source, attributes, capacity, requestPolicies, allowMultipleAllocations, containerEdits,
-        shared, consumes);
+        shared, consumes, nodeAllocatableResources);
+  }
+
+  /** This device with {@code mappings} as its node-allocatable resources. */
+  public Device withNodeAllocatableResources(SortedMap<String, NodeAllocatableMapping> mappings) {
+    return new Device(name, source, attributes, capacity, requestPolicies, allowMultipleAllocations, containerEdits,
+        sharedCounters, consumesCounters, mappings);
   }
 
   /** A device that one claim at a time may hold (no request policies). */
@@ -138,6 +182,7 @@ public record Device(
     private final Map<String, RequestPolicy> requestPolicies = new TreeMap<>();
     private boolean allowMultipleAllocations;
     private ContainerEdits edits = ContainerEdits.EMPTY;
+    private final Map<String, NodeAllocatableMapping> nodeAllocatable = new TreeMap<>();
 
     private Builder(String name, String source) {
       this.name = name;
@@ -200,9 +245,15 @@ public record Device(
       return this;
     }
 
+    /** What an allocation counts as against node-allocatable {@code resource} (KEP-5517). */
+    public Builder nodeAllocatable(String resource, NodeAllocatableMapping mapping) {
+      nodeAllocatable.put(resource, mapping);
+      return this;
+    }
+
     public Device build() {
       return new Device(name, source, new TreeMap<>(attributes), new TreeMap<>(capacity),
-          new TreeMap<>(requestPolicies), allowMultipleAllocations, edits);
+          new TreeMap<>(requestPolicies), allowMultipleAllocations, edits, new TreeMap<>(nodeAllocatable));
     }
   }
 }

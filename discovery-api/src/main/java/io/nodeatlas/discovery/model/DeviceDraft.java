@@ -1,5 +1,6 @@
 package io.nodeatlas.discovery.model;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -30,6 +31,7 @@ public final class DeviceDraft {
   private final Map<String, Integer> order = new LinkedHashMap<>();
   private boolean allowMultipleAllocations;
   private ContainerEdits edits = ContainerEdits.EMPTY;
+  private final Map<String, NodeAllocatableMapping> nodeAllocatable = new TreeMap<>();
 
   private DeviceDraft(String name, String source, Consumer<String> warn) {
     this.name = name;
@@ -152,6 +154,15 @@ public final class DeviceDraft {
     return this;
   }
 
+  /**
+   * What an allocation counts as against node-allocatable {@code resource} (KEP-5517); a mapping of a
+   * capacity the device does not end up with is left out with a warning.
+   */
+  public DeviceDraft nodeAllocatable(String resource, NodeAllocatableMapping mapping) {
+    nodeAllocatable.put(resource, mapping);
+    return this;
+  }
+
   /** The device, or empty (with a warning) when its name is not a DNS label. */
   public Optional<Device> build() {
     if (!Names.isDnsLabel(name)) {
@@ -175,9 +186,30 @@ public final class DeviceDraft {
         c.put(key, capacity.get(key));
       }
     }
+    // ResourceSliceMaxAttributeValuesPerDevice: list items count one each; lists that do not fit go.
+    int values = a.values().stream().mapToInt(AttributeValue::valueCount).sum();
+    for (String key : new ArrayList<>(a.keySet())) {
+      AttributeValue v = a.get(key);
+      if (values > AttributeValue.MAX_VALUES_PER_DEVICE && v.valueCount() > 1) {
+        leftOut(key, "its " + v.valueCount() + " values would make the device's attribute values more than "
+            + AttributeValue.MAX_VALUES_PER_DEVICE + ", the most a ResourceSlice allows");
+        a.remove(key);
+        values -= v.valueCount();
+      }
+    }
     boolean shared = allowMultipleAllocations || !requestPolicies.isEmpty();
+    TreeMap<String, NodeAllocatableMapping> mappings = new TreeMap<>();
+    nodeAllocatable.forEach((resource, m) -> {
+      if (!NodeAllocatableMapping.isResourceName(resource)) {
+        leftOut("nodeAllocatableResources " + resource, "not a node-allocatable resource (cpu, memory, hugepages-<size>)");
+      } else if (m.capacityKey().isPresent() && !c.containsKey(m.capacityKey().get())) {
+        leftOut("nodeAllocatableResources " + resource, "capacity " + m.capacityKey().get() + " is not published");
+      } else {
+        mappings.put(resource, m);
+      }
+    });
     return Optional.of(new Device(name, source, new TreeMap<>(a), new TreeMap<>(c),
-        new TreeMap<>(requestPolicies), shared, edits));
+        new TreeMap<>(requestPolicies), shared, edits, mappings));
   }
 
   private void put(String key) {

@@ -19,6 +19,7 @@ import io.nodeatlas.discovery.model.AttributeValue;
 import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Quantity;
+import io.nodeatlas.discovery.model.NodeAllocatableMapping;
 import io.nodeatlas.discovery.model.RequestPolicy;
 import io.nodeatlas.discovery.parse.CpuListParser;
 import io.nodeatlas.discovery.topology.CpuSet;
@@ -329,6 +330,9 @@ public final class NodeReportCodec {
         value.put("string", s.value());
       } else if (v instanceof AttributeValue.VersionValue ver) {
         value.put("version", ver.value());
+      } else if (v instanceof AttributeValue.StringsValue list) {
+        ArrayNode items = value.putArray("strings");
+        list.values().forEach(items::add);
       }
     });
     ObjectNode capacity = out.putObject("capacity");
@@ -351,6 +355,10 @@ public final class NodeReportCodec {
       com.fasterxml.jackson.databind.node.ArrayNode uses = out.putArray("consumesCounters");
       d.consumesCounters().forEach(c -> counters(uses.addObject().put("counterSet", c.counterSet()), c.counters()));
     }
+    if (!d.nodeAllocatableResources().isEmpty()) {
+      ObjectNode mappings = out.putObject("nodeAllocatableResources");
+      d.nodeAllocatableResources().forEach((k, m) -> mappings.putObject(k).set("mapping", nodeAllocatableMapping(m)));
+    }
     out.set("containerEdits", containerEdits(d.containerEdits()));
     return out;
   }
@@ -364,6 +372,25 @@ public final class NodeReportCodec {
     java.util.SortedMap<String, Quantity> out = new java.util.TreeMap<>();
     parent.path("counters").fields().forEachRemaining(e -> out.put(e.getKey(), Quantity.parse(text(e.getValue(), "value"))));
     return out;
+  }
+
+  /** A KEP-5517 {@code NodeAllocatableMapping} with the API's field names. */
+  public static ObjectNode nodeAllocatableMapping(NodeAllocatableMapping m) {
+    ObjectNode out = NODES.objectNode();
+    m.capacityKey().ifPresent(k -> out.put("capacityKey", k));
+    m.capacityMultiplier().ifPresent(q -> out.put("capacityMultiplier", q.value()));
+    m.deviceMultiplier().ifPresent(q -> out.put("deviceMultiplier", q.value()));
+    return out;
+  }
+
+  private static NodeAllocatableMapping readNodeAllocatableMapping(String resource, JsonNode r) {
+    JsonNode m = r.path("mapping");
+    if (!m.isObject()) {
+      throw new IllegalArgumentException("nodeAllocatableResources " + resource + " has no mapping");
+    }
+    return new NodeAllocatableMapping(Optional.ofNullable(optText(m, "capacityKey")),
+        Optional.ofNullable(optText(m, "capacityMultiplier")).map(Quantity::parse),
+        Optional.ofNullable(optText(m, "deviceMultiplier")).map(Quantity::parse));
   }
 
   /** A request policy with the API's field names ({@code default}, {@code validRange}, {@code validValues}). */
@@ -512,6 +539,16 @@ public final class NodeReportCodec {
         value = AttributeValue.string(v.get("string").asText());
       } else if (v.has("version") && v.get("version").isTextual()) {
         value = AttributeValue.version(v.get("version").asText());
+      } else if (v.has("strings") && v.get("strings").isArray()) {
+        List<String> items = new ArrayList<>();
+        for (JsonNode item : v.get("strings")) {
+          if (!item.isTextual() || items.size() == AttributeValue.MAX_VALUES_PER_DEVICE) {
+            throw new IllegalArgumentException("attribute " + e.getKey() + " must hold 1 to "
+                + AttributeValue.MAX_VALUES_PER_DEVICE + " strings");
+          }
+          items.add(item.asText());
+        }
+        value = AttributeValue.strings(items);
       } else {
         throw new IllegalArgumentException("attribute " + e.getKey() + " has no valid int, bool, string or version value");
       }
@@ -526,6 +563,8 @@ public final class NodeReportCodec {
     }
     d.path("requestPolicies").fields().forEachRemaining(e ->
         b.requestPolicy(e.getKey(), readRequestPolicy(e.getKey(), e.getValue())));
+    d.path("nodeAllocatableResources").fields().forEachRemaining(e ->
+        b.nodeAllocatable(e.getKey(), readNodeAllocatableMapping(e.getKey(), e.getValue())));
     b.containerEdits(readEdits(d.path("containerEdits")));
     List<io.nodeatlas.discovery.model.CounterSet> shared = new ArrayList<>();
     for (JsonNode c : d.path("sharedCounters")) {

@@ -5,6 +5,7 @@ import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.DeviceDraft;
 import io.nodeatlas.discovery.model.Names;
+import io.nodeatlas.discovery.model.NodeAllocatableMapping;
 import io.nodeatlas.discovery.model.Quantity;
 import io.nodeatlas.discovery.model.RequestPolicy;
 import io.nodeatlas.discovery.model.AttributeDoc;
@@ -127,6 +128,9 @@ public final class CpuNumaDevices {
           "x86 only: every CPU of the device has AMX tiles (cpuinfo flags amx_tile)."),
       AttributeDoc.attribute(CPU_TYPE, SVE, "bool", "", "false",
           "arm64 only: every CPU of the device has SVE (cpuinfo Features sve)."),
+      AttributeDoc.attribute(CPU_TYPE, Names.PCIE_ROOT, "strings", "", "pci0000:00",
+          "With --cpu-pcie-roots: the PCIe root complexes local to the device's NUMA node (KEP-5491 list"
+              + " attribute, alpha), named as every PCI device's scalar pcieRoot, for matchAttribute with GPUs and NICs."),
       AttributeDoc.capacity(CPU_TYPE, CPU_CAPACITY, "CPUs", "64",
           "The device's online CPUs that are not reserved; shared: a claim takes 1 unless it asks for more,"
               + " from 1 to all of them in steps of 1. In cores mode the core's threads, taken whole."),
@@ -252,8 +256,79 @@ public final class CpuNumaDevices {
     // Shared by CPU count (KEP-5075): a claim that names no amount takes one CPU; any whole number up
     // to the device's allocatable CPUs may be asked for.
     Quantity all = Quantity.of(allocatable.size());
-    d.capacity(CPU_CAPACITY, all, RequestPolicy.range(ONE, ONE, all, ONE));
+    d.capacity(CPU_CAPACITY, all, wholeUnits(ONE, all));
     return d.build();
+  }
+
+  /**
+   * {@code devices} with KEP-5517 node-allocatable mappings ({@code resource.k8s.io/v1}
+   * {@code Device.nodeAllocatableResources}): a shared cpu device counts the CPUs a claim consumes as node
+   * allocatable {@code cpu} ({@code capacityKey} {@code nodeatlas.io/cpu}, multiplier 1); a core of cores
+   * mode, taken whole, counts as its allocatable threads ({@code deviceMultiplier}); a hugepages device
+   * counts the bytes a claim consumes as {@code hugepages-<size>}, the kubelet's resource of that page size.
+   */
+  public static List<Device> withNodeAllocatableResources(List<Device> devices) {
+    List<Device> out = new ArrayList<>();
+    for (Device d : devices) {
+      java.util.TreeMap<String, NodeAllocatableMapping> m = new java.util.TreeMap<>();
+      String type = d.type().orElse("");
+      Quantity cpus = d.capacity().get(CPU_CAPACITY);
+      if (type.equals(CPU_TYPE) && cpus != null) {
+        m.put("cpu", d.requestPolicies().containsKey(CPU_CAPACITY)
+            ? NodeAllocatableMapping.ofCapacity(CPU_CAPACITY, ONE) : NodeAllocatableMapping.perDevice(cpus));
+      } else if (type.equals(HUGEPAGES_TYPE) && d.capacity().containsKey(MEMORY_CAPACITY)
+          && d.attributes().get(PAGE_SIZE) instanceof io.nodeatlas.discovery.model.AttributeValue.StringValue size) {
+        m.put("hugepages-" + size.value(), NodeAllocatableMapping.ofCapacity(MEMORY_CAPACITY, ONE));
+      }
+      out.add(m.isEmpty() ? d : d.withNodeAllocatableResources(m));
+    }
+    return out;
+  }
+
+  /**
+   * {@code devices} whose cpu devices of one NUMA node carry {@code resource.kubernetes.io/pcieRoot} as a
+   * list ({@code strings}, KEP-5491): the roots local to that node, from {@code rootsByNode}. The attribute
+   * has the name and value form of every PCI device's scalar {@code pcieRoot}, so {@code matchAttribute}
+   * on it aligns a GPU with CPUs. A list that would pass the API's 32 attributes or 48 values per device
+   * is left out with a warning.
+   */
+  static List<Device> withPcieRoots(List<Device> devices, java.util.Map<Integer, List<String>> rootsByNode,
+      Consumer<String> warn) {
+    List<Device> out = new ArrayList<>();
+    for (Device d : devices) {
+      List<String> roots = d.type().filter(CPU_TYPE::equals).isPresent()
+          && d.attributes().get(Names.NUMA_NODE) instanceof io.nodeatlas.discovery.model.AttributeValue.IntValue n
+          ? rootsByNode.getOrDefault((int) n.value(), List.of()) : List.of();
+      if (roots.isEmpty()) {
+        out.add(d);
+        continue;
+      }
+      int values = d.attributes().values().stream().mapToInt(io.nodeatlas.discovery.model.AttributeValue::valueCount).sum();
+      if (d.attributes().size() + d.capacity().size() + 1 > Device.MAX_ATTRIBUTES_AND_CAPACITIES
+          || values + roots.size() > io.nodeatlas.discovery.model.AttributeValue.MAX_VALUES_PER_DEVICE) {
+        warn.accept("device " + d.name() + ": " + Names.PCIE_ROOT + " left out: its " + roots.size()
+            + " PCIe roots do not fit the API's 32 attributes and 48 attribute values per device");
+        out.add(d);
+        continue;
+      }
+      java.util.TreeMap<String, io.nodeatlas.discovery.model.AttributeValue> attributes = new java.util.TreeMap<>(d.attributes());
+      attributes.put(Names.PCIE_ROOT, io.nodeatlas.discovery.model.AttributeValue.strings(roots));
+      out.add(new Device(d.name(), d.source(), attributes, d.capacity(), d.requestPolicies(), d.allowMultipleAllocations(),
+          d.containerEdits(), d.nodeAllocatableResources()));
+    }
+    return out;
+  }
+
+  /**
+   * The request policy of a capacity handed out in whole {@code unit}s up to {@code total}: one unit by
+   * default, from one unit to all of them. The API rejects a step whose first increment passes the
+   * capacity ({@code pkg/apis/resource/validation} validateRequestPolicyRange: "one step ... is larger
+   * than capacity value"), so a capacity of exactly one unit (a NUMA node with one allocatable CPU, a
+   * pool of one page) gets {@code min = max = unit} and no step, which admits the one request there is.
+   */
+  static RequestPolicy wholeUnits(Quantity unit, Quantity total) {
+    boolean oneUnit = total.compareTo(unit) <= 0;
+    return RequestPolicy.range(unit, unit, total, oneUnit ? null : unit);
   }
 
   /**
@@ -422,8 +497,7 @@ public final class CpuNumaDevices {
     if (bytes > 0) {
       // Shared by bytes, in whole pages (KEP-5075): hugetlbfs hands out whole pages, so the step and the
       // smallest request are one page, and a claim that names no amount takes one page.
-      Quantity page = Quantity.of(pageSize);
-      d.capacity(MEMORY_CAPACITY, Quantity.of(bytes), RequestPolicy.range(page, page, Quantity.of(bytes), page));
+      d.capacity(MEMORY_CAPACITY, Quantity.of(bytes), wholeUnits(Quantity.of(pageSize), Quantity.of(bytes)));
     } else {
       warn.accept("device " + name + ": " + MEMORY_CAPACITY + " left out: " + pages + " pages of " + quantity
           + " are more bytes than a 64-bit count holds");

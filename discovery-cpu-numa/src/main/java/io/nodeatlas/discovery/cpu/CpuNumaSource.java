@@ -63,9 +63,29 @@ public final class CpuNumaSource implements DiscoverySource {
         return v;
       });
 
+  /**
+   * Publish KEP-5517 {@code nodeAllocatableResources} mappings on cpu and hugepages devices, so the
+   * scheduler and kubelet count what a claim gets in node allocatable {@code cpu} and
+   * {@code hugepages-<size>} (alpha; needs the {@code DRANodeAllocatableResources} feature gate).
+   */
+  public static final SourceSetting NODE_ALLOCATABLE = SourceSetting.bool(CpuNumaDevices.SOURCE,
+      "nodeAllocatableResources", "--node-allocatable-resources", "NODEATLAS_NODE_ALLOCATABLE_RESOURCES", false,
+      "Map cpu and hugepages devices to node allocatable cpu and hugepages-<size> (KEP-5517, alpha: needs the"
+          + " DRANodeAllocatableResources feature gate).");
+
+  /**
+   * Give cpu devices the list attribute {@code resource.kubernetes.io/pcieRoot}: the PCIe root complexes
+   * local to their NUMA node (KEP-5491 list-type attributes, alpha; needs the {@code DRAListTypeAttributes}
+   * feature gate), so one claim can align a GPU and CPUs with {@code matchAttribute}.
+   */
+  public static final SourceSetting PCIE_ROOTS = SourceSetting.bool(CpuNumaDevices.SOURCE, "cpuPcieRoots",
+      "--cpu-pcie-roots", "NODEATLAS_CPU_PCIE_ROOTS", false,
+      "Give cpu devices the PCIe roots of their NUMA node as the list attribute resource.kubernetes.io/pcieRoot"
+          + " (KEP-5491, alpha: needs the DRAListTypeAttributes feature gate).");
+
   @Override
   public List<SourceSetting> settings() {
-    return List.of(RESERVED_CPUS, CPU_DEVICES);
+    return List.of(RESERVED_CPUS, CPU_DEVICES, NODE_ALLOCATABLE, PCIE_ROOTS);
   }
 
   @Override
@@ -114,7 +134,11 @@ public final class CpuNumaSource implements DiscoverySource {
   public DiscoveryResult discover(HostContext host) throws DiscoveryException {
     CpuSet reserved;
     boolean cores;
+    boolean nodeAllocatable;
+    boolean pcieRoots;
     try {
+      nodeAllocatable = host.options().flag(NODE_ALLOCATABLE);
+      pcieRoots = host.options().flag(PCIE_ROOTS);
       reserved = host.options().get(RESERVED_CPUS).map(v -> ReservedCpus.parse(RESERVED_CPUS.validate(v)))
           .orElse(CpuSet.EMPTY);
       String mode = CPU_DEVICES.validate(host.options().get(CPU_DEVICES).orElse(AUTO));
@@ -137,7 +161,15 @@ public final class CpuNumaSource implements DiscoverySource {
     // the kernel says (no numaNode, one cpu device per package), like the other sources' devices there.
     Topology forDevices = read.kernelNuma() ? topology : new Topology(topology.cpus(), topology.packages(),
         topology.dies(), topology.clusters(), topology.cores(), topology.caches(), List.of(), topology.hugepages());
-    CpuNumaDevices.devices(forDevices, CpuIdentityReader.read(in), reserved, cores, result::warn).forEach(result::device);
+    List<io.nodeatlas.discovery.model.Device> devices =
+        CpuNumaDevices.devices(forDevices, CpuIdentityReader.read(in), reserved, cores, result::warn);
+    if (nodeAllocatable) {
+      devices = CpuNumaDevices.withNodeAllocatableResources(devices);
+    }
+    if (pcieRoots && read.kernelNuma()) {
+      devices = CpuNumaDevices.withPcieRoots(devices, PcieRootsByNode.read(in), result::warn);
+    }
+    devices.forEach(result::device);
     return result.build();
   }
 

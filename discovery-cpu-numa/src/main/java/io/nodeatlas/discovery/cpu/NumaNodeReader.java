@@ -24,7 +24,7 @@ import java.util.TreeMap;
  * nodes, and per node its CPUs ({@code cpulist}, or {@code cpumap} on old kernels) intersected with the
  * online CPUs (a node may list offline CPUs), its memory from {@code meminfo}, its {@code distance} row
  * mapped through the online-node order, its per-size hugepage pools, its best initiators
- * ({@code access0/initiators/}) and its memory tier ({@code /sys/devices/virtual/memory_tiering},
+ * ({@code access1/initiators/}, else {@code access0/initiators/}) and its memory tier ({@code /sys/devices/virtual/memory_tiering},
  * Documentation/ABI/testing/sysfs-kernel-mm-memory-tiers).
  *
  * <p>A kernel without NUMA support has no {@code node} directory. Such a host still has one memory and
@@ -133,13 +133,25 @@ final class NumaNodeReader {
   }
 
   /**
-   * The nodes named in {@code nodeN/access0/initiators/} (Documentation/ABI/stable/sysfs-devices-node:
-   * symlinks to the initiator nodes with the best, class 0, access to this node's memory; the kernel
-   * fills it from the ACPI HMAT). The entry names say which nodes; their targets are not followed. A
-   * name of a node that is not online is left out with a warning: it has no CPUs to be local to.
+   * The best initiators of a node's memory (Documentation/ABI/stable/sysfs-devices-node: symlinks to the
+   * initiator nodes with the best access; the kernel fills them from the ACPI HMAT). Access class 1
+   * ({@code access1/initiators/}, kernels 5.18+) lists the best nodes with CPUs; class 0 lists the best of
+   * any kind, which may be a generic initiator (an accelerator node) without CPUs. As hwloc does
+   * (topology-linux.c reads access1 before access0), class 1 is used when it names an online node, else
+   * class 0.
    */
   private static List<Integer> initiators(FactReader in, Path nodeDir, int id, List<Integer> online) {
-    Path dir = nodeDir.resolve("access0").resolve("initiators");
+    List<Integer> cpuInitiators = listedInitiators(in, nodeDir.resolve("access1").resolve("initiators"), id, online);
+    return !cpuInitiators.isEmpty() ? cpuInitiators
+        : listedInitiators(in, nodeDir.resolve("access0").resolve("initiators"), id, online);
+  }
+
+  /**
+   * The nodes named in one {@code accessN/initiators/} directory. The entry names say which nodes; their
+   * targets are not followed. A name of a node that is not online is left out with a warning: it has no
+   * CPUs to be local to.
+   */
+  private static List<Integer> listedInitiators(FactReader in, Path dir, int id, List<Integer> online) {
     if (!SysfsFacts.directory(in, dir, "the initiators of NUMA node " + id + " left out")) {
       return List.of();
     }

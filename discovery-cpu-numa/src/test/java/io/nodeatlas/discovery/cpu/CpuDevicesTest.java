@@ -219,6 +219,46 @@ class CpuDevicesTest {
   }
 
   @Test
+  void aNodeWithOneAllocatableCpuIsPublishedWithAPolicyOfThatOneCpu() throws Exception {
+    // min + step may not pass the capacity (validateRequestPolicyRange): one CPU gets min = max = 1, no step.
+    List<Device> devices = new CpuNumaSource().discover(host(options("0-30,64-95", null))).devices();
+    Device n0 = device(devices, "cpu-numa0");
+    assertThat(n0.capacity()).containsEntry(Names.ours("cpu"), Quantity.of(1));
+    assertThat(n0.requestPolicies()).containsEntry(Names.ours("cpu"),
+        RequestPolicy.range(Quantity.of(1), Quantity.of(1), Quantity.of(1), null));
+    assertThat(CpuNumaDevices.wholeUnits(Quantity.of(2), Quantity.of(2)).validRange().orElseThrow().step()).isEmpty();
+    assertThat(CpuNumaDevices.wholeUnits(Quantity.of(1), Quantity.of(2)).validRange().orElseThrow().step())
+        .contains(Quantity.of(1));
+  }
+
+  @Test
+  void aPcieRootListThatPassesTheValuesPerDeviceIsLeftOutWithAWarning() throws Exception {
+    List<Device> devices = new CpuNumaSource().discover(host(options(null, null))).devices();
+    Device n0 = device(devices, "cpu-numa0");
+    int room = io.nodeatlas.discovery.model.AttributeValue.MAX_VALUES_PER_DEVICE - n0.attributes().size();
+    List<String> fits = new java.util.ArrayList<>();
+    for (int i = 0; i < room; i++) {
+      fits.add(String.format("pci%04x:00", i));
+    }
+    List<String> warnings = new java.util.ArrayList<>();
+    Device listed = device(CpuNumaDevices.withPcieRoots(List.of(n0), java.util.Map.of(0, fits), warnings::add), "cpu-numa0");
+    assertThat(listed.attributes().get(Names.PCIE_ROOT)).isEqualTo(io.nodeatlas.discovery.model.AttributeValue.strings(fits));
+    assertThat(warnings).isEmpty();
+    List<String> tooMany = new java.util.ArrayList<>(fits);
+    tooMany.add("pciffff:00");
+    Device left = device(CpuNumaDevices.withPcieRoots(List.of(n0), java.util.Map.of(0, tooMany), warnings::add), "cpu-numa0");
+    assertThat(left.attributes()).doesNotContainKey(Names.PCIE_ROOT);
+    assertThat(warnings).containsExactly("device cpu-numa0: resource.kubernetes.io/pcieRoot left out: its " + tooMany.size()
+        + " PCIe roots do not fit the API's 32 attributes and 48 attribute values per device");
+  }
+
+  @Test
+  void nodeAllocatableMappingsAreOffByDefault() throws Exception {
+    assertThat(new CpuNumaSource().discover(host(options(null, null))).devices())
+        .allSatisfy(d -> assertThat(d.nodeAllocatableResources()).isEmpty());
+  }
+
+  @Test
   void reservedCpusThatDoNotExistFailTheSourceNamingThemAndTheFlag() {
     assertThatThrownBy(() -> new CpuNumaSource().discover(host(options("0-1,126-129,200", null))))
         .isInstanceOf(DiscoveryException.class)
@@ -299,9 +339,11 @@ class CpuDevicesTest {
     assertThatThrownBy(() -> CpuNumaSource.CPU_DEVICES.validate("per-core"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("--cpu-devices: must be auto, grouped or cores");
-    assertThat(new CpuNumaSource().settings()).extracting(s -> s.flag()).containsExactly("--reserved-cpus", "--cpu-devices");
+    assertThat(new CpuNumaSource().settings()).extracting(s -> s.flag())
+        .containsExactly("--reserved-cpus", "--cpu-devices", "--node-allocatable-resources", "--cpu-pcie-roots");
     assertThat(new CpuNumaSource().settings()).extracting(s -> s.env())
-        .containsExactly("NODEATLAS_RESERVED_CPUS", "NODEATLAS_CPU_DEVICES");
+        .containsExactly("NODEATLAS_RESERVED_CPUS", "NODEATLAS_CPU_DEVICES", "NODEATLAS_NODE_ALLOCATABLE_RESOURCES",
+            "NODEATLAS_CPU_PCIE_ROOTS");
   }
 
   @Test

@@ -319,7 +319,9 @@ class CpuNumaSourceTest {
     devices.addAll(discover().devices());
     devices.addAll(CpuDevicesTest.devicesOfEveryKind(root.resolve("kinds")));
     OddMachines.hbmAndCxl(root.resolve("hbm"));
-    devices.addAll(Discover.run(HostContext.of(HostFs.of(root.resolve("hbm")))).devices());
+    // --cpu-pcie-roots adds the list attribute pcieRoot to cpu devices of a NUMA node.
+    devices.addAll(CpuNumaDevices.withPcieRoots(Discover.run(HostContext.of(HostFs.of(root.resolve("hbm")))).devices(),
+        java.util.Map.of(0, List.of("pci0000:00")), w -> { }));
     assertThat(AttributeCatalogue.undocumented(source.catalogue(), devices)).isEmpty();
     // The synthetic node, the hybrid laptop, an x86 and an arm64 node in both modes and a node with HBM
     // and CXL memory together publish every documented name: none is stale.

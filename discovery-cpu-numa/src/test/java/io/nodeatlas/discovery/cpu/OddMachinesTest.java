@@ -281,6 +281,37 @@ class OddMachinesTest {
   }
 
   @Test
+  void aMemoryNodeWhoseBestInitiatorHasNoCpusTakesItsLocalityFromAccess1() throws Exception {
+    // Kernels 5.18+: access0 names the best initiator of any kind, here CPU-less node 3 standing in for a
+    // generic initiator (an accelerator); access1 names the best initiator with CPUs, node 0.
+    OddMachines.write("hbm-cxl", root);
+    String node2 = "sys/devices/system/node/node2/";
+    FixtureTree.at(root).delete(node2 + "access0/initiators/node0")
+        .symlink(node2 + "access0/initiators/node3", "../../../node3")
+        .symlink(node2 + "access1/initiators/node0", "../../../node0")
+        .value(node2 + "access1/initiators/read_latency", 120);
+    DiscoveryResult r = Discover.run(HostContext.of(HostFs.of(root)));
+    assertThat(r.warnings()).isEmpty();
+    NumaNodeInfo hbm = r.topology().orElseThrow().numaNodes().get(2);
+    assertThat(hbm.initiatorNodes()).containsExactly(0);
+    assertThat(hbm.initiatorCpus()).isEqualTo(cpus("0-3"));
+    JsonNode doc = discoverDocument();
+    assertThat(doc.at("/numaNodes/2/initiatorNodes").toString()).isEqualTo("[0]");
+    assertThat(doc.at("/numaNodes/2/initiatorCpus").asText()).isEqualTo("0-3");
+  }
+
+  @Test
+  void anAccess1WithoutNodesLeavesTheLocalityToAccess0() {
+    OddMachines.write("hbm-cxl", root);
+    FixtureTree.at(root).value("sys/devices/system/node/node3/access1/initiators/read_latency", 120);
+    DiscoveryResult r = Discover.run(HostContext.of(HostFs.of(root)));
+    assertThat(r.warnings()).isEmpty();
+    NumaNodeInfo hbm = r.topology().orElseThrow().numaNodes().get(3);
+    assertThat(hbm.initiatorNodes()).containsExactly(1);
+    assertThat(hbm.initiatorCpus()).isEqualTo(cpus("4-7"));
+  }
+
+  @Test
   void aNodeInTwoTiersStaysInTheFasterOne() {
     OddMachines.write("hbm-cxl", root);
     FixtureTree.at(root).value("sys/devices/virtual/memory_tiering/memory_tier22/nodelist", "3-4");

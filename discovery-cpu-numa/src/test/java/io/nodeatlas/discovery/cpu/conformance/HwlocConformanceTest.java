@@ -64,7 +64,8 @@ import org.w3c.dom.Element;
  *       it holds an allowed NUMA node (a package or L3 whose CPUs contain the node's CPUs); such
  *       objects are compared with an empty CPU set.</li>
  *   <li><b>CPU-less NUMA nodes.</b> The kernel gives HBM, CXL, NVDIMM and KNL MCDRAM nodes no CPUs,
- *       and so do we; we publish the CPUs of their best initiators ({@code access0/initiators}) as
+ *       and so do we; we publish the CPUs of their best initiators ({@code access1/initiators}, the best
+ *       with CPUs on kernels 5.18+, else {@code access0/initiators}) as
  *       {@code initiatorCpus}, and hwloc attaches such a node to exactly those CPUs, so they are
  *       compared. Where the initiators name no node with CPUs (an older kernel without HMAT, or a
  *       generic initiator), hwloc falls back to its own heuristics (its KNL hwdata, or the nearest
@@ -126,6 +127,27 @@ class HwlocConformanceTest {
     System.out.printf("hwloc conformance: %d of %d snapshots match lstopo%n", matched, snapshots.size());
     failures.forEach(f -> System.out.println("  MISMATCH " + f));
     assertThat(failures).as("snapshots whose differences no documented rule explains").isEmpty();
+  }
+
+  /**
+   * The one snapshot with {@code access1}: memory nodes 5-7 list generic initiator node 4 (no CPUs) in
+   * {@code access0} and CPU nodes in {@code access1}. Their CPUs are those lstopo attaches each node to
+   * ({@code fakememinitiators-1np2c+1npp+gi.output}: node 5 under PUs 0-1, node 6 under 4-5, NVM node 7
+   * under package 0's 0-1,4-5); checked without lstopo so every run has it.
+   */
+  @Test
+  void memoryNodesBehindAGenericInitiatorAreLocalToTheirAccess1Cpus() {
+    Snapshot gi = snapshots.stream().filter(s -> s.name().equals("fakememinitiators-1np2c+1npp+gi")).findFirst()
+        .orElseThrow();
+    DiscoveryResult result = Discover.run(HostContext.of(HostFs.of(gi.root())));
+    Map<Integer, String> local = new TreeMap<>();
+    for (Topology.NumaNodeInfo n : result.topology().orElseThrow().numaNodes()) {
+      if (n.memoryOnly() && n.id() >= 5) {
+        local.put(n.id(), n.initiatorCpus().toString());
+      }
+    }
+    assertThat(local).containsExactlyInAnyOrderEntriesOf(Map.of(
+        5, "0-1", 6, "4-5", 7, "0-1,4-5", 8, "2-3", 9, "6-7", 10, "2-3,6-7"));
   }
 
   /**
