@@ -1,11 +1,13 @@
 package io.nodeatlas.agent.claims;
 
-import io.nodeatlas.agent.shares.HeldShare;
+import io.nodeatlas.agent.shares.Families;
 import io.nodeatlas.agent.shares.ShareAsk;
 import io.nodeatlas.agent.shares.ShareEdits;
 import io.nodeatlas.agent.shares.SharePlanner;
 import io.nodeatlas.agent.shares.SharedDevice;
 import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.share.Share;
+import io.nodeatlas.discovery.share.SharePlacer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * works while the API server is away); else read the claim (UID and allocation checked), keep our
  * driver's results, check that each device still exists here and, unless it allows multiple
  * allocations, is not held by another claim; place each share of a device that does allow them
- * ({@link SharePlanner}: shareID and consumedCapacity checked, CPUs chosen, capacity accounted among
- * the shares of every claim); write the claim's CDI spec ({@link ShareEdits} for shares), record the
- * claim with its shares' choices in the checkpoint, and answer the CDI ids (and share ids). A claim
+ * ({@link SharePlanner}: shareID and consumedCapacity checked, capacity accounted among the shares of
+ * every claim, the device's family placing the share); write the claim's CDI spec ({@link ShareEdits}:
+ * each family's container edits), record the claim with its families' placements in the checkpoint, and answer the CDI ids (and share ids). A claim
  * answered from the checkpoint is re-checked against the node as it is now: a share that no longer
  * fits fails it. Unprepare works from the checkpoint alone, and releases the claim's shares. Calls for the same claim UID are serialised; different claims run in
  * parallel. Every claim of a request gets an entry; a failure is that claim's {@code error}.
@@ -65,11 +67,12 @@ public final class ClaimPreparer {
   /** Devices taken by claims being prepared right now (not yet in the checkpoint). */
   private final Map<String, ClaimRef> inFlight = new HashMap<>();
   /** Shares placed for claims being prepared right now (not yet in the checkpoint), by claim UID. */
-  private final Map<String, List<HeldShare>> inFlightShares = new HashMap<>();
+  private final Map<String, List<Share>> inFlightShares = new HashMap<>();
   private final SharePlanner planner = new SharePlanner();
   /** Why Prepare is refused for now (a lost checkpoint awaiting --recover, a hand-over); null while serving. */
   private volatile String refusal;
   private final ShareEdits shareEdits;
+  private final Families families;
   /** Told about each prepared claim's devices (the claim's network status, KEP-4817); never fails Prepare. */
   private volatile java.util.function.BiConsumer<ClaimRef, List<PreparedDevice>> onPrepared = (c, d) -> {};
   private final ClaimWorkers workers;
@@ -94,7 +97,7 @@ public final class ClaimPreparer {
     };
   }
 
-  /** The path a host-installed hook has when none is configured ({@code systemd/install.sh} puts it there). */
+  /** The path a host-installed OCI hook has when none is configured ({@code systemd/install.sh} puts it there). */
   public static final String DEFAULT_HOOK_PATH = "/usr/local/libexec/nodeatlas/cpuset-hook";
 
   public ClaimPreparer(String driverName, DeviceInventory inventory, ClaimLookup lookup, ClaimSpecs specs,
@@ -102,7 +105,7 @@ public final class ClaimPreparer {
     this(driverName, inventory, lookup, specs, checkpoint, listener, DEFAULT_HOOK_PATH);
   }
 
-  /** {@code hookPath}: where the cpuset/hugetlb OCI hook lies on the host; CPU and hugepage shares name it. */
+  /** {@code hookPath}: where nodeatlas's OCI hook lies on the host; the families' container edits name it. */
   public ClaimPreparer(String driverName, DeviceInventory inventory, ClaimLookup lookup, ClaimSpecs specs,
       Checkpoint checkpoint, Listener listener, String hookPath) {
     this(driverName, inventory, lookup, specs, checkpoint, listener, hookPath, ClaimWorkers.pooled(CALL_PARALLELISM));
@@ -111,8 +114,16 @@ public final class ClaimPreparer {
   /** {@code workers}: who runs the claims of one call (parallelism and threads). */
   public ClaimPreparer(String driverName, DeviceInventory inventory, ClaimLookup lookup, ClaimSpecs specs,
       Checkpoint checkpoint, Listener listener, String hookPath, ClaimWorkers workers) {
+    this(driverName, inventory, lookup, specs, checkpoint, listener,
+        Families.installed(ClaimPreparer.class.getClassLoader(), new SharePlacer.Settings(hookPath)), workers);
+  }
+
+  /** {@code families}: the claim-time side of the installed device families. */
+  public ClaimPreparer(String driverName, DeviceInventory inventory, ClaimLookup lookup, ClaimSpecs specs,
+      Checkpoint checkpoint, Listener listener, Families families, ClaimWorkers workers) {
     this.workers = workers;
-    this.shareEdits = new ShareEdits(hookPath);
+    this.families = families;
+    this.shareEdits = new ShareEdits(families);
     this.driverName = driverName;
     this.inventory = inventory;
     this.lookup = lookup;
@@ -262,7 +273,7 @@ public final class ClaimPreparer {
         return ClaimResult.failed("device " + a.pool() + "/" + a.device() + " of request " + a.request()
             + " is in pool " + a.pool() + ", but this node publishes pool " + inventory.pool());
       }
-      Optional<SharedDevice> d = inventory.shared(a.device());
+      Optional<SharedDevice> d = inventory.shared(a.device(), families::shared);
       if (d.isEmpty()) {
         return ClaimResult.failed("device " + a.device() + " of request " + a.request()
             + " no longer exists on this node");
@@ -276,7 +287,7 @@ public final class ClaimPreparer {
     List<String> exclusive = ours.stream()
         .filter(a -> !a.adminAccess() && !byName.get(a.device()).device().allowMultipleAllocations())
         .map(AllocatedDevice::device).distinct().toList();
-    Map<AllocatedDevice, HeldShare> shares = new LinkedHashMap<>();
+    Map<AllocatedDevice, Share> shares = new LinkedHashMap<>();
     synchronized (deviceOwnership) {
       for (String device : exclusive) {
         Optional<ClaimRef> holder = holderOf(device, claim.uid());
@@ -284,7 +295,7 @@ public final class ClaimPreparer {
           return ClaimResult.failed("device " + device + " is already prepared for claim " + holder.get());
         }
       }
-      List<HeldShare> held = heldShares();
+      List<Share> held = heldShares();
       for (AllocatedDevice a : ours) {
         SharePlanner.Plan plan = planner.plan(claim.uid(), byName.get(a.device()),
             new ShareAsk(a.request(), a.device(), a.shareId(), a.consumedCapacity(), a.adminAccess()), held);
@@ -308,22 +319,18 @@ public final class ClaimPreparer {
       // The spec holds each exclusive device as published, and one device per share with the share's edits.
       List<ShareEdits.Placed> placed = new ArrayList<>();
       Map<String, String> shareDeviceNames = new HashMap<>();
-      for (HeldShare s : new java.util.LinkedHashSet<>(shares.values())) {
+      for (Share s : new java.util.LinkedHashSet<>(shares.values())) {
         placed.add(new ShareEdits.Placed(byName.get(s.device()), s));
+        shareDeviceNames.put(s.device() + "\n" + s.shareId(), ShareEdits.deviceName(s.device(), s.shareId()));
       }
-      List<Device> specDevices = new ArrayList<>();
-      List<Device> shareDevices = shareEdits.devices(placed);
-      for (int i = 0; i < placed.size(); i++) {
-        HeldShare s = placed.get(i).share();
-        shareDeviceNames.put(s.device() + "\n" + s.shareId(), shareDevices.get(i).name());
-        specDevices.add(shareDevices.get(i));
-      }
+      List<Device> whole = new ArrayList<>();
       for (AllocatedDevice a : ours) {
-        if (!shares.containsKey(a) && specDevices.stream().noneMatch(x -> x.name().equals(a.device()))) {
-          specDevices.add(byName.get(a.device()).device());
+        if (!shares.containsKey(a) && !shareDeviceNames.containsValue(a.device())
+            && whole.stream().noneMatch(x -> x.name().equals(a.device()))) {
+          whole.add(byName.get(a.device()).device());
         }
       }
-      specDevices = shareEdits.unifyCpus(specDevices);
+      List<Device> specDevices = shareEdits.devices(placed, whole);
       if (budget.over()) {
         return stopped(budget);
       }
@@ -336,7 +343,7 @@ public final class ClaimPreparer {
       long t2 = System.nanoTime();
       List<PreparedDevice> prepared = new ArrayList<>();
       for (AllocatedDevice a : ours) {
-        HeldShare s = shares.get(a);
+        Share s = shares.get(a);
         if (s == null) {
           mergeInto(prepared, a, null, cdiIds.getOrDefault(a.device(), List.of()));
         } else {
@@ -397,12 +404,12 @@ public final class ClaimPreparer {
    * The shares every claim holds: those recorded in the checkpoint and those of claims being prepared
    * right now. Called with {@link #deviceOwnership} held.
    */
-  private List<HeldShare> heldShares() {
-    Map<String, HeldShare> byKey = new LinkedHashMap<>();
+  private List<Share> heldShares() {
+    Map<String, Share> byKey = new LinkedHashMap<>();
     for (PreparedClaim c : checkpoint.all()) {
       for (PreparedDevice d : c.devices()) {
         if (d.isShare()) {
-          HeldShare h = ShareRecords.held(c.claim().uid(), d);
+          Share h = ShareRecords.held(c.claim().uid(), d);
           byKey.putIfAbsent(key(h), h);
         }
       }
@@ -411,7 +418,7 @@ public final class ClaimPreparer {
     return new ArrayList<>(byKey.values());
   }
 
-  private static String key(HeldShare h) {
+  private static String key(Share h) {
     return h.claimUid() + "\n" + h.device() + "\n" + h.shareId();
   }
 
@@ -424,7 +431,7 @@ public final class ClaimPreparer {
     if (known.devices().stream().noneMatch(PreparedDevice::isShare)) {
       return null;
     }
-    List<HeldShare> held;
+    List<Share> held;
     synchronized (deviceOwnership) {
       held = heldShares();
     }
@@ -432,7 +439,7 @@ public final class ClaimPreparer {
       if (!d.isShare()) {
         continue;
       }
-      Optional<SharedDevice> device = inventory.shared(d.device());
+      Optional<SharedDevice> device = inventory.shared(d.device(), families::shared);
       if (device.isEmpty()) {
         return "device " + d.device() + " share " + d.shareId() + ": the device no longer exists on this node";
       }
@@ -482,7 +489,7 @@ public final class ClaimPreparer {
     List<ShareEdits.Placed> placed = new ArrayList<>();
     List<Device> others = new ArrayList<>();
     for (PreparedDevice d : known.devices()) {
-      SharedDevice device = inventory.shared(d.device()).orElseThrow(() -> new IllegalStateException("device "
+      SharedDevice device = inventory.shared(d.device(), families::shared).orElseThrow(() -> new IllegalStateException("device "
           + d.device() + " is not (or not yet) discovered on this node"));
       if (d.isShare()) {
         placed.add(new ShareEdits.Placed(device, ShareRecords.held(known.claim().uid(), d)));
@@ -490,16 +497,14 @@ public final class ClaimPreparer {
         others.add(device.device());
       }
     }
-    List<Device> all = new ArrayList<>(shareEdits.devices(placed));
-    all.addAll(others);
-    return shareEdits.unifyCpus(all);
+    return shareEdits.devices(placed, others);
   }
 
   /**
    * Results for the same device (and the same share) under different requests become one entry with
    * both request names; the kubelet matches devices to containers by request name.
    */
-  private static void mergeInto(List<PreparedDevice> prepared, AllocatedDevice a, HeldShare share, List<String> cdiIds) {
+  private static void mergeInto(List<PreparedDevice> prepared, AllocatedDevice a, Share share, List<String> cdiIds) {
     String shareId = share == null ? "" : share.shareId();
     for (int i = 0; i < prepared.size(); i++) {
       PreparedDevice p = prepared.get(i);
@@ -509,7 +514,7 @@ public final class ClaimPreparer {
           names.add(a.baseRequest());
         }
         prepared.set(i, new PreparedDevice(names, p.pool(), p.device(), p.cdiDeviceIds(), p.shareId(), p.consumedCapacity(),
-            p.cpus()));
+            p.placement()));
         return;
       }
     }

@@ -11,6 +11,7 @@ import io.nodeatlas.agent.claims.ApiClaimLookup;
 import io.nodeatlas.agent.claims.Checkpoint;
 import io.nodeatlas.agent.claims.ClaimPreparer;
 import io.nodeatlas.agent.claims.ClaimSpecStore;
+import io.nodeatlas.agent.claims.ClaimWorkers;
 import io.nodeatlas.agent.claims.CorruptCheckpointException;
 import io.nodeatlas.agent.claims.DeviceInventory;
 import io.nodeatlas.agent.kubelet.KubeletPaths;
@@ -191,13 +192,15 @@ public final class Agent implements AutoCloseable {
       checkpoint = Checkpoint.open(settings.checkpointFile());
       LOG.info("checkpoint loaded file={} claims={}", checkpoint.file(), checkpoint.all().size());
       publisher = new ResourceSlicePublisher(client, settings.driverName(), settings.nodeName());
+      io.nodeatlas.agent.shares.Families families = io.nodeatlas.agent.shares.Families.installed(
+          Agent.class.getClassLoader(), new io.nodeatlas.discovery.share.SharePlacer.Settings(settings.hookPath()));
       preparer = new ClaimPreparer(settings.driverName(), inventory, new ApiClaimLookup(client),
-          specStore, checkpoint, metrics, settings.hookPath());
+          specStore, checkpoint, metrics, families, ClaimWorkers.pooled(ClaimPreparer.CALL_PARALLELISM));
       checkLostCheckpoint();
       if (lostCheckpoint == null) {
         recordBoot();
       }
-      claimStatus = new io.nodeatlas.agent.status.ClaimNetworkStatus(client, settings.driverName(), inventory);
+      claimStatus = new io.nodeatlas.agent.status.ClaimNetworkStatus(client, settings.driverName(), inventory, families);
       preparer.onPrepared(claimStatus::prepared);
       io.nodeatlas.agent.health.ResourceHealthService healthStream = new io.nodeatlas.agent.health.ResourceHealthService();
       health = new io.nodeatlas.agent.health.DeviceHealthMonitor(healthChecks, inventory::all, clock, this::requestPublish,
