@@ -267,16 +267,77 @@ public final class ClaimPreparer {
       return stopped(budget);
     }
     List<AllocatedDevice> ours = allocation.stream().filter(a -> driverName.equals(a.driver())).toList();
+    Reservation reserved;
+    try {
+      reserved = reserve(claim, ours);
+    } catch (Refused e) {
+      return ClaimResult.failed(e.getMessage());
+    }
+    long t1 = System.nanoTime();
+    try {
+      SpecPlan plan = plan(reserved);
+      if (budget.over()) {
+        return stopped(budget);
+      }
+      Map<String, List<String>> cdiIds;
+      try {
+        cdiIds = specs.write(claim, plan.devices());
+      } catch (IOException | RuntimeException e) {
+        return ClaimResult.failed("cannot write the CDI spec: " + e.getMessage());
+      }
+      long t2 = System.nanoTime();
+      List<PreparedDevice> prepared = prepared(reserved, plan, cdiIds);
+      if (budget.over()) {
+        // The spec is written but not recorded: take it back, so nothing of a claim we answer with an
+        // error stays behind.
+        removeSpecOf(claim);
+        return stopped(budget);
+      }
+      String failed = commit(claim, prepared);
+      if (failed != null) {
+        return ClaimResult.failed(failed);
+      }
+      if (LOG.isDebugEnabled()) {
+        // Where a Prepare's time goes (bench/agent-load.sh reads these at -v 1): the API read, our own checks,
+        // the CDI spec write and the checkpoint commit, in microseconds.
+        long t3 = System.nanoTime();
+        LOG.debug("prepare spans claim={} lookupUs={} checkUs={} cdiUs={} checkpointUs={}", claim.uid(),
+            (tl - t0) / 1000, (t1 - tl) / 1000, (t2 - t1) / 1000, (t3 - t2) / 1000);
+      }
+      return ClaimResult.ok(prepared);
+    } finally {
+      release(reserved);
+    }
+  }
+
+  /** Our results of a claim, the devices they name, and what the claim holds until it is recorded or fails. */
+  private record Reservation(ClaimRef claim, List<AllocatedDevice> ours, Map<String, SharedDevice> byName,
+      List<String> exclusive, Map<AllocatedDevice, Share> shares) {}
+
+  /** A Prepare refused for a reason the kubelet shows. */
+  private static final class Refused extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Refused(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /**
+   * Checks each device of our results still exists here, takes the exclusive ones (none may be held by
+   * another claim) and places each share among the shares already held, all under {@link #deviceOwnership}:
+   * what it takes stays taken until {@link #release}.
+   */
+  private Reservation reserve(ClaimRef claim, List<AllocatedDevice> ours) throws Refused {
     Map<String, SharedDevice> byName = new LinkedHashMap<>();
     for (AllocatedDevice a : ours) {
       if (!inventory.pool().equals(a.pool())) {
-        return ClaimResult.failed("device " + a.pool() + "/" + a.device() + " of request " + a.request()
+        throw new Refused("device " + a.pool() + "/" + a.device() + " of request " + a.request()
             + " is in pool " + a.pool() + ", but this node publishes pool " + inventory.pool());
       }
       Optional<SharedDevice> d = inventory.shared(a.device(), families::shared);
       if (d.isEmpty()) {
-        return ClaimResult.failed("device " + a.device() + " of request " + a.request()
-            + " no longer exists on this node");
+        throw new Refused("device " + a.device() + " of request " + a.request() + " no longer exists on this node");
       }
       byName.putIfAbsent(a.device(), d.get());
     }
@@ -292,7 +353,7 @@ public final class ClaimPreparer {
       for (String device : exclusive) {
         Optional<ClaimRef> holder = holderOf(device, claim.uid());
         if (holder.isPresent()) {
-          return ClaimResult.failed("device " + device + " is already prepared for claim " + holder.get());
+          throw new Refused("device " + device + " is already prepared for claim " + holder.get());
         }
       }
       List<Share> held = heldShares();
@@ -300,7 +361,7 @@ public final class ClaimPreparer {
         SharePlanner.Plan plan = planner.plan(claim.uid(), byName.get(a.device()),
             new ShareAsk(a.request(), a.device(), a.shareId(), a.consumedCapacity(), a.adminAccess()), held);
         if (plan.failed()) {
-          return ClaimResult.failed(plan.error());
+          throw new Refused(plan.error());
         }
         if (!plan.exclusive()) {
           shares.put(a, plan.share());
@@ -314,89 +375,90 @@ public final class ClaimPreparer {
         inFlightShares.put(claim.uid(), List.copyOf(new java.util.LinkedHashSet<>(shares.values())));
       }
     }
-    long t1 = System.nanoTime();
+    return new Reservation(claim, ours, byName, exclusive, shares);
+  }
+
+  private void release(Reservation r) {
+    synchronized (deviceOwnership) {
+      r.exclusive().forEach(device -> inFlight.remove(device, r.claim()));
+      inFlightShares.remove(r.claim().uid());
+    }
+  }
+
+  /** The devices of the claim's spec, and the CDI device name of each share (by device and share id). */
+  private record SpecPlan(List<Device> devices, Map<String, String> shareDeviceNames) {}
+
+  /** The spec holds each exclusive device as published, and one device per share with the families' edits. */
+  private SpecPlan plan(Reservation r) {
+    List<ShareEdits.Placed> placed = new ArrayList<>();
+    Map<String, String> shareDeviceNames = new HashMap<>();
+    for (Share s : new java.util.LinkedHashSet<>(r.shares().values())) {
+      placed.add(new ShareEdits.Placed(r.byName().get(s.device()), s));
+      shareDeviceNames.put(s.device() + "\n" + s.shareId(), ShareEdits.deviceName(s.device(), s.shareId()));
+    }
+    List<Device> whole = new ArrayList<>();
+    for (AllocatedDevice a : r.ours()) {
+      if (!r.shares().containsKey(a) && !shareDeviceNames.containsValue(a.device())
+          && whole.stream().noneMatch(x -> x.name().equals(a.device()))) {
+        whole.add(r.byName().get(a.device()).device());
+      }
+    }
+    return new SpecPlan(shareEdits.devices(placed, whole), shareDeviceNames);
+  }
+
+  /** The claim's devices as the kubelet gets them and the checkpoint records them, with their CDI ids. */
+  private static List<PreparedDevice> prepared(Reservation r, SpecPlan plan, Map<String, List<String>> cdiIds) {
+    List<PreparedDevice> prepared = new ArrayList<>();
+    for (AllocatedDevice a : r.ours()) {
+      Share s = r.shares().get(a);
+      if (s == null) {
+        mergeInto(prepared, a, null, cdiIds.getOrDefault(a.device(), List.of()));
+      } else {
+        mergeInto(prepared, a, s, cdiIds.getOrDefault(plan.shareDeviceNames().get(s.device() + "\n" + s.shareId()), List.of()));
+      }
+    }
+    return prepared;
+  }
+
+  /**
+   * Records the claim, its spec already in place; null when done, else why not (the spec is then removed).
+   *
+   * <p>Crash safety, with one durable commit per claim (the checkpoint's fsync and directory fsync,
+   * shared by claims committed together): the spec is renamed into place before the claim is
+   * recorded, and the kubelet gets its answer only after the commit, so
+   * <ul>
+   *   <li>a killed agent (the page cache survives it) leaves a spec for every recorded claim, and at
+   *       most a spec that no record names: the kubelet's retried Prepare rewrites it (same file, same
+   *       ids) and records the claim, or its Unprepare removes it (Unprepare removes the spec also for
+   *       a claim the checkpoint does not know);
+   *   <li>a power cut or kernel crash, which may lose the un-synced spec (ClaimSpecStore writes it
+   *       without fsync) whatever the order, starts a new boot: every recorded claim becomes unconfirmed,
+   *       the kubelet prepares the claims of the pods it restarts again before starting their containers
+   *       (KEP-4381), and that Prepare re-creates the spec from the checkpoint unless the file there is a
+   *       valid spec with the recorded ids (restoreSpec). A claim the kubelet does not ask for again is
+   *       dropped when its claim is gone (the agent's sweep of unconfirmed claims).
+   * </ul>
+   * The CDI spec's own fsyncs would so buy nothing that the checkpoint does not already give.
+   */
+  private String commit(ClaimRef claim, List<PreparedDevice> prepared) {
     try {
-      // The spec holds each exclusive device as published, and one device per share with the share's edits.
-      List<ShareEdits.Placed> placed = new ArrayList<>();
-      Map<String, String> shareDeviceNames = new HashMap<>();
-      for (Share s : new java.util.LinkedHashSet<>(shares.values())) {
-        placed.add(new ShareEdits.Placed(byName.get(s.device()), s));
-        shareDeviceNames.put(s.device() + "\n" + s.shareId(), ShareEdits.deviceName(s.device(), s.shareId()));
-      }
-      List<Device> whole = new ArrayList<>();
-      for (AllocatedDevice a : ours) {
-        if (!shares.containsKey(a) && !shareDeviceNames.containsValue(a.device())
-            && whole.stream().noneMatch(x -> x.name().equals(a.device()))) {
-          whole.add(byName.get(a.device()).device());
-        }
-      }
-      List<Device> specDevices = shareEdits.devices(placed, whole);
-      if (budget.over()) {
-        return stopped(budget);
-      }
-      Map<String, List<String>> cdiIds;
+      checkpoint.put(new PreparedClaim(claim, prepared));
+      return null;
+    } catch (IOException e) {
       try {
-        cdiIds = specs.write(claim, specDevices);
-      } catch (IOException | RuntimeException e) {
-        return ClaimResult.failed("cannot write the CDI spec: " + e.getMessage());
+        specs.remove(claim.uid());
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
       }
-      long t2 = System.nanoTime();
-      List<PreparedDevice> prepared = new ArrayList<>();
-      for (AllocatedDevice a : ours) {
-        Share s = shares.get(a);
-        if (s == null) {
-          mergeInto(prepared, a, null, cdiIds.getOrDefault(a.device(), List.of()));
-        } else {
-          mergeInto(prepared, a, s, cdiIds.getOrDefault(shareDeviceNames.get(s.device() + "\n" + s.shareId()), List.of()));
-        }
-      }
-      if (budget.over()) {
-        // The spec is written but not recorded: take it back, so nothing of a claim we answer with an
-        // error stays behind.
-        try {
-          specs.remove(claim.uid());
-        } catch (IOException e) {
-          LOG.warn("cannot remove the spec of an abandoned claim claim={} err=\"{}\"", claim, e.getMessage());
-        }
-        return stopped(budget);
-      }
-      try {
-        // Crash safety, with one durable commit per claim (the checkpoint's fsync and directory fsync,
-        // shared by claims committed together): the spec is renamed into place before the claim is
-        // recorded, and the kubelet gets its answer only after the commit, so
-        //  - a killed agent (the page cache survives it) leaves a spec for every recorded claim, and at
-        //    most a spec that no record names: the kubelet's retried Prepare rewrites it (same file, same
-        //    ids) and records the claim, or its Unprepare removes it (Unprepare removes the spec also for
-        //    a claim the checkpoint does not know);
-        //  - a power cut or kernel crash, which may lose the un-synced spec (ClaimSpecStore writes it
-        //    without fsync) whatever the order, starts a new boot: every recorded claim becomes unconfirmed,
-        //    the kubelet prepares the claims of the pods it restarts again before starting their containers
-        //    (KEP-4381), and that Prepare re-creates the spec from the checkpoint unless the file there is a
-        //    valid spec with the recorded ids (restoreSpec). A claim the kubelet does not ask for again is
-        //    dropped when its claim is gone (the agent's sweep of unconfirmed claims).
-        // The CDI spec's own fsyncs would so buy nothing that the checkpoint does not already give.
-        checkpoint.put(new PreparedClaim(claim, prepared));
-      } catch (IOException e) {
-        try {
-          specs.remove(claim.uid());
-        } catch (IOException suppressed) {
-          e.addSuppressed(suppressed);
-        }
-        return ClaimResult.failed("cannot record the claim in the checkpoint " + checkpoint.file() + ": " + e.getMessage());
-      }
-      if (LOG.isDebugEnabled()) {
-        // Where a Prepare's time goes (bench/agent-load.sh reads these at -v 1): the API read, our own checks,
-        // the CDI spec write and the checkpoint commit, in microseconds.
-        long t3 = System.nanoTime();
-        LOG.debug("prepare spans claim={} lookupUs={} checkUs={} cdiUs={} checkpointUs={}", claim.uid(),
-            (tl - t0) / 1000, (t1 - tl) / 1000, (t2 - t1) / 1000, (t3 - t2) / 1000);
-      }
-      return ClaimResult.ok(prepared);
-    } finally {
-      synchronized (deviceOwnership) {
-        exclusive.forEach(device -> inFlight.remove(device, claim));
-        inFlightShares.remove(claim.uid());
-      }
+      return "cannot record the claim in the checkpoint " + checkpoint.file() + ": " + e.getMessage();
+    }
+  }
+
+  private void removeSpecOf(ClaimRef claim) {
+    try {
+      specs.remove(claim.uid());
+    } catch (IOException e) {
+      LOG.warn("cannot remove the spec of an abandoned claim claim={} err=\"{}\"", claim, e.getMessage());
     }
   }
 
