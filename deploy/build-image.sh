@@ -4,7 +4,7 @@
 #   1. base:    libc, libstdc++, zlib and a static busybox (sh, cp, chmod, mv for the hook's init step),
 #               extracted from Debian's archive by mmdebstrap, of this host's release;
 #   2. runtime: a Java runtime jlinked from this host's JDK (its jmods) with the modules the jar needs;
-#   3. app:     cli/target/nodeatlas.jar and the OCI hook (hooks/nodeatlas-cpuset-hook.c) linked statically,
+#   3. app:     cli/target/nodeatlas.jar and the OCI hook (discovery-cpu-numa/src/main/c/nodeatlas-cpuset-hook.c) linked statically,
 #               as the DaemonSet's init container copies it to the host, where runtimes run it.
 # The tag is the jar's Implementation-Version. The entry point passes the JVM flags of
 # systemd/nodeatlas.env (less -XX:MaxRAM: in a container the JVM sizes its heap from the cgroup's limit).
@@ -115,7 +115,7 @@ if [[ -n $keep ]]; then
   "$java_home/bin/jar" tf "$app_jar" | grep -Eq "$keep" || die "the jar has no native library for $arch"
 fi
 gcc -std=c11 -O2 -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2 -static -s \
-  -o "$work/app/opt/nodeatlas/hooks/cpuset-hook" hooks/nodeatlas-cpuset-hook.c \
+  -o "$work/app/opt/nodeatlas/hooks/cpuset-hook" discovery-cpu-numa/src/main/c/nodeatlas-cpuset-hook.c \
   || die "cannot link the hook statically (Debian: apt-get install libc6-dev)"
 
 # --- the OCI image layout, archived ---------------------------------------------------------------------

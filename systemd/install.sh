@@ -24,13 +24,13 @@ if ! [[ $major =~ ^[0-9]+$ ]] || (( major < need )); then
   exit 2
 fi
 
-hook="${NODEATLAS_HOOK:-$here/../agent/target/hooks/nodeatlas-cpuset-hook}"
+hook="${NODEATLAS_HOOK:-$here/../discovery-cpu-numa/target/hooks/nodeatlas-cpuset-hook}"
 if [[ ! -x "$hook" ]]; then
   # Not built by Maven yet: build it from its one C file.
   command -v gcc >/dev/null || { echo "install.sh: $hook not found and gcc is not installed" >&2; exit 2; }
   hook="$(mktemp -d)/nodeatlas-cpuset-hook"
-  gcc -std=c11 -O2 -Wall -Wextra -static -o "$hook" "$here/../hooks/nodeatlas-cpuset-hook.c" 2>/dev/null \
-    || gcc -std=c11 -O2 -Wall -Wextra -o "$hook" "$here/../hooks/nodeatlas-cpuset-hook.c"
+  gcc -std=c11 -O2 -Wall -Wextra -static -o "$hook" "$here/../discovery-cpu-numa/src/main/c/nodeatlas-cpuset-hook.c" 2>/dev/null \
+    || gcc -std=c11 -O2 -Wall -Wextra -o "$hook" "$here/../discovery-cpu-numa/src/main/c/nodeatlas-cpuset-hook.c"
 fi
 
 install -D -m 0644 "$jar" "$prefix/usr/lib/nodeatlas/nodeatlas.jar"

@@ -12,7 +12,7 @@ source .ci/e2e/lib/podman-sandbox.sh
 e2e_require podman runc jq busybox unshare java
 jar=$repo/cli/target/nodeatlas.jar
 tests=$(ls "$repo"/agent/target/agent-*-tests.jar 2>/dev/null | head -1)
-hook=$repo/agent/target/hooks/nodeatlas-cpuset-hook
+hook=$repo/discovery-cpu-numa/target/hooks/nodeatlas-cpuset-hook
 [[ -f $jar && -n $tests && -x $hook ]] || fail "build first: ./mvnw -B -pl cli -am package -DskipTests (needs $jar, the agent test jar and $hook)"
 
 e2e_sandbox doctor sh env echo -- state hooks

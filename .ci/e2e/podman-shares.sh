@@ -9,7 +9,7 @@
 # container (podman 4.3.1 + runc, busybox rootfs, private scratch dirs, the host's CDI dirs never
 # touched: same set-up as podman-cdi.sh), which shows:
 #   - its CPUs: the cgroup's effective cpuset and Cpus_allowed_list, set by nodeatlas's createRuntime hook
-#     (hooks/nodeatlas-cpuset-hook.c) to exactly NODEATLAS_CPUS; the two claims' CPUs are disjoint;
+#     (discovery-cpu-numa/src/main/c/nodeatlas-cpuset-hook.c) to exactly NODEATLAS_CPUS; the two claims' CPUs are disjoint;
 #   - NODEATLAS_NUMA_NODE;
 #   - its own hugetlbfs mount of the 2 MiB page size, limited to its share by size=.
 # Where the host cannot run the hook's part (one CPU, no cpuset controller) the script says why and
@@ -26,7 +26,7 @@ note() { echo "  note: $*"; }
 e2e_require podman runc jq busybox unshare java
 jar=$repo/cli/target/nodeatlas.jar
 tests=$(ls "$repo"/agent/target/agent-*-tests.jar 2>/dev/null | head -1)
-hook=$repo/agent/target/hooks/nodeatlas-cpuset-hook
+hook=$repo/discovery-cpu-numa/target/hooks/nodeatlas-cpuset-hook
 [[ -f $jar && -n $tests && -x $hook ]] || fail "build first: ./mvnw -B -pl cli -am package -DskipTests (needs $jar, the agent test jar and $hook)"
 
 pages_before=$(cat /proc/sys/vm/nr_hugepages)

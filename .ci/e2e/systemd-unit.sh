@@ -50,7 +50,7 @@ echo "  built in $(( $(date +%s) - t0 )) s"
 cp -r systemd "$W/src/"
 cp "$jar" "$W/src/nodeatlas.jar"
 cp -r .ci/e2e/fixtures/hostroot "$W/src/hostroot"
-gcc -std=c11 -O2 -static -o "$W/src/cpuset-hook" hooks/nodeatlas-cpuset-hook.c
+gcc -std=c11 -O2 -static -o "$W/src/cpuset-hook" discovery-cpu-numa/src/main/c/nodeatlas-cpuset-hook.c
 java_home=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
 mounts=(-v "$W/src:/src:ro" -v "$java_home:$java_home:ro")
 # Debian's JDK links its configuration from /etc.

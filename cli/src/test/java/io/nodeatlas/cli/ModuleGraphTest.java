@@ -188,6 +188,88 @@ class ModuleGraphTest {
         + "(DiscoverySource.settings()); the command line registers them generically").isEmpty();
   }
 
+  /**
+   * What names a device family: its source name, its device types, the attributes and capacities of
+   * its catalogue, and the environment variables its sources put into containers (every
+   * {@code NODEATLAS_*} text in a family module's main sources).
+   */
+  record FamilyNames(Set<String> quoted, Set<String> localNames, Set<String> environment) {
+
+    static FamilyNames fromInstalled(List<DiscoverySource> installed) throws Exception {
+      Set<String> quoted = new TreeSet<>();
+      Set<String> local = new TreeSet<>();
+      for (DiscoverySource s : installed) {
+        quoted.add(s.name());
+        for (io.nodeatlas.discovery.model.AttributeDoc d : s.catalogue()) {
+          quoted.add(d.deviceType());
+          quoted.add(d.name());
+          if (d.name().startsWith(io.nodeatlas.discovery.model.Names.DOMAIN + "/")) {
+            local.add(d.name().substring(io.nodeatlas.discovery.model.Names.DOMAIN.length() + 1));
+          }
+        }
+      }
+      Set<String> env = new TreeSet<>();
+      Pattern literal = Pattern.compile("\"(NODEATLAS_[A-Z0-9_]+)");
+      for (String module : modules()) {
+        if (!module.startsWith("discovery-") || module.equals("discovery-api")) {
+          continue;
+        }
+        try (Stream<Path> files = Files.walk(ROOT.resolve(module).resolve("src/main"))) {
+          for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+            Matcher m = literal.matcher(Files.readString(f));
+            while (m.find()) {
+              env.add(m.group(1));
+            }
+          }
+        }
+      }
+      return new FamilyNames(quoted, local, env);
+    }
+
+    List<String> violations(String file, String text) {
+      List<String> out = new ArrayList<>();
+      String[] lines = text.split("\n", -1);
+      for (int i = 0; i < lines.length; i++) {
+        String line = lines[i];
+        String where = file + ":" + (i + 1) + ": ";
+        for (String q : quoted) {
+          if (line.contains("\"" + q + "\"")) {
+            out.add(where + "names family name \"" + q + "\"");
+          }
+        }
+        for (String l : localNames) {
+          if (line.contains("Names.ours(\"" + l + "\")")) {
+            out.add(where + "names family attribute " + l);
+          }
+        }
+        for (String e : environment) {
+          if (line.contains(e)) {
+            out.add(where + "names family environment variable " + e);
+          }
+        }
+      }
+      return out;
+    }
+  }
+
+  @Test
+  void theAgentNamesNoDeviceFamilyItsAttributesOrItsEnvironment() throws Exception {
+    FamilyNames names = FamilyNames.fromInstalled(DiscoverySources.load(ModuleGraphTest.class.getClassLoader()).all());
+    assertThat(names.quoted()).as("the scan sees the installed families").contains("cpu-numa", "cpu", "nodeatlas.io/cpu");
+    assertThat(names.environment()).as("the scan sees the families' environment").contains("NODEATLAS_CPUS");
+    assertThat(names.violations("X.java", String.join("\n", "String t = \"cpu\";", "var c = Names.ours(\"cpu\");",
+        "e.env(\"NODEATLAS_CPUS=\" + x);", "String ok = \"cpus\";"))).hasSize(4);
+    List<String> problems = new ArrayList<>();
+    Path main = ROOT.resolve("agent/src/main");
+    try (Stream<Path> files = Files.walk(main)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
+        problems.addAll(names.violations(ROOT.relativize(f).toString(), Files.readString(f)));
+      }
+    }
+    assertThat(problems).as("a device family owns its claim-time placement and container edits "
+        + "(DiscoverySource.sharePlacer()); the agent knows shares, locks and the checkpoint, never a family").isEmpty();
+  }
+
   @Test
   void theScanFindsWhatItLooksFor() throws IOException {
     Rules rules = installedRules();

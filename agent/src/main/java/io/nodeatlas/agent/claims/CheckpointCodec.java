@@ -33,9 +33,15 @@ import java.util.TreeMap;
  *   "claims" : { "&lt;claim UID&gt;" : { "claim" : {...}, "devices" : [...] }, ... },
  *   "kind" : "nodeatlas.io/checkpoint",
  *   "boot" : { "id" : "&lt;boot ID&gt;", "unconfirmed" : [ "&lt;claim UID&gt;", ... ] },
- *   "version" : "v2.2"
+ *   "version" : "v2.3"
  * }
  * </pre>
+ *
+ * <p>{@code v2.3} records a share's {@code placement}: its device family's opaque choice, {@code
+ * {"value": <text>, "version": <n>}} ({@link io.nodeatlas.discovery.share.Placement}), which only the
+ * family reads. A {@code v2.1} or {@code v2.2} entry's {@code cpus} reads as placement version 1 (the
+ * CPU list it always was) and is written back as read; a {@code v2.2} reader keeps {@code placement} as
+ * a member of a newer minor version.
  *
  * <p>{@code v2.2} added {@code boot}: the kernel's boot ID ({@code /proc/sys/kernel/random/boot_id},
  * {@code Documentation/admin-guide/sysctl/kernel.rst}) of the boot the checkpoint was last written in,
@@ -44,8 +50,8 @@ import java.util.TreeMap;
  * without {@code boot} (v2.0, v2.1) reads as "boot unknown".
  *
  * <p>{@code v2.1} added, on a device entry that is a share of a device allowing multiple allocations
- * (KEP-5075), {@code shareId}, {@code consumedCapacity} (capacity name → decimal amount) and, for a CPU
- * share, {@code cpus} (kernel list syntax): the choice Prepare made, so a restart hands out nothing
+ * (KEP-5075), {@code shareId}, {@code consumedCapacity} (capacity name → decimal amount) and, for a share
+ * whose family chose something, {@code cpus} (since {@code v2.3}: {@code placement}): the choice Prepare made, so a restart hands out nothing
  * twice. A {@code v2.0} file reads as claims without shares; a {@code v2.0} reader keeps the new members
  * as members of a newer minor version.
  *
@@ -71,7 +77,7 @@ public final class CheckpointCodec {
 
   static final String KIND = Names.ours("checkpoint");
   /** The version this code writes. */
-  public static final CheckpointVersion CURRENT = new CheckpointVersion(2, 2);
+  public static final CheckpointVersion CURRENT = new CheckpointVersion(2, 3);
   private static final Set<String> KNOWN_MEMBERS = Set.of("boot", "checksum", "claims", "kind", "version");
   /** The kernel writes the boot ID as a UUID in 36 characters; anything longer is not one. */
   private static final int MAX_BOOT_ID_CHARS = 64;
@@ -638,8 +644,8 @@ public final class CheckpointCodec {
     if (d == null) {
       return "empty device entry";
     }
-    if (d.shareId().isEmpty() && (!d.consumedCapacity().isEmpty() || !d.cpus().isEmpty())) {
-      return "consumedCapacity or cpus without shareId";
+    if (d.shareId().isEmpty() && (!d.consumedCapacity().isEmpty() || !d.placementOrNone().empty())) {
+      return "consumedCapacity or placement without shareId";
     }
     for (Map.Entry<String, String> e : d.consumedCapacity().entrySet()) {
       try {
@@ -648,13 +654,6 @@ public final class CheckpointCodec {
         }
       } catch (NumberFormatException bad) {
         return "consumedCapacity " + e.getKey() + " is not a decimal amount";
-      }
-    }
-    if (!d.cpus().isEmpty()) {
-      try {
-        io.nodeatlas.discovery.parse.CpuListParser.parse(d.cpus());
-      } catch (IllegalArgumentException bad) {
-        return "cpus is not a CPU list";
       }
     }
     return null;

@@ -1,11 +1,13 @@
 package io.nodeatlas.agent.claims;
 
-import io.nodeatlas.agent.shares.HeldShare;
+import io.nodeatlas.agent.shares.Families;
 import io.nodeatlas.agent.shares.ShareAsk;
 import io.nodeatlas.agent.shares.ShareEdits;
 import io.nodeatlas.agent.shares.SharePlanner;
 import io.nodeatlas.agent.shares.SharedDevice;
 import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.share.Share;
+import io.nodeatlas.discovery.share.SharePlacer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * works while the API server is away); else read the claim (UID and allocation checked), keep our
  * driver's results, check that each device still exists here and, unless it allows multiple
  * allocations, is not held by another claim; place each share of a device that does allow them
- * ({@link SharePlanner}: shareID and consumedCapacity checked, CPUs chosen, capacity accounted among
- * the shares of every claim); write the claim's CDI spec ({@link ShareEdits} for shares), record the
- * claim with its shares' choices in the checkpoint, and answer the CDI ids (and share ids). A claim
+ * ({@link SharePlanner}: shareID and consumedCapacity checked, capacity accounted among the shares of
+ * every claim, the device's family placing the share); write the claim's CDI spec ({@link ShareEdits}:
+ * each family's container edits), record the claim with its families' placements in the checkpoint, and answer the CDI ids (and share ids). A claim
  * answered from the checkpoint is re-checked against the node as it is now: a share that no longer
  * fits fails it. Unprepare works from the checkpoint alone, and releases the claim's shares. Calls for the same claim UID are serialised; different claims run in
  * parallel. Every claim of a request gets an entry; a failure is that claim's {@code error}.
@@ -65,11 +67,12 @@ public final class ClaimPreparer {
   /** Devices taken by claims being prepared right now (not yet in the checkpoint). */
   private final Map<String, ClaimRef> inFlight = new HashMap<>();
   /** Shares placed for claims being prepared right now (not yet in the checkpoint), by claim UID. */
-  private final Map<String, List<HeldShare>> inFlightShares = new HashMap<>();
+  private final Map<String, List<Share>> inFlightShares = new HashMap<>();
   private final SharePlanner planner = new SharePlanner();
   /** Why Prepare is refused for now (a lost checkpoint awaiting --recover, a hand-over); null while serving. */
   private volatile String refusal;
   private final ShareEdits shareEdits;
+  private final Families families;
   /** Told about each prepared claim's devices (the claim's network status, KEP-4817); never fails Prepare. */
   private volatile java.util.function.BiConsumer<ClaimRef, List<PreparedDevice>> onPrepared = (c, d) -> {};
   private final ClaimWorkers workers;
@@ -94,7 +97,7 @@ public final class ClaimPreparer {
     };
   }
 
-  /** The path a host-installed hook has when none is configured ({@code systemd/install.sh} puts it there). */
+  /** The path a host-installed OCI hook has when none is configured ({@code systemd/install.sh} puts it there). */
   public static final String DEFAULT_HOOK_PATH = "/usr/local/libexec/nodeatlas/cpuset-hook";
 
   public ClaimPreparer(String driverName, DeviceInventory inventory, ClaimLookup lookup, ClaimSpecs specs,
@@ -102,7 +105,7 @@ public final class ClaimPreparer {
     this(driverName, inventory, lookup, specs, checkpoint, listener, DEFAULT_HOOK_PATH);
   }
 
-  /** {@code hookPath}: where the cpuset/hugetlb OCI hook lies on the host; CPU and hugepage shares name it. */
+  /** {@code hookPath}: where nodeatlas's OCI hook lies on the host; the families' container edits name it. */
   public ClaimPreparer(String driverName, DeviceInventory inventory, ClaimLookup lookup, ClaimSpecs specs,
       Checkpoint checkpoint, Listener listener, String hookPath) {
     this(driverName, inventory, lookup, specs, checkpoint, listener, hookPath, ClaimWorkers.pooled(CALL_PARALLELISM));
@@ -111,8 +114,16 @@ public final class ClaimPreparer {
   /** {@code workers}: who runs the claims of one call (parallelism and threads). */
   public ClaimPreparer(String driverName, DeviceInventory inventory, ClaimLookup lookup, ClaimSpecs specs,
       Checkpoint checkpoint, Listener listener, String hookPath, ClaimWorkers workers) {
+    this(driverName, inventory, lookup, specs, checkpoint, listener,
+        Families.installed(ClaimPreparer.class.getClassLoader(), new SharePlacer.Settings(hookPath)), workers);
+  }
+
+  /** {@code families}: the claim-time side of the installed device families. */
+  public ClaimPreparer(String driverName, DeviceInventory inventory, ClaimLookup lookup, ClaimSpecs specs,
+      Checkpoint checkpoint, Listener listener, Families families, ClaimWorkers workers) {
     this.workers = workers;
-    this.shareEdits = new ShareEdits(hookPath);
+    this.families = families;
+    this.shareEdits = new ShareEdits(families);
     this.driverName = driverName;
     this.inventory = inventory;
     this.lookup = lookup;
@@ -256,16 +267,77 @@ public final class ClaimPreparer {
       return stopped(budget);
     }
     List<AllocatedDevice> ours = allocation.stream().filter(a -> driverName.equals(a.driver())).toList();
+    Reservation reserved;
+    try {
+      reserved = reserve(claim, ours);
+    } catch (Refused e) {
+      return ClaimResult.failed(e.getMessage());
+    }
+    long t1 = System.nanoTime();
+    try {
+      SpecPlan plan = plan(reserved);
+      if (budget.over()) {
+        return stopped(budget);
+      }
+      Map<String, List<String>> cdiIds;
+      try {
+        cdiIds = specs.write(claim, plan.devices());
+      } catch (IOException | RuntimeException e) {
+        return ClaimResult.failed("cannot write the CDI spec: " + e.getMessage());
+      }
+      long t2 = System.nanoTime();
+      List<PreparedDevice> prepared = prepared(reserved, plan, cdiIds);
+      if (budget.over()) {
+        // The spec is written but not recorded: take it back, so nothing of a claim we answer with an
+        // error stays behind.
+        removeSpecOf(claim);
+        return stopped(budget);
+      }
+      String failed = commit(claim, prepared);
+      if (failed != null) {
+        return ClaimResult.failed(failed);
+      }
+      if (LOG.isDebugEnabled()) {
+        // Where a Prepare's time goes (bench/agent-load.sh reads these at -v 1): the API read, our own checks,
+        // the CDI spec write and the checkpoint commit, in microseconds.
+        long t3 = System.nanoTime();
+        LOG.debug("prepare spans claim={} lookupUs={} checkUs={} cdiUs={} checkpointUs={}", claim.uid(),
+            (tl - t0) / 1000, (t1 - tl) / 1000, (t2 - t1) / 1000, (t3 - t2) / 1000);
+      }
+      return ClaimResult.ok(prepared);
+    } finally {
+      release(reserved);
+    }
+  }
+
+  /** Our results of a claim, the devices they name, and what the claim holds until it is recorded or fails. */
+  private record Reservation(ClaimRef claim, List<AllocatedDevice> ours, Map<String, SharedDevice> byName,
+      List<String> exclusive, Map<AllocatedDevice, Share> shares) {}
+
+  /** A Prepare refused for a reason the kubelet shows. */
+  private static final class Refused extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Refused(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /**
+   * Checks each device of our results still exists here, takes the exclusive ones (none may be held by
+   * another claim) and places each share among the shares already held, all under {@link #deviceOwnership}:
+   * what it takes stays taken until {@link #release}.
+   */
+  private Reservation reserve(ClaimRef claim, List<AllocatedDevice> ours) throws Refused {
     Map<String, SharedDevice> byName = new LinkedHashMap<>();
     for (AllocatedDevice a : ours) {
       if (!inventory.pool().equals(a.pool())) {
-        return ClaimResult.failed("device " + a.pool() + "/" + a.device() + " of request " + a.request()
+        throw new Refused("device " + a.pool() + "/" + a.device() + " of request " + a.request()
             + " is in pool " + a.pool() + ", but this node publishes pool " + inventory.pool());
       }
-      Optional<SharedDevice> d = inventory.shared(a.device());
+      Optional<SharedDevice> d = inventory.shared(a.device(), families::shared);
       if (d.isEmpty()) {
-        return ClaimResult.failed("device " + a.device() + " of request " + a.request()
-            + " no longer exists on this node");
+        throw new Refused("device " + a.device() + " of request " + a.request() + " no longer exists on this node");
       }
       byName.putIfAbsent(a.device(), d.get());
     }
@@ -276,20 +348,20 @@ public final class ClaimPreparer {
     List<String> exclusive = ours.stream()
         .filter(a -> !a.adminAccess() && !byName.get(a.device()).device().allowMultipleAllocations())
         .map(AllocatedDevice::device).distinct().toList();
-    Map<AllocatedDevice, HeldShare> shares = new LinkedHashMap<>();
+    Map<AllocatedDevice, Share> shares = new LinkedHashMap<>();
     synchronized (deviceOwnership) {
       for (String device : exclusive) {
         Optional<ClaimRef> holder = holderOf(device, claim.uid());
         if (holder.isPresent()) {
-          return ClaimResult.failed("device " + device + " is already prepared for claim " + holder.get());
+          throw new Refused("device " + device + " is already prepared for claim " + holder.get());
         }
       }
-      List<HeldShare> held = heldShares();
+      List<Share> held = heldShares();
       for (AllocatedDevice a : ours) {
         SharePlanner.Plan plan = planner.plan(claim.uid(), byName.get(a.device()),
             new ShareAsk(a.request(), a.device(), a.shareId(), a.consumedCapacity(), a.adminAccess()), held);
         if (plan.failed()) {
-          return ClaimResult.failed(plan.error());
+          throw new Refused(plan.error());
         }
         if (!plan.exclusive()) {
           shares.put(a, plan.share());
@@ -303,93 +375,90 @@ public final class ClaimPreparer {
         inFlightShares.put(claim.uid(), List.copyOf(new java.util.LinkedHashSet<>(shares.values())));
       }
     }
-    long t1 = System.nanoTime();
+    return new Reservation(claim, ours, byName, exclusive, shares);
+  }
+
+  private void release(Reservation r) {
+    synchronized (deviceOwnership) {
+      r.exclusive().forEach(device -> inFlight.remove(device, r.claim()));
+      inFlightShares.remove(r.claim().uid());
+    }
+  }
+
+  /** The devices of the claim's spec, and the CDI device name of each share (by device and share id). */
+  private record SpecPlan(List<Device> devices, Map<String, String> shareDeviceNames) {}
+
+  /** The spec holds each exclusive device as published, and one device per share with the families' edits. */
+  private SpecPlan plan(Reservation r) {
+    List<ShareEdits.Placed> placed = new ArrayList<>();
+    Map<String, String> shareDeviceNames = new HashMap<>();
+    for (Share s : new java.util.LinkedHashSet<>(r.shares().values())) {
+      placed.add(new ShareEdits.Placed(r.byName().get(s.device()), s));
+      shareDeviceNames.put(s.device() + "\n" + s.shareId(), ShareEdits.deviceName(s.device(), s.shareId()));
+    }
+    List<Device> whole = new ArrayList<>();
+    for (AllocatedDevice a : r.ours()) {
+      if (!r.shares().containsKey(a) && !shareDeviceNames.containsValue(a.device())
+          && whole.stream().noneMatch(x -> x.name().equals(a.device()))) {
+        whole.add(r.byName().get(a.device()).device());
+      }
+    }
+    return new SpecPlan(shareEdits.devices(placed, whole), shareDeviceNames);
+  }
+
+  /** The claim's devices as the kubelet gets them and the checkpoint records them, with their CDI ids. */
+  private static List<PreparedDevice> prepared(Reservation r, SpecPlan plan, Map<String, List<String>> cdiIds) {
+    List<PreparedDevice> prepared = new ArrayList<>();
+    for (AllocatedDevice a : r.ours()) {
+      Share s = r.shares().get(a);
+      if (s == null) {
+        mergeInto(prepared, a, null, cdiIds.getOrDefault(a.device(), List.of()));
+      } else {
+        mergeInto(prepared, a, s, cdiIds.getOrDefault(plan.shareDeviceNames().get(s.device() + "\n" + s.shareId()), List.of()));
+      }
+    }
+    return prepared;
+  }
+
+  /**
+   * Records the claim, its spec already in place; null when done, else why not (the spec is then removed).
+   *
+   * <p>Crash safety, with one durable commit per claim (the checkpoint's fsync and directory fsync,
+   * shared by claims committed together): the spec is renamed into place before the claim is
+   * recorded, and the kubelet gets its answer only after the commit, so
+   * <ul>
+   *   <li>a killed agent (the page cache survives it) leaves a spec for every recorded claim, and at
+   *       most a spec that no record names: the kubelet's retried Prepare rewrites it (same file, same
+   *       ids) and records the claim, or its Unprepare removes it (Unprepare removes the spec also for
+   *       a claim the checkpoint does not know);
+   *   <li>a power cut or kernel crash, which may lose the un-synced spec (ClaimSpecStore writes it
+   *       without fsync) whatever the order, starts a new boot: every recorded claim becomes unconfirmed,
+   *       the kubelet prepares the claims of the pods it restarts again before starting their containers
+   *       (KEP-4381), and that Prepare re-creates the spec from the checkpoint unless the file there is a
+   *       valid spec with the recorded ids (restoreSpec). A claim the kubelet does not ask for again is
+   *       dropped when its claim is gone (the agent's sweep of unconfirmed claims).
+   * </ul>
+   * The CDI spec's own fsyncs would so buy nothing that the checkpoint does not already give.
+   */
+  private String commit(ClaimRef claim, List<PreparedDevice> prepared) {
     try {
-      // The spec holds each exclusive device as published, and one device per share with the share's edits.
-      List<ShareEdits.Placed> placed = new ArrayList<>();
-      Map<String, String> shareDeviceNames = new HashMap<>();
-      for (HeldShare s : new java.util.LinkedHashSet<>(shares.values())) {
-        placed.add(new ShareEdits.Placed(byName.get(s.device()), s));
-      }
-      List<Device> specDevices = new ArrayList<>();
-      List<Device> shareDevices = shareEdits.devices(placed);
-      for (int i = 0; i < placed.size(); i++) {
-        HeldShare s = placed.get(i).share();
-        shareDeviceNames.put(s.device() + "\n" + s.shareId(), shareDevices.get(i).name());
-        specDevices.add(shareDevices.get(i));
-      }
-      for (AllocatedDevice a : ours) {
-        if (!shares.containsKey(a) && specDevices.stream().noneMatch(x -> x.name().equals(a.device()))) {
-          specDevices.add(byName.get(a.device()).device());
-        }
-      }
-      specDevices = shareEdits.unifyCpus(specDevices);
-      if (budget.over()) {
-        return stopped(budget);
-      }
-      Map<String, List<String>> cdiIds;
+      checkpoint.put(new PreparedClaim(claim, prepared));
+      return null;
+    } catch (IOException e) {
       try {
-        cdiIds = specs.write(claim, specDevices);
-      } catch (IOException | RuntimeException e) {
-        return ClaimResult.failed("cannot write the CDI spec: " + e.getMessage());
+        specs.remove(claim.uid());
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
       }
-      long t2 = System.nanoTime();
-      List<PreparedDevice> prepared = new ArrayList<>();
-      for (AllocatedDevice a : ours) {
-        HeldShare s = shares.get(a);
-        if (s == null) {
-          mergeInto(prepared, a, null, cdiIds.getOrDefault(a.device(), List.of()));
-        } else {
-          mergeInto(prepared, a, s, cdiIds.getOrDefault(shareDeviceNames.get(s.device() + "\n" + s.shareId()), List.of()));
-        }
-      }
-      if (budget.over()) {
-        // The spec is written but not recorded: take it back, so nothing of a claim we answer with an
-        // error stays behind.
-        try {
-          specs.remove(claim.uid());
-        } catch (IOException e) {
-          LOG.warn("cannot remove the spec of an abandoned claim claim={} err=\"{}\"", claim, e.getMessage());
-        }
-        return stopped(budget);
-      }
-      try {
-        // Crash safety, with one durable commit per claim (the checkpoint's fsync and directory fsync,
-        // shared by claims committed together): the spec is renamed into place before the claim is
-        // recorded, and the kubelet gets its answer only after the commit, so
-        //  - a killed agent (the page cache survives it) leaves a spec for every recorded claim, and at
-        //    most a spec that no record names: the kubelet's retried Prepare rewrites it (same file, same
-        //    ids) and records the claim, or its Unprepare removes it (Unprepare removes the spec also for
-        //    a claim the checkpoint does not know);
-        //  - a power cut or kernel crash, which may lose the un-synced spec (ClaimSpecStore writes it
-        //    without fsync) whatever the order, starts a new boot: every recorded claim becomes unconfirmed,
-        //    the kubelet prepares the claims of the pods it restarts again before starting their containers
-        //    (KEP-4381), and that Prepare re-creates the spec from the checkpoint unless the file there is a
-        //    valid spec with the recorded ids (restoreSpec). A claim the kubelet does not ask for again is
-        //    dropped when its claim is gone (the agent's sweep of unconfirmed claims).
-        // The CDI spec's own fsyncs would so buy nothing that the checkpoint does not already give.
-        checkpoint.put(new PreparedClaim(claim, prepared));
-      } catch (IOException e) {
-        try {
-          specs.remove(claim.uid());
-        } catch (IOException suppressed) {
-          e.addSuppressed(suppressed);
-        }
-        return ClaimResult.failed("cannot record the claim in the checkpoint " + checkpoint.file() + ": " + e.getMessage());
-      }
-      if (LOG.isDebugEnabled()) {
-        // Where a Prepare's time goes (bench/agent-load.sh reads these at -v 1): the API read, our own checks,
-        // the CDI spec write and the checkpoint commit, in microseconds.
-        long t3 = System.nanoTime();
-        LOG.debug("prepare spans claim={} lookupUs={} checkUs={} cdiUs={} checkpointUs={}", claim.uid(),
-            (tl - t0) / 1000, (t1 - tl) / 1000, (t2 - t1) / 1000, (t3 - t2) / 1000);
-      }
-      return ClaimResult.ok(prepared);
-    } finally {
-      synchronized (deviceOwnership) {
-        exclusive.forEach(device -> inFlight.remove(device, claim));
-        inFlightShares.remove(claim.uid());
-      }
+      return "cannot record the claim in the checkpoint " + checkpoint.file() + ": " + e.getMessage();
+    }
+  }
+
+  private void removeSpecOf(ClaimRef claim) {
+    try {
+      specs.remove(claim.uid());
+    } catch (IOException e) {
+      LOG.warn("cannot remove the spec of an abandoned claim claim={} err=\"{}\"", claim, e.getMessage());
     }
   }
 
@@ -397,12 +466,12 @@ public final class ClaimPreparer {
    * The shares every claim holds: those recorded in the checkpoint and those of claims being prepared
    * right now. Called with {@link #deviceOwnership} held.
    */
-  private List<HeldShare> heldShares() {
-    Map<String, HeldShare> byKey = new LinkedHashMap<>();
+  private List<Share> heldShares() {
+    Map<String, Share> byKey = new LinkedHashMap<>();
     for (PreparedClaim c : checkpoint.all()) {
       for (PreparedDevice d : c.devices()) {
         if (d.isShare()) {
-          HeldShare h = ShareRecords.held(c.claim().uid(), d);
+          Share h = ShareRecords.held(c.claim().uid(), d);
           byKey.putIfAbsent(key(h), h);
         }
       }
@@ -411,7 +480,7 @@ public final class ClaimPreparer {
     return new ArrayList<>(byKey.values());
   }
 
-  private static String key(HeldShare h) {
+  private static String key(Share h) {
     return h.claimUid() + "\n" + h.device() + "\n" + h.shareId();
   }
 
@@ -424,7 +493,7 @@ public final class ClaimPreparer {
     if (known.devices().stream().noneMatch(PreparedDevice::isShare)) {
       return null;
     }
-    List<HeldShare> held;
+    List<Share> held;
     synchronized (deviceOwnership) {
       held = heldShares();
     }
@@ -432,7 +501,7 @@ public final class ClaimPreparer {
       if (!d.isShare()) {
         continue;
       }
-      Optional<SharedDevice> device = inventory.shared(d.device());
+      Optional<SharedDevice> device = inventory.shared(d.device(), families::shared);
       if (device.isEmpty()) {
         return "device " + d.device() + " share " + d.shareId() + ": the device no longer exists on this node";
       }
@@ -482,7 +551,7 @@ public final class ClaimPreparer {
     List<ShareEdits.Placed> placed = new ArrayList<>();
     List<Device> others = new ArrayList<>();
     for (PreparedDevice d : known.devices()) {
-      SharedDevice device = inventory.shared(d.device()).orElseThrow(() -> new IllegalStateException("device "
+      SharedDevice device = inventory.shared(d.device(), families::shared).orElseThrow(() -> new IllegalStateException("device "
           + d.device() + " is not (or not yet) discovered on this node"));
       if (d.isShare()) {
         placed.add(new ShareEdits.Placed(device, ShareRecords.held(known.claim().uid(), d)));
@@ -490,16 +559,14 @@ public final class ClaimPreparer {
         others.add(device.device());
       }
     }
-    List<Device> all = new ArrayList<>(shareEdits.devices(placed));
-    all.addAll(others);
-    return shareEdits.unifyCpus(all);
+    return shareEdits.devices(placed, others);
   }
 
   /**
    * Results for the same device (and the same share) under different requests become one entry with
    * both request names; the kubelet matches devices to containers by request name.
    */
-  private static void mergeInto(List<PreparedDevice> prepared, AllocatedDevice a, HeldShare share, List<String> cdiIds) {
+  private static void mergeInto(List<PreparedDevice> prepared, AllocatedDevice a, Share share, List<String> cdiIds) {
     String shareId = share == null ? "" : share.shareId();
     for (int i = 0; i < prepared.size(); i++) {
       PreparedDevice p = prepared.get(i);
@@ -509,7 +576,7 @@ public final class ClaimPreparer {
           names.add(a.baseRequest());
         }
         prepared.set(i, new PreparedDevice(names, p.pool(), p.device(), p.cdiDeviceIds(), p.shareId(), p.consumedCapacity(),
-            p.cpus()));
+            p.placement()));
         return;
       }
     }

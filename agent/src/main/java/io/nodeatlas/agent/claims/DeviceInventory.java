@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The devices this node has right now, as last discovered, the topology they were derived from, and
  * the pool they are published in. Prepare checks every allocated device against it (KEP-4381: the
- * node is the last line of defence against devices that went away) and places CPU shares on the
- * topology's cores. Replaced as a whole after each discovery.
+ * node is the last line of defence against devices that went away), and the families place shares on
+ * the topology. Replaced as a whole after each discovery.
  */
 public final class DeviceInventory {
 
@@ -56,11 +56,11 @@ public final class DeviceInventory {
     return Optional.ofNullable(current.get().devices().get(name));
   }
 
-  /** The device with what sharing needs to know of it, from one discovery. */
-  public Optional<SharedDevice> shared(String name) {
+  /** The device with what sharing needs to know of it ({@code make} of the device and topology), from one discovery. */
+  public Optional<SharedDevice> shared(String name, java.util.function.BiFunction<Device, Topology, SharedDevice> make) {
     Snapshot s = current.get();
     Device d = s.devices().get(name);
-    return d == null ? Optional.empty() : Optional.of(s.shared().computeIfAbsent(name, n -> SharedDevice.of(d, s.topology())));
+    return d == null ? Optional.empty() : Optional.of(s.shared().computeIfAbsent(name, n -> make.apply(d, s.topology())));
   }
 
   public Topology topology() {

@@ -1,27 +1,26 @@
 package io.nodeatlas.agent.claims;
 
-import io.nodeatlas.agent.shares.HeldShare;
-import io.nodeatlas.discovery.parse.CpuListParser;
-import io.nodeatlas.discovery.topology.CpuSet;
+import io.nodeatlas.discovery.share.Share;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
-/** Between a share as the allocator sees it and as the checkpoint records it. */
+/** Between a share as the planner sees it and as the checkpoint records it. */
 final class ShareRecords {
 
   private ShareRecords() {}
 
-  static PreparedDevice prepared(List<String> requestNames, String pool, HeldShare share, List<String> cdiIds) {
+  static PreparedDevice prepared(List<String> requestNames, String pool, Share share, List<String> cdiIds) {
     SortedMap<String, String> consumed = new TreeMap<>();
     share.consumed().forEach((k, v) -> consumed.put(k, v.stripTrailingZeros().toPlainString()));
-    return new PreparedDevice(requestNames, pool, share.device(), cdiIds, share.shareId(), consumed, share.cpus().toString());
+    return new PreparedDevice(requestNames, pool, share.device(), cdiIds, share.shareId(), consumed,
+        share.placement().empty() ? null : share.placement());
   }
 
   /** The share a checkpoint entry records (its text was checked when the checkpoint was read: {@code CheckpointCodec}). */
-  static HeldShare held(String claimUid, PreparedDevice d) {
+  static Share held(String claimUid, PreparedDevice d) {
     SortedMap<String, BigDecimal> consumed = new TreeMap<>();
     for (Map.Entry<String, String> e : d.consumedCapacity().entrySet()) {
       try {
@@ -30,12 +29,6 @@ final class ShareRecords {
         consumed.put(e.getKey(), BigDecimal.ZERO);
       }
     }
-    CpuSet cpus;
-    try {
-      cpus = d.cpus().isEmpty() ? CpuSet.EMPTY : CpuListParser.parse(d.cpus());
-    } catch (IllegalArgumentException bad) {
-      cpus = CpuSet.EMPTY;
-    }
-    return new HeldShare(claimUid, d.device(), d.shareId(), consumed, cpus);
+    return new Share(claimUid, d.device(), d.shareId(), consumed, d.placementOrNone());
   }
 }

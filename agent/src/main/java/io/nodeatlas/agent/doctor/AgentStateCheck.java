@@ -86,6 +86,12 @@ public final class AgentStateCheck implements DoctorCheck {
           "the agent stops at start with it: move it aside and restart the agent with --recover"));
       return out;
     }
+    compare(fs, layout, content, specUids, out);
+    return out;
+  }
+
+  /** The checkpoint's claims against the claim specs in the CDI directory and the boot they were recorded in. */
+  private void compare(HostFs fs, NodeLayout layout, CheckpointCodec.Content content, SortedSet<String> specUids, List<Finding> out) {
     String currentBoot = fs.readValue(fs.proc("sys/kernel/random/boot_id")).orElse("");
     String recordedBoot = content.boot().id();
     boolean earlierBoot = !recordedBoot.isEmpty() && !currentBoot.isEmpty() && !recordedBoot.equals(currentBoot);
@@ -120,7 +126,6 @@ public final class AgentStateCheck implements DoctorCheck {
       out.add(Finding.ok("agent.checkpoint", "checkpoint " + content.version() + ": " + Finding.count(claims, "prepared claim") + ", "
           + "each with its spec; boot " + (recordedBoot.isEmpty() ? "not recorded" : "is this one")));
     }
-    return out;
   }
 
   /** Whether a claim's devices were given a claim spec (CDI ids of our {@code claim} class). */

@@ -324,7 +324,7 @@ public final class AgentLauncher {
       return this;
     }
 
-    /** Where the cpuset/hugetlb OCI hook lies on the host (an absolute path; runtimes run hooks on the host). */
+    /** Where nodeatlas's OCI hook lies on the host (an absolute path; runtimes run hooks on the host). */
     public Builder hookPath(String v) {
       hookPath = v;
       return this;

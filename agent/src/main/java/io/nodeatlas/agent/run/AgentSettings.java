@@ -15,8 +15,8 @@ import java.time.Duration;
  *     instances can run during a rolling update (kubelet 1.33+); empty outside a pod
  * @param recover whether to reconcile the claim specs from the API when the checkpoint is missing
  * @param lockWait how long a new instance waits for the previous one to release the state directory's lock
- * @param hookPath where the cpuset/hugetlb OCI hook lies on the host; the CDI specs of CPU and hugepage
- *     shares name it, and runtimes run hooks on the host
+ * @param hookPath where nodeatlas's OCI hook lies on the host; the families' container edits name it
+ *     ({@code SharePlacer.Settings}), and runtimes run hooks on the host
  */
 public record AgentSettings(
     String driverName,

@@ -1,7 +1,9 @@
 package io.nodeatlas.agent.shares;
 
 import io.nodeatlas.discovery.model.Quantity;
-import io.nodeatlas.discovery.topology.CpuSet;
+import io.nodeatlas.discovery.share.DevicePlacer;
+import io.nodeatlas.discovery.share.Placement;
+import io.nodeatlas.discovery.share.Share;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
@@ -20,12 +22,11 @@ import java.util.TreeMap;
  *   <li>a result for a device that does allow them needs a {@code shareID} (the scheduler sets one on
  *       every such result), unless it is an admin-access result (KEP-5018), which takes nothing;
  *   <li>each {@code consumedCapacity} entry names a capacity of the device and is a quantity of at most
- *       64 characters, not negative, not more than the device's capacity; a CPU count is a whole
- *       number of at least 1; hugepage bytes are a positive multiple of the page size. A capacity the
- *       result leaves out consumes its request policy's default (the scheduler's own rule), else
- *       nothing;
+ *       64 characters, not negative, not more than the device's capacity, and keeps the family's own
+ *       rules ({@link DevicePlacer#checkAmounts}). A capacity the result leaves out consumes its request
+ *       policy's default (the scheduler's own rule), else nothing;
  *   <li>the shares of a device together never consume more than each capacity;
- *   <li>a CPU share gets concrete CPUs from {@link CpuAllocator}.
+ *   <li>the device's family places the share ({@link DevicePlacer#place}).
  * </ul>
  */
 public final class SharePlanner {
@@ -33,15 +34,13 @@ public final class SharePlanner {
   static final int MAX_QUANTITY_CHARS = 64;
   static final int MAX_SHARE_ID_CHARS = 64;
 
-  private final CpuAllocator cpus = new CpuAllocator();
-
   /** Exclusive (no share), a share placed, or refused with a reason. */
-  public record Plan(boolean exclusive, HeldShare share, String error) {
+  public record Plan(boolean exclusive, Share share, String error) {
     static Plan exclusiveDevice() {
       return new Plan(true, null, null);
     }
 
-    static Plan of(HeldShare share) {
+    static Plan of(Share share) {
       return new Plan(false, share, null);
     }
 
@@ -63,7 +62,7 @@ public final class SharePlanner {
    * claim holds, this claim's earlier results included). A share this claim already holds under the
    * same id is answered as held.
    */
-  public Plan plan(String claimUid, SharedDevice device, ShareAsk ask, List<HeldShare> held) {
+  public Plan plan(String claimUid, SharedDevice device, ShareAsk ask, List<Share> held) {
     boolean shared = device.device().allowMultipleAllocations();
     if (!shared) {
       // The common case (every exclusive device of every Prepare) makes no message it does not need.
@@ -84,7 +83,7 @@ public final class SharePlanner {
       return Plan.refused(what + ": shareID " + quote(ask.shareId()) + " is not a UID (letters, digits and '-', at most "
           + MAX_SHARE_ID_CHARS + ")");
     }
-    for (HeldShare h : held) {
+    for (Share h : held) {
       if (h.sameAs(claimUid, device.name(), ask.shareId())) {
         return Plan.of(h);
       }
@@ -117,11 +116,11 @@ public final class SharePlanner {
             + " exceeds the device's capacity of " + plain(capacity));
       }
     }
-    String kindError = checkKind(what, device, consumed);
+    String kindError = device.placer().map(p -> p.checkAmounts(consumed)).orElse(null);
     if (kindError != null) {
-      return Plan.refused(kindError);
+      return Plan.refused(what + ": " + kindError);
     }
-    List<HeldShare> others = held.stream().filter(h -> h.device().equals(device.name())).toList();
+    List<Share> others = held.stream().filter(h -> h.device().equals(device.name())).toList();
     for (Map.Entry<String, BigDecimal> e : consumed.entrySet()) {
       BigDecimal capacity = device.device().capacity().get(e.getKey()).toBigDecimal();
       BigDecimal used = others.stream().map(h -> h.consumed().getOrDefault(e.getKey(), BigDecimal.ZERO))
@@ -131,36 +130,22 @@ public final class SharePlanner {
             + ", and " + plain(capacity.subtract(used).max(BigDecimal.ZERO)) + " of " + plain(capacity) + " are left");
       }
     }
-    CpuSet chosen = CpuSet.EMPTY;
-    if (device.kind() == SharedDevice.Kind.CPU) {
-      CpuLayout layout = device.cpus().orElse(null);
-      if (layout == null) {
-        return Plan.refused(what + ": the node does not say which CPUs the device holds (no " + SharedDevice.CPUS_ENV
-            + " on the device, no NUMA node CPUs in the topology)");
+    Share share = new Share(claimUid, device.name(), ask.shareId(), consumed, Placement.NONE);
+    if (device.placer().isPresent()) {
+      DevicePlacer.Decision d = device.placer().get().place(share, others);
+      if (!d.placed()) {
+        return Plan.refused(what + ": " + d.refusal());
       }
-      CpuSet taken = CpuSet.EMPTY;
-      for (HeldShare h : others) {
-        taken = taken.union(h.cpus());
-      }
-      BigDecimal count = consumed.get(SharedDevice.CPU_CAPACITY);
-      if (count.compareTo(BigDecimal.valueOf(layout.allocatable().size())) > 0) {
-        return Plan.refused(what + ": the share no longer fits: it takes " + plain(count) + " CPUs, and the device has "
-            + layout.allocatable().size() + " allocatable");
-      }
-      CpuAllocator.Choice c = cpus.choose(layout, taken, count.intValueExact());
-      if (!c.chosen()) {
-        return Plan.refused(what + ": the share no longer fits: " + c.refusal());
-      }
-      chosen = c.cpus();
+      share = share.placed(d.placement());
     }
-    return Plan.of(new HeldShare(claimUid, device.name(), ask.shareId(), consumed, chosen));
+    return Plan.of(share);
   }
 
   /**
    * Whether a share recorded earlier still fits the device as it is now (the node may have changed
    * since: CPUs taken offline or reserved, a smaller hugepage pool). Null when it does; else why not.
    */
-  public String recheck(SharedDevice device, HeldShare share, List<HeldShare> held) {
+  public String recheck(SharedDevice device, Share share, List<Share> held) {
     String what = "device " + device.name() + " share " + share.shareId();
     if (!device.device().allowMultipleAllocations()) {
       return what + ": the device is no longer shared";
@@ -177,43 +162,9 @@ public final class SharePlanner {
             + ", and the device now has " + plain(capacity.toBigDecimal());
       }
     }
-    if (device.kind() == SharedDevice.Kind.CPU) {
-      CpuSet allocatable = device.cpus().map(CpuLayout::allocatable).orElse(CpuSet.EMPTY);
-      CpuSet gone = share.cpus().minus(allocatable);
-      if (!gone.isEmpty()) {
-        return what + ": the share no longer fits: CPUs " + gone + " of its CPUs " + share.cpus()
-            + " are no longer allocatable on the device";
-      }
-    }
-    return null;
-  }
-
-  private static String checkKind(String what, SharedDevice device, SortedMap<String, BigDecimal> consumed) {
-    if (device.kind() == SharedDevice.Kind.CPU) {
-      BigDecimal n = consumed.get(SharedDevice.CPU_CAPACITY);
-      if (n == null) {
-        return what + ": the allocation consumes no " + SharedDevice.CPU_CAPACITY;
-      }
-      if (n.stripTrailingZeros().scale() > 0) {
-        return what + ": consumedCapacity " + SharedDevice.CPU_CAPACITY + " = " + plain(n)
-            + " is not a whole number of CPUs";
-      }
-      if (n.signum() <= 0) {
-        return what + ": consumedCapacity " + SharedDevice.CPU_CAPACITY + " = " + plain(n) + ": a share takes at least 1 CPU";
-      }
-    }
-    if (device.kind() == SharedDevice.Kind.HUGEPAGES) {
-      BigDecimal bytes = consumed.get(SharedDevice.MEMORY_CAPACITY);
-      if (bytes == null || bytes.signum() <= 0) {
-        return what + ": a hugepage share takes at least one page, the allocation consumes "
-            + (bytes == null ? "none" : plain(bytes));
-      }
-      long page = device.pageSizeBytes().orElse(0);
-      if (bytes.stripTrailingZeros().scale() > 0
-          || (page > 0 && bytes.remainder(BigDecimal.valueOf(page)).signum() != 0)) {
-        return what + ": consumedCapacity " + SharedDevice.MEMORY_CAPACITY + " = " + plain(bytes)
-            + " is not a whole number of " + page + "-byte pages";
-      }
+    String why = device.placer().map(p -> p.recheck(share)).orElse(null);
+    if (why != null) {
+      return what + ": " + why;
     }
     return null;
   }

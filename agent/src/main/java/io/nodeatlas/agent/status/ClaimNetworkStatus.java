@@ -10,9 +10,10 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.nodeatlas.agent.claims.ClaimRef;
 import io.nodeatlas.agent.claims.DeviceInventory;
 import io.nodeatlas.agent.claims.PreparedDevice;
-import io.nodeatlas.discovery.model.AttributeValue;
+import io.nodeatlas.agent.shares.Families;
 import io.nodeatlas.discovery.model.Device;
-import io.nodeatlas.discovery.model.Names;
+import io.nodeatlas.discovery.share.NetworkData;
+import io.nodeatlas.discovery.share.SharePlacer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -25,11 +26,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * After a claim is prepared, writes the {@code status.devices[]} entry (KEP-4817, {@code AllocatedDeviceStatus}:
- * driver, pool, device, {@code networkData}) of each of its devices that has a network interface (the
- * {@code nodeatlas.io/ifName} attribute: NICs, VFs and RDMA devices): {@code interfaceName} the
- * interface, {@code hardwareAddress} its MAC ({@code nodeatlas.io/mac}), {@code ips} none: the kernel
- * drops an interface's addresses when it moves into the pod's namespace, so the driver knows of none
- * the pod will have.
+ * driver, pool, device, {@code networkData}) of each of its devices whose family states a network
+ * interface ({@link io.nodeatlas.discovery.spi.DiscoverySource#networkData}): {@code interfaceName},
+ * {@code hardwareAddress}, {@code ips} none: the kernel drops an interface's addresses when it moves
+ * into the pod's namespace, so the driver knows of none the pod will have.
  *
  * <p>Written through the {@code status} subresource ({@code resourceclaims/status}, the only write the
  * RBAC grants on claims), off the Prepare path on one thread with a bounded queue: a failed or slow
@@ -40,8 +40,6 @@ public final class ClaimNetworkStatus implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(ClaimNetworkStatus.class);
 
-  static final String IF_NAME = Names.ours("ifName");
-  static final String MAC = Names.ours("mac");
   /** KEP-4817 limits: {@code interfaceName} ≤ 256, {@code hardwareAddress} ≤ 128 characters. */
   static final int MAX_INTERFACE_NAME = 256;
   static final int MAX_HARDWARE_ADDRESS = 128;
@@ -50,9 +48,17 @@ public final class ClaimNetworkStatus implements AutoCloseable {
   private final KubernetesClient client;
   private final String driver;
   private final DeviceInventory inventory;
+  private final Families families;
   private final ThreadPoolExecutor writer;
 
+  /** With the families installed on this class path. */
   public ClaimNetworkStatus(KubernetesClient client, String driver, DeviceInventory inventory) {
+    this(client, driver, inventory, Families.installed(ClaimNetworkStatus.class.getClassLoader(),
+        new SharePlacer.Settings(io.nodeatlas.agent.claims.ClaimPreparer.DEFAULT_HOOK_PATH)));
+  }
+
+  public ClaimNetworkStatus(KubernetesClient client, String driver, DeviceInventory inventory, Families families) {
+    this.families = families;
     this.client = client;
     this.driver = driver;
     this.inventory = inventory;
@@ -81,12 +87,14 @@ public final class ClaimNetworkStatus implements AutoCloseable {
     List<AllocatedDeviceStatus> out = new ArrayList<>();
     for (PreparedDevice p : devices) {
       Optional<Device> d = inventory.device(p.device());
-      Optional<String> ifName = d.flatMap(x -> string(x, IF_NAME)).filter(n -> n.length() <= MAX_INTERFACE_NAME);
+      Optional<NetworkData> data = d.flatMap(families::networkData);
+      Optional<String> ifName = data.map(NetworkData::interfaceName).filter(n -> !n.isEmpty() && n.length() <= MAX_INTERFACE_NAME);
       if (ifName.isEmpty() || out.stream().anyMatch(e -> e.getDevice().equals(p.device()))) {
         continue;
       }
       NetworkDeviceDataBuilder network = new NetworkDeviceDataBuilder().withInterfaceName(ifName.get());
-      d.flatMap(x -> string(x, MAC)).filter(m -> m.length() <= MAX_HARDWARE_ADDRESS).ifPresent(network::withHardwareAddress);
+      data.map(NetworkData::hardwareAddress).filter(m -> !m.isEmpty() && m.length() <= MAX_HARDWARE_ADDRESS)
+          .ifPresent(network::withHardwareAddress);
       out.add(new AllocatedDeviceStatusBuilder().withDriver(driver).withPool(p.pool()).withDevice(p.device())
           .withNetworkData(network.build()).build());
     }
@@ -131,10 +139,6 @@ public final class ClaimNetworkStatus implements AutoCloseable {
         return;
       }
     }
-  }
-
-  private static Optional<String> string(Device d, String name) {
-    return d.attribute(name).map(AttributeValue::asObject).filter(String.class::isInstance).map(String.class::cast);
   }
 
   @Override

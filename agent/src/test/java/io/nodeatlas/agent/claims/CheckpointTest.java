@@ -19,6 +19,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.List;
+import io.nodeatlas.discovery.share.Placement;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,7 +40,7 @@ class CheckpointTest {
   static PreparedClaim shareClaim(String uid) {
     return new PreparedClaim(new ClaimRef("default", "c-" + uid, uid), List.of(
         new PreparedDevice(List.of("cpus"), "node-a", "cpu-numa0", List.of("nodeatlas.io/claim=" + uid + "-cpu-numa0-s0123456789ab"),
-            "00000000-0000-4000-8000-000000000001", java.util.Map.of("nodeatlas.io/cpu", "3"), "1-2,17"),
+            "00000000-0000-4000-8000-000000000001", java.util.Map.of("nodeatlas.io/cpu", "3"), new Placement(1, "1-2,17")),
         new PreparedDevice(List.of("gpus"), "node-a", "gpu-0", List.of())));
   }
 
@@ -49,8 +50,8 @@ class CheckpointTest {
     Checkpoint.open(file).put(shareClaim("s1"));
 
     JsonNode written = JSON.readTree(Files.readAllBytes(file));
-    assertThat(written.get("version").asText()).isEqualTo("v2.2");
-    assertThat(written.at("/claims/s1/devices/0/cpus").asText()).isEqualTo("1-2,17");
+    assertThat(written.get("version").asText()).isEqualTo("v2.3");
+    assertThat(written.at("/claims/s1/devices/0/placement").toString()).isEqualTo("{\"value\":\"1-2,17\",\"version\":1}");
     assertThat(written.at("/claims/s1/devices/0/consumedCapacity/nodeatlas.io~1cpu").asText()).isEqualTo("3");
     // An exclusive device's entry has no share members: the same bytes a v2.0 writer wrote.
     assertThat(written.at("/claims/s1/devices/1").toString())
@@ -73,14 +74,23 @@ class CheckpointTest {
 
   @Test
   void shareMembersThatMakeNoSenseMakeTheFileUnusable() throws Exception {
-    for (String[] bad : new String[][] {{"cpus", "7-3"}, {"cpus", "x"}}) {
+    // A placement is the family's opaque text, but its shape is the checkpoint's: a version of at least 1 with
+    // bounded text, and never both the v2.2 member and its v2.3 successor.
+    for (String[] bad : new String[][] {{"cpus", "7-3", "both placement and cpus"},
+        {"placement", "{\"value\":\"x\",\"version\":0}", "a placement is a version of at least 1"},
+        {"placement", "{\"value\":\"" + "1".repeat(5000) + "\",\"version\":1}", "at most 4096 characters"}}) {
       ObjectNode doc = (ObjectNode) JSON.readTree(Checkpoint.encode(List.of(shareClaim("s1"))));
       doc.remove("checksum");
-      ((ObjectNode) doc.at("/claims/s1/devices/0")).put(bad[0], bad[1]);
+      ObjectNode device = (ObjectNode) doc.at("/claims/s1/devices/0");
+      if (bad[1].startsWith("{")) {
+        device.set(bad[0], JSON.readTree(bad[1]));
+      } else {
+        device.put(bad[0], bad[1]);
+      }
       doc.put("checksum", CODEC.checksum(doc));
       Path file = Files.write(dir.resolve("checkpoint.json"), JSON.writeValueAsBytes(doc));
-      assertThatThrownBy(() -> Checkpoint.open(file)).isInstanceOf(CorruptCheckpointException.class)
-          .hasMessageContaining("claim UID s1, device cpu-numa0: cpus is not a CPU list");
+      assertThatThrownBy(() -> Checkpoint.open(file)).as(bad[2]).isInstanceOf(CorruptCheckpointException.class)
+          .hasMessageContaining("claim UID s1").hasMessageContaining(bad[2]);
     }
     ObjectNode doc = (ObjectNode) JSON.readTree(Checkpoint.encode(List.of(shareClaim("s1"))));
     doc.remove("checksum");
@@ -152,17 +162,9 @@ class CheckpointTest {
   }
 
   @Test
-  void theFileLayoutIsByteForByteTheOneEarlierVersionsWrote() {
-    // A commit writes the file in one array, from bytes made earlier: the layout (checksum first, one member
-    // per line, one claim per line) and every byte stay those of the earlier writer, whose output this is.
-    PreparedClaim share = new PreparedClaim(new ClaimRef("default", "c-b", "b"), List.of(
-        new PreparedDevice(List.of("cpus"), "node-a", "cpu-numa0", List.of("nodeatlas.io/claim=b-cpu-numa0-s0123456789ab"),
-            "00000000-0000-4000-8000-000000000001", java.util.Map.of("nodeatlas.io/cpu", "3"), "1-2,17")));
-    java.util.SortedMap<String, CheckpointCodec.Entry> claims = new java.util.TreeMap<>();
-    claims.put("a", CODEC.entry(claim("a")));
-    claims.put("b", CODEC.entry(share));
-    byte[] file = CODEC.encode(claims, java.util.Map.of(), new CheckpointCodec.Boot("boot-1", new java.util.TreeSet<>(List.of("b"))));
-    assertThat(new String(file, StandardCharsets.UTF_8)).isEqualTo("""
+  void aVersion22FileReadsItsCpusAsTheFamilysPlacement() throws Exception {
+    // Exactly what the v2.2 writer wrote (its checksum included): the share's CPUs in "cpus".
+    String v22 = """
         {"checksum":"sha256:1609c60eb7b1d63bbda72f9f50772e44678bd51045ff02e371be5e4ef4f6ab95",
         "boot":{"id":"boot-1","unconfirmed":["b"]},
         "claims":{
@@ -174,7 +176,42 @@ class CheckpointTest {
         "kind":"nodeatlas.io/checkpoint",
         "version":"v2.2"
         }
+        """;
+    Path file = Files.writeString(dir.resolve("checkpoint.json"), v22);
+    Checkpoint c = Checkpoint.open(file);
+    PreparedDevice share = c.get("b").orElseThrow().devices().get(0);
+    assertThat(share.placementOrNone()).isEqualTo(new Placement(1, "1-2,17"));
+    // Written back, the entry keeps the member it was read with, so a v2.2 agent rolled back to reads it again.
+    c.put(claim("c"));
+    assertThat(JSON.readTree(Files.readAllBytes(file)).at("/claims/b/devices/0/cpus").asText()).isEqualTo("1-2,17");
+    assertThat(Checkpoint.open(file).get("b").orElseThrow().devices().get(0).placementOrNone()).isEqualTo(new Placement(1, "1-2,17"));
+  }
+
+  @Test
+  void theFileLayoutIsByteForByteTheOneEarlierVersionsWrote() throws Exception {
+    // A commit writes the file in one array, from bytes made earlier: the layout (checksum first, one member
+    // per line, one claim per line) and every byte stay those of the earlier writer, whose output this is.
+    PreparedClaim share = new PreparedClaim(new ClaimRef("default", "c-b", "b"), List.of(
+        new PreparedDevice(List.of("cpus"), "node-a", "cpu-numa0", List.of("nodeatlas.io/claim=b-cpu-numa0-s0123456789ab"),
+            "00000000-0000-4000-8000-000000000001", java.util.Map.of("nodeatlas.io/cpu", "3"), new Placement(1, "1-2,17"))));
+    java.util.SortedMap<String, CheckpointCodec.Entry> claims = new java.util.TreeMap<>();
+    claims.put("a", CODEC.entry(claim("a")));
+    claims.put("b", CODEC.entry(share));
+    byte[] file = CODEC.encode(claims, java.util.Map.of(), new CheckpointCodec.Boot("boot-1", new java.util.TreeSet<>(List.of("b"))));
+    assertThat(new String(file, StandardCharsets.UTF_8)).isEqualTo("""
+        {"checksum":"sha256:790f5c25b2fce0407c10c4e292c33d9b85a4f54d4a0e122816a560d55bed69cf",
+        "boot":{"id":"boot-1","unconfirmed":["b"]},
+        "claims":{
+        "a":{"claim":{"name":"c-a","namespace":"default","uid":"a"},"devices":[{"cdiDeviceIds":["nodeatlas.io/claim=a-gpu-0"],\
+        "device":"gpu-0","pool":"node-a","requestNames":["gpus"]}]},
+        "b":{"claim":{"name":"c-b","namespace":"default","uid":"b"},"devices":[{"cdiDeviceIds":\
+        ["nodeatlas.io/claim=b-cpu-numa0-s0123456789ab"],"consumedCapacity":{"nodeatlas.io/cpu":"3"},\
+        "device":"cpu-numa0","placement":{"value":"1-2,17","version":1},"pool":"node-a","requestNames":["cpus"],"shareId":"00000000-0000-4000-8000-000000000001"}]}},
+        "kind":"nodeatlas.io/checkpoint",
+        "version":"v2.3"
+        }
         """);
+    assertThat(CODEC.decode(Path.of("x"), file).claims().get("b").claim()).isEqualTo(share);
   }
 
   @Test
@@ -202,7 +239,7 @@ class CheckpointTest {
     // Entries are written from the record without a tree; the checksum needs them canonical.
     PreparedClaim several = new PreparedClaim(new ClaimRef("ns", "n", "u9"), List.of(
         new PreparedDevice(List.of("b", "a"), "node-a", "cpu-numa1", List.of("x=1", "x=2"), "share-1",
-            java.util.Map.of("z.io/mem", "1.50", "a.io/cpu", "2", "M", "0"), "3,5-6"),
+            java.util.Map.of("z.io/mem", "1.50", "a.io/cpu", "2", "M", "0"), new Placement(1, "3,5-6")),
         new PreparedDevice(List.of("gpus"), "node-a", "gpu-7", List.of())));
     for (PreparedClaim c : List.of(claim("u1"), shareClaim("s1"), several)) {
       assertThat(new String(CODEC.entry(c).canonicalBytes(), StandardCharsets.UTF_8))
@@ -342,7 +379,7 @@ class CheckpointTest {
     assertThat(c.bootId()).isEmpty();
     assertThat(c.startBoot("boot-9")).contains("");
     assertThat(c.unconfirmed()).containsExactly("old");
-    assertThat(JSON.readTree(Files.readAllBytes(file)).get("version").asText()).isEqualTo("v2.2");
+    assertThat(JSON.readTree(Files.readAllBytes(file)).get("version").asText()).isEqualTo("v2.3");
   }
 
   @Test

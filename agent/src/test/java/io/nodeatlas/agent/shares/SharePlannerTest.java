@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nodeatlas.agent.testing.ShareFixtures;
 import io.nodeatlas.agent.testing.TestDevices;
-import io.nodeatlas.discovery.topology.CpuSet;
+import io.nodeatlas.discovery.parse.CpuListParser;
+import io.nodeatlas.discovery.share.Placement;
+import io.nodeatlas.discovery.share.Share;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,9 +17,9 @@ import org.junit.jupiter.api.Test;
 class SharePlannerTest {
 
   final SharePlanner planner = new SharePlanner();
-  final SharedDevice cpu0 = SharedDevice.of(ShareFixtures.cpuDevice(0, "1-7,17-23"), ShareFixtures.topology());
-  final SharedDevice huge0 = SharedDevice.of(ShareFixtures.hugepages(0, 4), ShareFixtures.topology());
-  final SharedDevice gpu = SharedDevice.of(TestDevices.gpu(0), ShareFixtures.topology());
+  final SharedDevice cpu0 = ShareFixtures.shared(ShareFixtures.cpuDevice(0, "1-7,17-23"));
+  final SharedDevice huge0 = ShareFixtures.shared(ShareFixtures.hugepages(0, 4));
+  final SharedDevice gpu = ShareFixtures.shared(TestDevices.gpu(0));
 
   static ShareAsk cpus(String shareId, String count) {
     return new ShareAsk("cpus", "cpu-numa0", shareId, count == null ? Map.of() : Map.of("nodeatlas.io/cpu", count), false);
@@ -33,14 +35,14 @@ class SharePlannerTest {
   void aCpuShareGetsCpusOfTheDeviceOnly() {
     SharePlanner.Plan p = planner.plan("uid-1", cpu0, cpus("s-1", "3"), new ArrayList<>());
     assertThat(p.failed()).isFalse();
-    assertThat(p.share().cpus()).hasToString("1-2,17");
+    assertThat(p.share().placement()).isEqualTo(new Placement(1, "1-2,17"));
     assertThat(p.share().consumed()).containsEntry("nodeatlas.io/cpu", new BigDecimal("3"));
   }
 
   @Test
   void aMissingAmountTakesThePolicyDefault() {
     SharePlanner.Plan p = planner.plan("uid-1", cpu0, cpus("s-1", null), new ArrayList<>());
-    assertThat(p.share().cpus().size()).isEqualTo(1);
+    assertThat(CpuListParser.parse(p.share().placement().value()).size()).isEqualTo(1);
   }
 
   @Test
@@ -68,8 +70,8 @@ class SharePlannerTest {
 
   @Test
   void capacityIsNeverExceededAndTheRefusalSaysWhatIsLeft() {
-    List<HeldShare> held = new ArrayList<>();
-    held.add(new HeldShare("other", "hugepages-2mi-numa0", "s-0", new TreeMap<>(Map.of("nodeatlas.io/memory", new BigDecimal(6L << 20))), CpuSet.EMPTY));
+    List<Share> held = new ArrayList<>();
+    held.add(new Share("other", "hugepages-2mi-numa0", "s-0", new TreeMap<>(Map.of("nodeatlas.io/memory", new BigDecimal(6L << 20))), Placement.NONE));
     assertThat(planner.plan("uid-1", huge0, new ShareAsk("p", "hugepages-2mi-numa0", "s-1", Map.of("nodeatlas.io/memory", "4Mi"), false), held)
         .error()).isEqualTo("request p on device hugepages-2mi-numa0: the share no longer fits: it consumes 4194304 of"
             + " nodeatlas.io/memory, and 2097152 of 8388608 are left");
@@ -79,8 +81,8 @@ class SharePlannerTest {
 
   @Test
   void aRecordedShareNoLongerFitsWhenItsCpusAreGone() {
-    HeldShare h = planner.plan("uid-1", cpu0, cpus("s-1", "2"), new ArrayList<>()).share();
-    SharedDevice shrunk = SharedDevice.of(ShareFixtures.cpuDevice(0, "3-7,19-23"), ShareFixtures.topology());
+    Share h = planner.plan("uid-1", cpu0, cpus("s-1", "2"), new ArrayList<>()).share();
+    SharedDevice shrunk = ShareFixtures.shared(ShareFixtures.cpuDevice(0, "3-7,19-23"));
     assertThat(planner.recheck(cpu0, h, List.of(h))).isNull();
     assertThat(planner.recheck(shrunk, h, List.of(h))).isEqualTo(
         "device cpu-numa0 share s-1: the share no longer fits: CPUs 1,17 of its CPUs 1,17 are no longer allocatable on the device");
@@ -88,7 +90,9 @@ class SharePlannerTest {
 
   @Test
   void withoutAStatedCpuListTheNumaNodesCpusAreAllocatable() {
-    SharedDevice unstated = SharedDevice.of(ShareFixtures.cpuDevice(1, null), ShareFixtures.topology());
-    assertThat(unstated.cpus().orElseThrow().allocatable()).hasToString("8-15,24-31");
+    SharedDevice unstated = ShareFixtures.shared(ShareFixtures.cpuDevice(1, null));
+    SharePlanner.Plan all = planner.plan("uid-1", unstated, new ShareAsk("cpus", "cpu-numa1", "s-1", Map.of("nodeatlas.io/cpu", "16"), false),
+        new ArrayList<>());
+    assertThat(all.share().placement().value()).isEqualTo("8-15,24-31");
   }
 }

@@ -20,6 +20,15 @@ public final class ShareFixtures {
 
   private ShareFixtures() {}
 
+  /** The installed families' claim-time side (the real CPU and hugepage family is on the test class path). */
+  public static final io.nodeatlas.agent.shares.Families PLACERS = io.nodeatlas.agent.shares.Families.installed(
+      ShareFixtures.class.getClassLoader(), new io.nodeatlas.discovery.share.SharePlacer.Settings("/opt/hooks/cpuset-hook"));
+
+  /** {@code d} as Prepare sees it on {@link #topology()}. */
+  public static io.nodeatlas.agent.shares.SharedDevice shared(Device d) {
+    return PLACERS.shared(d, topology());
+  }
+
   public static Topology topology() {
     List<Topology.CoreInfo> cores = new ArrayList<>();
     for (int c = 0; c < 16; c++) {

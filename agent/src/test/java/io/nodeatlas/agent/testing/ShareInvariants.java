@@ -40,10 +40,10 @@ public final class ShareInvariants {
         }
         Device device = byName.get(d.device());
         d.consumedCapacity().forEach((k, v) -> used.merge(d.device() + "/" + k, new BigDecimal(v), BigDecimal::add));
-        if (d.cpus().isEmpty()) {
+        if (d.placementOrNone().empty()) {
           continue;
         }
-        CpuSet cpus = CpuListParser.parse(d.cpus());
+        CpuSet cpus = CpuListParser.parse(d.placementOrNone().value());
         assertThat(cpus.size()).isEqualTo(new BigDecimal(d.consumedCapacity().get("nodeatlas.io/cpu")).intValueExact());
         String allocatable = device.containerEdits().env().stream().filter(e -> e.startsWith("NODEATLAS_CPUS="))
             .findFirst().orElseThrow().substring("NODEATLAS_CPUS=".length());

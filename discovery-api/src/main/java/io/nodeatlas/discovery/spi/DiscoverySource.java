@@ -62,4 +62,23 @@ public interface DiscoverySource {
   default List<io.nodeatlas.discovery.doctor.DoctorCheck> doctorChecks() {
     return List.of();
   }
+
+  /**
+   * The claim-time side of this family ({@link io.nodeatlas.discovery.share.SharePlacer}): how the agent
+   * places shares of the shared devices it publishes and what their containers get; none by default
+   * (shares of its devices then only have their capacities accounted).
+   */
+  default java.util.Optional<io.nodeatlas.discovery.share.SharePlacer> sharePlacer(
+      io.nodeatlas.discovery.share.SharePlacer.Settings settings) {
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * The network interface of one of this family's devices, for its claim's status once prepared
+   * (KEP-4817); empty for a device without one (the default).
+   */
+  default java.util.Optional<io.nodeatlas.discovery.share.NetworkData> networkData(
+      io.nodeatlas.discovery.model.Device device) {
+    return java.util.Optional.empty();
+  }
 }

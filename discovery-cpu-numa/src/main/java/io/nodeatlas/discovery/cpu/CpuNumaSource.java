@@ -126,6 +126,12 @@ public final class CpuNumaSource implements DiscoverySource {
 
   /** The OCI hook, the cgroup controllers, reserved hugepages and CPUs against the kubelet's. */
   @Override
+  public java.util.Optional<io.nodeatlas.discovery.share.SharePlacer> sharePlacer(
+      io.nodeatlas.discovery.share.SharePlacer.Settings settings) {
+    return java.util.Optional.of(new io.nodeatlas.discovery.cpu.share.CpuSharePlacer(settings));
+  }
+
+  @Override
   public List<io.nodeatlas.discovery.doctor.DoctorCheck> doctorChecks() {
     return io.nodeatlas.discovery.cpu.doctor.CpuNumaDoctorChecks.all();
   }

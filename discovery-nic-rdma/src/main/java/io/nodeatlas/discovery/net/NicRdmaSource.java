@@ -114,4 +114,16 @@ public final class NicRdmaSource implements DiscoverySource {
       throw new DiscoveryException("setting " + setting.key() + ": " + e.getMessage(), e);
     }
   }
+
+  /** A NIC's, VF's or RDMA device's interface and MAC, as published ({@code nodeatlas.io/ifName}, {@code nodeatlas.io/mac}). */
+  @Override
+  public java.util.Optional<io.nodeatlas.discovery.share.NetworkData> networkData(io.nodeatlas.discovery.model.Device device) {
+    return text(device, NicRdmaAttributes.IF_NAME)
+        .map(name -> new io.nodeatlas.discovery.share.NetworkData(name, text(device, NicRdmaAttributes.MAC).orElse("")));
+  }
+
+  private static java.util.Optional<String> text(io.nodeatlas.discovery.model.Device d, String attribute) {
+    return d.attribute(attribute).map(io.nodeatlas.discovery.model.AttributeValue::asObject)
+        .filter(String.class::isInstance).map(String.class::cast);
+  }
 }

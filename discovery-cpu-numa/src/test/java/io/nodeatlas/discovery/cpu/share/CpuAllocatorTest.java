@@ -1,8 +1,7 @@
-package io.nodeatlas.agent.shares;
+package io.nodeatlas.discovery.cpu.share;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.nodeatlas.agent.testing.ShareFixtures;
 import io.nodeatlas.discovery.parse.CpuListParser;
 import io.nodeatlas.discovery.topology.CpuSet;
 import java.util.ArrayList;
@@ -13,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class CpuAllocatorTest {
 
   final CpuAllocator allocator = new CpuAllocator();
-  final CpuLayout node0 = CpuLayout.of(CpuListParser.parse("0-7,16-23"), ShareFixtures.topology());
+  final CpuLayout node0 = CpuLayout.of(CpuListParser.parse("0-7,16-23"), CpuShareFixtures.topology());
 
   CpuSet choose(CpuLayout layout, CpuSet taken, int n) {
     CpuAllocator.Choice c = allocator.choose(layout, taken, n);
@@ -48,7 +47,7 @@ class CpuAllocatorTest {
 
   @Test
   void neverAReservedOrTakenCpuAndAClearRefusal() {
-    CpuLayout withoutReserved = CpuLayout.of(CpuListParser.parse("1-7,17-23"), ShareFixtures.topology());
+    CpuLayout withoutReserved = CpuLayout.of(CpuListParser.parse("1-7,17-23"), CpuShareFixtures.topology());
     CpuSet all = choose(withoutReserved, CpuSet.EMPTY, 14);
     assertThat(all.contains(0)).isFalse();
     assertThat(all.contains(16)).isFalse();

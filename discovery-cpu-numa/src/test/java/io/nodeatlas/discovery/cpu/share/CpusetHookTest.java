@@ -1,4 +1,4 @@
-package io.nodeatlas.agent.shares;
+package io.nodeatlas.discovery.cpu.share;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The OCI hook ({@code hooks/nodeatlas-cpuset-hook.c}, built by this module's build into
+ * The OCI hook ({@code src/main/c/nodeatlas-cpuset-hook.c}, built by this module's build into
  * {@code target/hooks/}) run as a runtime runs it: the container state on stdin, the limits as
  * arguments. A fake {@code /proc} and cgroup tree stand in for the host's (a test cannot move its own
  * cgroup); {@code .ci/e2e/podman-shares.sh} runs it under a real runtime.

@@ -1,4 +1,4 @@
-package io.nodeatlas.agent.shares;
+package io.nodeatlas.discovery.cpu.share;
 
 import io.nodeatlas.discovery.topology.CpuSet;
 import java.util.ArrayList;
