@@ -76,10 +76,17 @@ public final class ClaimMatcher {
   static final int ECHO_MAX_CHARS = 200;
 
   private final DraCelEnvironment environment;
+  private final Amounts amounts;
 
   /** Our devices all belong to one DRA driver, {@link Names#DRIVER}, whose name is also our attribute domain. */
   public ClaimMatcher(DraCelEnvironment environment) {
+    this(environment, Amounts.EXACT);
+  }
+
+  /** A matcher whose messages write amounts of capacity in {@code amounts}' style. */
+  public ClaimMatcher(DraCelEnvironment environment, Amounts amounts) {
     this.environment = environment;
+    this.amounts = amounts;
   }
 
   /**
@@ -143,7 +150,7 @@ public final class ClaimMatcher {
         Map<String, CapacityDemand.Demand> demands = new HashMap<>();
         List<CapacityConsumption> consumption = new ArrayList<>();
         for (Device d : devices) {
-          CapacityDemand.Demand demand = CapacityDemand.of(d, alt.capacityRequests());
+          CapacityDemand.Demand demand = CapacityDemand.of(d, alt.capacityRequests(), amounts);
           Optional<Rejection> why = check(d, alt, fromClass, own, evaluations, demand);
           if (why.isPresent()) {
             rejected.add(why.get());
@@ -161,7 +168,7 @@ public final class ClaimMatcher {
             selectorReports(owner, own, devices, evaluations), consumption);
         alternatives.add(report);
         requestOptions.add(new Candidates(request.name(), request.firstAvailable() ? alt.name() : null, alt,
-            devices.stream().filter(d -> matching.contains(d.name())).toList(), report.errors(), demands));
+            devices.stream().filter(d -> matching.contains(d.name())).toList(), report.errors(), demands, rejected));
       }
       requestReports.add(new RequestReport(request.name(), request.firstAvailable(), alternatives));
       options.add(requestOptions);
@@ -340,7 +347,7 @@ public final class ClaimMatcher {
   }
 
   private record Candidates(String request, String subrequest, DeviceSelection selection, List<Device> devices,
-      List<Rejection> errors, Map<String, CapacityDemand.Demand> demands) {
+      List<Rejection> errors, Map<String, CapacityDemand.Demand> demands, List<Rejection> rejected) {
     String key() {
       return subrequest == null ? request : request + "/" + subrequest;
     }
@@ -403,7 +410,7 @@ public final class ClaimMatcher {
     }
 
     /** Why earlier claims keep {@code d} from serving {@code demand}; null when they do not. */
-    String blocked(Device d, CapacityDemand.Demand demand) {
+    String blocked(Device d, CapacityDemand.Demand demand, Amounts amounts) {
       if (!demand.shared()) {
         String holder = exclusive.get(d.name());
         return holder == null ? null : d.name() + " is allocated to " + holder;
@@ -413,9 +420,10 @@ public final class ClaimMatcher {
         BigDecimal have = d.capacity().get(share.capacity()).toBigDecimal();
         BigDecimal left = have.subtract(used.getOrDefault(share.capacity(), BigDecimal.ZERO));
         if (share.consumed().compareTo(left) > 0) {
-          return d.name() + " has " + CapacityDemand.plain(left) + " of " + CapacityDemand.plain(share.consumed())
-              + " requested " + share.capacity() + " left (" + CapacityDemand.plain(have.subtract(left)) + " of "
-              + CapacityDemand.plain(have) + " allocated to earlier claims)";
+          String c = share.capacity();
+          return d.name() + " has " + amounts.text(c, left) + " of " + amounts.text(c, share.consumed())
+              + " requested " + c + " left (" + amounts.text(c, have.subtract(left)) + " of "
+              + amounts.text(c, have) + " allocated to earlier claims)";
         }
       }
       return null;
@@ -607,7 +615,7 @@ public final class ClaimMatcher {
           if (request.stream().noneMatch(this::enoughAlone)) {
             Candidates c = request.get(request.size() - 1);
             short_.add("request " + c.request() + " needs " + need(c.selection()) + ", this node has "
-                + c.devices().size() + " matching device" + (c.devices().size() == 1 ? "" : "s"));
+                + c.devices().size() + " matching device" + (c.devices().size() == 1 ? "" : "s") + blocker(c));
           }
         }
         if (!short_.isEmpty()) {
@@ -618,7 +626,7 @@ public final class ClaimMatcher {
       for (List<Candidates> request : options) {
         if (request.stream().noneMatch(this::enoughAfterEarlierClaims)) {
           Candidates c = request.get(request.size() - 1);
-          List<String> why = c.devices().stream().map(d -> ledger.blocked(d, c.demands().get(d.name())))
+          List<String> why = c.devices().stream().map(d -> ledger.blocked(d, c.demands().get(d.name()), amounts))
               .filter(java.util.Objects::nonNull).toList();
           taken.add("request " + c.key() + " needs " + need(c.selection()) + ", but earlier claims hold what matches: "
               + String.join("; ", why));
@@ -634,9 +642,29 @@ public final class ClaimMatcher {
       return "every request has matching devices, but not enough distinct devices for all requests together";
     }
 
+    /**
+     * What keeps the devices the request's DeviceClass admits from serving it, most common first-failing
+     * check first, in the words of {@code --explain}; or that the class admits none of the devices.
+     */
+    private String blocker(Candidates c) {
+      List<Rejection> admitted = c.rejected().stream().filter(r -> !r.failedAt().startsWith("DeviceClass ")).toList();
+      if (admitted.isEmpty()) {
+        return c.devices().isEmpty() ? " (DeviceClass " + c.selection().deviceClassName() + " admits none of its "
+            + c.rejected().size() + " device" + (c.rejected().size() == 1 ? "" : "s") + ")" : "";
+      }
+      Map<String, List<String>> byReason = new LinkedHashMap<>();
+      admitted.forEach(r -> byReason.computeIfAbsent(r.failedAt() + " " + r.detail(), k -> new ArrayList<>()).add(r.device()));
+      Map.Entry<String, List<String>> top = byReason.entrySet().stream()
+          .max(Comparator.comparingInt((Map.Entry<String, List<String>> e) -> e.getValue().size())).orElseThrow();
+      List<String> names = top.getValue();
+      String shown = names.size() <= 4 ? String.join(", ", names)
+          : String.join(", ", names.subList(0, 3)) + " and " + (names.size() - 3) + " more";
+      return " (" + shown + ": " + top.getKey() + ")";
+    }
+
     /** Enough candidates that the claims allocated before this one leave room on. */
     private boolean enoughAfterEarlierClaims(Candidates c) {
-      long free = c.devices().stream().filter(d -> ledger.blocked(d, c.demands().get(d.name())) == null).count();
+      long free = c.devices().stream().filter(d -> ledger.blocked(d, c.demands().get(d.name()), amounts) == null).count();
       return c.selection().allocationMode() == AllocationMode.ALL
           ? free == c.devices().size() && free > 0 : free >= c.selection().count();
     }

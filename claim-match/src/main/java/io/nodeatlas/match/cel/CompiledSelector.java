@@ -64,6 +64,12 @@ public final class CompiledSelector {
       } else if (isConstantIndex(e)) {
         domainLookup(e.call().args().get(0)).ifPresent(d ->
             out.add(new Reference(d.map(), d.domain(), e.call().args().get(1).constant().stringValue())));
+      } else if (e.getKind() == CelExpr.ExprKind.Kind.CALL && e.call().function().equals("@in")
+          && e.call().args().size() == 2 && e.call().args().get(0).getKind() == CelExpr.ExprKind.Kind.CONSTANT
+          && e.call().args().get(0).constant().getKind() == dev.cel.common.ast.CelConstant.Kind.STRING_VALUE) {
+        // "name" in device.attributes["domain"]: a test of a name, which a typo makes false rather than an error.
+        domainLookup(e.call().args().get(1)).ifPresent(d ->
+            out.add(new Reference(d.map(), d.domain(), e.call().args().get(0).constant().stringValue())));
       }
     });
     return List.copyOf(out);

@@ -5,6 +5,7 @@ import io.nodeatlas.cli.SavedReport;
 import io.nodeatlas.cli.UsageException;
 import io.nodeatlas.discovery.report.NodeReport;
 import io.nodeatlas.discovery.spi.NodeDiscovery;
+import io.nodeatlas.match.Amounts;
 import io.nodeatlas.match.ClaimMatcher;
 import io.nodeatlas.match.MatchReport;
 import io.nodeatlas.match.MatchReportWriter;
@@ -47,8 +48,10 @@ public final class MatchCommand implements Callable<Integer> {
       description = "Use a saved `nodeatlas discover -o json` document instead of discovering now.")
   Path discovered;
 
-  @Option(names = "--explain", description = "Say for every device that does not match which selector failed and with which values.")
-  boolean explain;
+  @Option(names = "--explain", arity = "0..1", fallbackValue = "admitted", paramLabel = "all",
+      description = "After each verdict, say for every device the request's DeviceClass admits which check failed "
+          + "and with which values; --explain=all also for the devices the DeviceClass refuses.")
+  String explain;
 
   @Option(names = {"-o", "--format"}, paramLabel = "FORMAT", defaultValue = "table",
       description = "Output format: table or json (default: ${DEFAULT-VALUE}).")
@@ -59,19 +62,31 @@ public final class MatchCommand implements Callable<Integer> {
     if (!format.equals("table") && !format.equals("json")) {
       throw new UsageException("--format must be table or json, not " + format);
     }
+    MatchReportWriter.Explain detail = explainMode();
     Documents documents = readDocuments();
     NodeReport node = readNode();
     MatchReport report;
     try {
-      report = new ClaimMatcher(new DraCelEnvironment())
+      report = new ClaimMatcher(new DraCelEnvironment(), format.equals("json") ? Amounts.EXACT : Amounts.HUMAN)
           .match(node.host().hostname() == null ? "" : node.host().hostname(), node.devices(), documents);
     } catch (ClaimInputException e) {
       throw new UsageException(e.getMessage(), e);
     }
     PrintWriter out = spec.commandLine().getOut();
-    out.print(format.equals("json") ? MatchReportWriter.json(report) : MatchReportWriter.table(report, explain));
+    out.print(format.equals("json") ? MatchReportWriter.json(report) : MatchReportWriter.table(report, detail));
     out.flush();
     return report.allSatisfiable() ? 0 : 1;
+  }
+
+  private MatchReportWriter.Explain explainMode() {
+    if (explain == null) {
+      return MatchReportWriter.Explain.NONE;
+    }
+    return switch (explain) {
+      case "admitted" -> MatchReportWriter.Explain.ADMITTED;
+      case "all" -> MatchReportWriter.Explain.ALL;
+      default -> throw new UsageException("--explain takes no value or \"all\", not \"" + explain + "\"");
+    };
   }
 
   private Documents readDocuments() {
