@@ -77,6 +77,8 @@ public final class ClaimMatcher {
 
   private final DraCelEnvironment environment;
   private final Amounts amounts;
+  /** Compiled selectors by expression: a fleet run matches the same documents on every node. */
+  private final Map<String, CompiledSelector> compiled = new HashMap<>();
 
   /** Our devices all belong to one DRA driver, {@link Names#DRIVER}, whose name is also our attribute domain. */
   public ClaimMatcher(DraCelEnvironment environment) {
@@ -94,10 +96,19 @@ public final class ClaimMatcher {
    * that are not in the input are input errors (exit status 2).
    */
   public MatchReport match(String node, List<Device> nodeDevices, Documents documents) throws ClaimInputException {
-    List<Device> devices = nodeDevices.stream().sorted(Comparator.comparing(Device::name)).toList();
+    return match(node, Inventory.ours(nodeDevices), documents);
+  }
+
+  /**
+   * Matches the documents against one node's {@code inventory}: each device evaluated as a device of its
+   * own driver, tainted devices only for requests that tolerate their taints, and what allocated claims
+   * already hold not available (exclusive devices) or consumed (shared capacity).
+   */
+  public MatchReport match(String node, Inventory inventory, Documents documents) throws ClaimInputException {
+    List<Device> devices = inventory.devices().stream().sorted(Comparator.comparing(Device::name)).toList();
     Map<String, Map<String, Object>> variables = new LinkedHashMap<>();
     for (Device d : devices) {
-      variables.put(d.name(), DeviceVariable.of(d, Names.DRIVER));
+      variables.put(d.name(), DeviceVariable.of(d, inventory.driver(d.name())));
     }
     Evaluations evaluations = new Evaluations(variables, published(devices));
     Map<String, DeviceClass> classes = documents.classesByName();
@@ -121,15 +132,16 @@ public final class ClaimMatcher {
 
     List<ClaimReport> claimReports = new ArrayList<>();
     Ledger ledger = new Ledger();
+    ledger.preload(inventory, devices);
     for (Claim claim : documents.claims()) {
-      claimReports.add(matchClaim(claim, devices, classes, classSelectors, evaluations, ledger));
+      claimReports.add(matchClaim(claim, devices, classes, classSelectors, evaluations, ledger, inventory.taints()));
     }
     return new MatchReport(node, classReports, claimReports);
   }
 
   private ClaimReport matchClaim(Claim claim, List<Device> devices, Map<String, DeviceClass> classes,
-      Map<String, List<CompiledSelector>> classSelectors, Evaluations evaluations, Ledger ledger)
-      throws ClaimInputException {
+      Map<String, List<CompiledSelector>> classSelectors, Evaluations evaluations, Ledger ledger,
+      Map<String, List<Inventory.DeviceTaint>> taints) throws ClaimInputException {
     List<RequestReport> requestReports = new ArrayList<>();
     List<List<Candidates>> options = new ArrayList<>();
     for (Request request : claim.requests()) {
@@ -151,7 +163,7 @@ public final class ClaimMatcher {
         List<CapacityConsumption> consumption = new ArrayList<>();
         for (Device d : devices) {
           CapacityDemand.Demand demand = CapacityDemand.of(d, alt.capacityRequests(), amounts);
-          Optional<Rejection> why = check(d, alt, fromClass, own, evaluations, demand);
+          Optional<Rejection> why = check(d, alt, fromClass, own, evaluations, demand, taints.getOrDefault(d.name(), List.of()));
           if (why.isPresent()) {
             rejected.add(why.get());
           } else {
@@ -204,7 +216,7 @@ public final class ClaimMatcher {
 
   /** The first selector or capacity check a device fails, as the scheduler checks them (class first). */
   private Optional<Rejection> check(Device d, DeviceSelection alt, List<CompiledSelector> fromClass,
-      List<CompiledSelector> own, Evaluations evaluations, CapacityDemand.Demand demand) {
+      List<CompiledSelector> own, Evaluations evaluations, CapacityDemand.Demand demand, List<Inventory.DeviceTaint> taints) {
     for (int i = 0; i < fromClass.size(); i++) {
       SelectorResult r = evaluations.result(fromClass.get(i), d.name());
       if (!r.matched()) {
@@ -216,6 +228,14 @@ public final class ClaimMatcher {
       SelectorResult r = evaluations.result(own.get(i), d.name());
       if (!r.matched()) {
         return Optional.of(rejection(d, "request selector #" + (i + 1), own.get(i), r, evaluations));
+      }
+    }
+    for (Inventory.DeviceTaint taint : taints) {
+      // KEP-5055: a NoSchedule or NoExecute taint keeps the device from requests that do not tolerate it.
+      if (taint.blocksAllocation()
+          && alt.tolerations().stream().noneMatch(t -> t.tolerates(taint.key(), taint.value(), taint.effect()))) {
+        return Optional.of(new Rejection(d.name(), "device taint " + taint, null, SelectorResult.Outcome.NO_MATCH,
+            "is not tolerated by the request", List.of()));
       }
     }
     if (demand.refused()) {
@@ -246,7 +266,12 @@ public final class ClaimMatcher {
     List<CompiledSelector> out = new ArrayList<>();
     for (int i = 0; i < expressions.size(); i++) {
       try {
-        out.add(environment.compile(expressions.get(i)));
+        CompiledSelector known = compiled.get(expressions.get(i));
+        if (known == null) {
+          known = environment.compile(expressions.get(i));
+          compiled.put(expressions.get(i), known);
+        }
+        out.add(known);
       } catch (SelectorCompileException e) {
         String expression = expressions.get(i);
         // A short selector is echoed with a caret under the error; a long one (up to 10 KiB) would
@@ -384,6 +409,25 @@ public final class ClaimMatcher {
   private static final class Ledger {
     final Map<String, String> exclusive = new HashMap<>();
     final Map<String, Map<String, BigDecimal>> consumed = new HashMap<>();
+
+    /** What allocated claims held before this run, on the devices of this node. */
+    void preload(Inventory inventory, List<Device> devices) {
+      Map<String, Device> byName = new HashMap<>();
+      devices.forEach(d -> byName.put(d.name(), d));
+      for (Inventory.Held h : inventory.held()) {
+        Device d = byName.get(h.device());
+        if (d == null) {
+          continue;
+        }
+        if (!d.allowMultipleAllocations()) {
+          exclusive.put(d.name(), h.claim());
+          continue;
+        }
+        Map<String, BigDecimal> used = consumed.computeIfAbsent(d.name(), k -> new HashMap<>());
+        h.consumed().forEach((capacity, amount) -> CapacityDemand.capacityKey(d, capacity)
+            .ifPresent(key -> used.merge(key, amount, BigDecimal::add)));
+      }
+    }
 
     /** Records a claim's allocation; returns what each of its requests consumed and what is left after it. */
     List<Consumed> commit(String claim, Map<String, List<Device>> chosen, Map<String, Candidates> from) {
@@ -629,7 +673,7 @@ public final class ClaimMatcher {
           List<String> why = c.devices().stream().map(d -> ledger.blocked(d, c.demands().get(d.name()), amounts))
               .filter(java.util.Objects::nonNull).toList();
           taken.add("request " + c.key() + " needs " + need(c.selection()) + ", but earlier claims hold what matches: "
-              + String.join("; ", why));
+              + String.join("; ", why) + blocker(c));
         }
       }
       if (!taken.isEmpty()) {

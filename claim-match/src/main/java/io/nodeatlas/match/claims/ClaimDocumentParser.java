@@ -371,7 +371,33 @@ public final class ClaimDocumentParser {
         throw new ClaimInputException(where + ": " + at + ".capacity.requests[" + e.getKey() + "]: " + ex.getMessage());
       }
     }
-    return new DeviceSelection(name, className, selectors(node.path("selectors"), where, at + ".selectors"), mode, count, capacity);
+    return new DeviceSelection(name, className, selectors(node.path("selectors"), where, at + ".selectors"), mode, count, capacity,
+        tolerations(node.path("tolerations"), where, at + ".tolerations"));
+  }
+
+  /** {@code tolerations}: at most 16 ({@code DeviceTolerationsMaxLength}), operator Exists or Equal (the default). */
+  private static List<ClaimModel.Toleration> tolerations(JsonNode node, String where, String at) throws ClaimInputException {
+    if (node.isMissingNode() || node.isNull()) {
+      return List.of();
+    }
+    if (!node.isArray() || node.size() > 16) {
+      throw new ClaimInputException(where + ": " + at + " must be a list of at most 16 tolerations");
+    }
+    List<ClaimModel.Toleration> out = new ArrayList<>();
+    for (int i = 0; i < node.size(); i++) {
+      JsonNode t = node.get(i);
+      String operator = text(t, "operator") == null ? "Equal" : text(t, "operator");
+      if (!operator.equals("Exists") && !operator.equals("Equal")) {
+        throw new ClaimInputException(where + ": " + at + "[" + i + "].operator: \"" + operator + "\" is not Exists or Equal");
+      }
+      String effect = text(t, "effect");
+      if (effect != null && !effect.isEmpty() && !effect.equals("NoSchedule") && !effect.equals("NoExecute")
+          && !effect.equals("None")) {
+        throw new ClaimInputException(where + ": " + at + "[" + i + "].effect: \"" + effect + "\" is not NoSchedule, NoExecute or None");
+      }
+      out.add(new ClaimModel.Toleration(text(t, "key"), operator, text(t, "value"), effect));
+    }
+    return out;
   }
 
   private static List<String> selectors(JsonNode node, String where, String at) throws ClaimInputException {

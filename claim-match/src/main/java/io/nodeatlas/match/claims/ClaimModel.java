@@ -53,10 +53,40 @@ public final class ClaimModel {
       List<String> selectors,
       AllocationMode allocationMode,
       long count,
-      SortedMap<String, BigDecimal> capacityRequests) {
+      SortedMap<String, BigDecimal> capacityRequests,
+      List<Toleration> tolerations) {
     public DeviceSelection {
       selectors = List.copyOf(selectors);
       capacityRequests = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(capacityRequests));
+      tolerations = List.copyOf(tolerations);
+    }
+
+    /** A selection that tolerates no device taint. */
+    public DeviceSelection(String name, String deviceClassName, List<String> selectors, AllocationMode allocationMode,
+        long count, SortedMap<String, BigDecimal> capacityRequests) {
+      this(name, deviceClassName, selectors, allocationMode, count, capacityRequests, List.of());
+    }
+  }
+
+  /**
+   * A {@code resource.k8s.io/v1} {@code DeviceToleration} (KEP-5055): {@code Exists} matches any value of
+   * {@code key} (any key when empty), {@code Equal} the one {@code value}; an empty {@code effect} matches
+   * every effect.
+   */
+  public record Toleration(String key, String operator, String value, String effect) {
+    /** Whether this toleration tolerates a taint of {@code key}, {@code value} and {@code effect}. */
+    public boolean tolerates(String taintKey, String taintValue, String taintEffect) {
+      if (effect != null && !effect.isEmpty() && !effect.equals(taintEffect)) {
+        return false;
+      }
+      if (key == null || key.isEmpty()) {
+        return "Exists".equals(operator);
+      }
+      if (!key.equals(taintKey)) {
+        return false;
+      }
+      return "Exists".equals(operator) || java.util.Objects.equals(value == null ? "" : value,
+          taintValue == null ? "" : taintValue);
     }
   }
 

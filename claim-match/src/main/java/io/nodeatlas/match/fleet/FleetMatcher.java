@@ -1,0 +1,79 @@
+package io.nodeatlas.match.fleet;
+
+import io.nodeatlas.match.ClaimMatcher;
+import io.nodeatlas.match.MatchReport;
+import io.nodeatlas.match.claims.ClaimInputException;
+import io.nodeatlas.match.claims.ClaimModel.Documents;
+import io.nodeatlas.match.fleet.FleetReport.ClaimVerdict;
+import io.nodeatlas.match.fleet.FleetReport.NodeVerdict;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs the single-node matcher on every node of the fleet with the same documents: on each node the claims
+ * are allocated in input order against what is left after the claims already allocated there, so a node
+ * fits when all of them fit together (a pod's claims are allocated together). Only the verdicts are kept,
+ * not the per-device detail, so memory stays proportional to the fleet.
+ */
+public final class FleetMatcher {
+
+  private final ClaimMatcher matcher;
+
+  public FleetMatcher(ClaimMatcher matcher) {
+    this.matcher = matcher;
+  }
+
+  /** The verdict for each node, fitting nodes first; {@code placement} refuses nodes before matching. */
+  public FleetReport match(List<FleetNode> nodes, Documents documents, Placement placement, List<String> warnings)
+      throws ClaimInputException {
+    List<NodeVerdict> verdicts = new ArrayList<>(nodes.size());
+    for (FleetNode node : nodes) {
+      String refused = placement.refuses(node.name(), node.labels());
+      if (refused != null) {
+        verdicts.add(new NodeVerdict(node.name(), false, refused, List.of()));
+        continue;
+      }
+      MatchReport report = matcher.match(node.name(), node.inventory(), documents);
+      List<ClaimVerdict> claims = new ArrayList<>();
+      String reason = null;
+      for (MatchReport.ClaimReport c : report.claims()) {
+        claims.add(new ClaimVerdict(c.displayName(), c.satisfiable(), c.reason(), c.allocation(), c.consumed()));
+        if (!c.satisfiable() && reason == null) {
+          reason = c.displayName() + ": " + c.reason();
+        }
+      }
+      verdicts.add(new NodeVerdict(node.name(), reason == null, reason, claims));
+    }
+    verdicts.sort(Comparator.comparing((NodeVerdict v) -> !v.fits()).thenComparing(NodeVerdict::node));
+    return new FleetReport(verdicts, warnings);
+  }
+
+  /**
+   * A pod's own node selection ({@code spec.nodeName}, {@code spec.nodeSelector}), checked before its
+   * claims as the scheduler's NodeName and NodeAffinity filters run before DynamicResources.
+   */
+  public record Placement(String nodeName, Map<String, String> nodeSelector) {
+    public static final Placement ANY = new Placement(null, Map.of());
+
+    public Placement {
+      nodeSelector = Map.copyOf(nodeSelector);
+    }
+
+    /** Why the pod cannot go to {@code node}; null when it may. */
+    public String refuses(String node, Map<String, String> labels) {
+      if (nodeName != null && !nodeName.isEmpty() && !nodeName.equals(node)) {
+        return "the pod's nodeName is " + nodeName;
+      }
+      for (Map.Entry<String, String> want : new java.util.TreeMap<>(nodeSelector).entrySet()) {
+        String have = labels.get(want.getKey());
+        if (!want.getValue().equals(have)) {
+          return "the pod's nodeSelector " + want.getKey() + "=" + want.getValue() + " does not match"
+              + (have == null ? " (no such label)" : " (" + want.getKey() + "=" + have + ")");
+        }
+      }
+      return null;
+    }
+  }
+}

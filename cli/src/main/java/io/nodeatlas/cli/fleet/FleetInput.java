@@ -1,0 +1,142 @@
+package io.nodeatlas.cli.fleet;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.nodeatlas.cli.SavedReport;
+import io.nodeatlas.discovery.model.Names;
+import io.nodeatlas.discovery.report.NodeReport;
+import io.nodeatlas.match.fleet.Allocation;
+import io.nodeatlas.match.fleet.NodeSelection;
+import io.nodeatlas.match.fleet.SliceReader;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What the fleet commands read, from saved files or the cluster: Nodes (name and labels), ResourceSlices of
+ * every driver, allocated ResourceClaims, and DeviceClasses (kept as a {@code kind: List} for the claim
+ * parser). One bad object costs that object and a warning.
+ */
+public final class FleetInput {
+
+  final Map<String, Map<String, String>> nodes = new TreeMap<>();
+  final List<SliceReader.Slice> slices = new ArrayList<>();
+  final List<Allocation> allocations = new ArrayList<>();
+  final ObjectNode deviceClasses = JsonNodeFactory.instance.objectNode().put("apiVersion", "v1").put("kind", "List");
+  final List<String> warnings = new ArrayList<>();
+  /** Nodes known from saved discover documents, whose labels nobody knows. */
+  final List<String> unlabelled = new ArrayList<>();
+  /** Whether Node objects were read; without them the slices say which nodes exist. */
+  boolean nodeObjects;
+  /** The saved discover documents read, in order. */
+  final List<NodeReport> reports = new ArrayList<>();
+
+  /** The one saved discover document when that is all that was read (then match answers for that node alone). */
+  public java.util.Optional<NodeReport> onlyReport() {
+    boolean alone = reports.size() == 1 && slices.size() == 1 && allocations.isEmpty() && nodes.size() == 1
+        && deviceClasses.get("items").isEmpty();
+    return alone ? java.util.Optional.of(reports.get(0)) : java.util.Optional.empty();
+  }
+
+  /** The nodes with what the slices put on them and the allocated claims hold. */
+  public List<io.nodeatlas.match.fleet.FleetNode> fleet() {
+    return io.nodeatlas.match.fleet.FleetBuilder.build(nodes, !nodeObjects, slices, allocations, warnings);
+  }
+
+  /** The DeviceClasses read from the cluster or saved lists, as one {@code kind: List} document. */
+  public String deviceClassesJson() {
+    return deviceClasses.toString();
+  }
+
+  public boolean hasDeviceClasses() {
+    return !deviceClasses.get("items").isEmpty();
+  }
+
+  public List<String> warnings() {
+    return warnings;
+  }
+
+  FleetInput() {
+    deviceClasses.putArray("items");
+  }
+
+  /** A saved {@code nodeatlas discover -o json} document: one node, our driver, one pool named after it. */
+  void addDiscovered(String option, NodeReport report, java.nio.file.Path file) {
+    String host = report.host() == null ? null : report.host().hostname();
+    if (host == null || host.isBlank() || !Names.isDnsSubdomain(host.trim().toLowerCase(Locale.ROOT))) {
+      warnings.add(option + " " + file + ": the document names no usable host name; left out");
+      return;
+    }
+    String node = host.trim().toLowerCase(Locale.ROOT);
+    if (nodes.containsKey(node)) {
+      warnings.add(option + " " + file + ": node " + node + " was already read; left out");
+      return;
+    }
+    nodes.put(node, Map.of("kubernetes.io/hostname", node));
+    unlabelled.add(node);
+    reports.add(report);
+    List<SliceReader.SliceDevice> devices = report.devices().stream()
+        .map(d -> new SliceReader.SliceDevice(d, List.of(), null)).toList();
+    slices.add(new SliceReader.Slice(node + "-discovered", Names.DRIVER, node, 0, 1, new NodeSelection.OneNode(node), devices));
+  }
+
+  /** One API object of a saved list or a live list call; {@code kind} when the list's items carry none. */
+  void addObject(JsonNode item, String kind, String where) {
+    String k = item.path("kind").asText(kind);
+    String name = item.path("metadata").path("name").asText("");
+    try {
+      switch (k) {
+        case "ResourceSlice" -> slices.add(SliceReader.read(item, warnings));
+        case "ResourceClaim" -> allocations.addAll(Allocation.of(item, warnings));
+        case "Node" -> {
+          nodeObjects = true;
+          Map<String, String> labels = new LinkedHashMap<>();
+          item.path("metadata").path("labels").properties().forEach(e -> labels.put(e.getKey(), e.getValue().asText()));
+          labels.putIfAbsent("kubernetes.io/hostname", name);
+          nodes.put(name, labels);
+        }
+        case "DeviceClass" -> {
+          ObjectNode copy = item.deepCopy();
+          copy.put("apiVersion", item.path("apiVersion").asText("resource.k8s.io/v1")).put("kind", "DeviceClass");
+          ((com.fasterxml.jackson.databind.node.ArrayNode) deviceClasses.get("items")).add(copy);
+        }
+        default -> warnings.add(where + ": " + k + " " + name + " is not read by the fleet view; left out");
+      }
+    } catch (IllegalArgumentException e) {
+      warnings.add(where + ": " + k + " " + name + ": left out: " + e.getMessage());
+    }
+  }
+
+  /** A saved file: a discover document, or an API object or list ({@code kubectl get ... -o json}, {@code slices -o json}). */
+  void addFile(String option, java.nio.file.Path file) {
+    JsonNode tree;
+    String text;
+    try {
+      text = SavedReport.readText(option, file);
+      tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+    } catch (SavedReport.InvalidReportException e) {
+      throw new io.nodeatlas.cli.UsageException(e.getMessage(), e.getCause());
+    } catch (java.io.IOException e) {
+      throw new io.nodeatlas.cli.UsageException(option + " " + file + ": not JSON: "
+          + io.nodeatlas.discovery.host.Excerpt.scrub(String.valueOf(e.getMessage())).lines().findFirst().orElse(""), e);
+    }
+    if (tree != null && tree.has("kind") && !tree.has("schemaVersion")) {
+      String where = option + " " + file;
+      if (tree.path("items").isArray()) {
+        tree.path("items").forEach(item -> addObject(item, "", where));
+      } else {
+        addObject(tree, "", where);
+      }
+      return;
+    }
+    try {
+      addDiscovered(option, SavedReport.parse(option, file, text), file);
+    } catch (SavedReport.InvalidReportException e) {
+      throw new io.nodeatlas.cli.UsageException(e.getMessage(), e.getCause());
+    }
+  }
+}
