@@ -659,7 +659,7 @@ public final class ClaimMatcher {
           if (request.stream().noneMatch(this::enoughAlone)) {
             Candidates c = request.get(request.size() - 1);
             short_.add("request " + c.request() + " needs " + need(c.selection()) + ", this node has "
-                + c.devices().size() + " matching device" + (c.devices().size() == 1 ? "" : "s") + blocker(c));
+                + c.devices().size() + " matching device" + (c.devices().size() == 1 ? "" : "s") + blocker(c, false));
           }
         }
         if (!short_.isEmpty()) {
@@ -673,7 +673,7 @@ public final class ClaimMatcher {
           List<String> why = c.devices().stream().map(d -> ledger.blocked(d, c.demands().get(d.name()), amounts))
               .filter(java.util.Objects::nonNull).toList();
           taken.add("request " + c.key() + " needs " + need(c.selection()) + ", but earlier claims hold what matches: "
-              + String.join("; ", why) + blocker(c));
+              + String.join("; ", why) + blocker(c, true));
         }
       }
       if (!taken.isEmpty()) {
@@ -688,10 +688,17 @@ public final class ClaimMatcher {
 
     /**
      * What keeps the devices the request's DeviceClass admits from serving it, most common first-failing
-     * check first, in the words of {@code --explain}; or that the class admits none of the devices.
+     * check first, in the words of {@code --explain}; or that the class admits none of the devices. With
+     * {@code heldOnly} (what matches is held by earlier claims) only the devices that match but for a taint
+     * or their capacity, which might serve once that changes.
      */
-    private String blocker(Candidates c) {
-      List<Rejection> admitted = c.rejected().stream().filter(r -> !r.failedAt().startsWith("DeviceClass ")).toList();
+    private String blocker(Candidates c, boolean heldOnly) {
+      List<Rejection> admitted = c.rejected().stream().filter(r -> !r.failedAt().startsWith("DeviceClass "))
+          .filter(r -> !heldOnly || r.failedAt().startsWith("device taint ") || r.failedAt().startsWith("capacity request "))
+          .toList();
+      if (heldOnly && admitted.isEmpty()) {
+        return "";
+      }
       if (admitted.isEmpty()) {
         return c.devices().isEmpty() ? " (DeviceClass " + c.selection().deviceClassName() + " admits none of its "
             + c.rejected().size() + " device" + (c.rejected().size() == 1 ? "" : "s") + ")" : "";

@@ -22,11 +22,40 @@ public final class ClaimModel {
     }
   }
 
-  public record DeviceClass(String name, List<String> selectors, Origin origin) {
+  /**
+   * A DeviceClass; {@code extendedResourceName} (KEP-5004, may be null) is the extended resource a pod can
+   * ask for to get one device of this class per unit.
+   */
+  public record DeviceClass(String name, List<String> selectors, Origin origin, String extendedResourceName) {
     public DeviceClass {
       selectors = List.copyOf(selectors);
     }
+
+    public DeviceClass(String name, List<String> selectors, Origin origin) {
+      this(name, selectors, origin, null);
+    }
   }
+
+  /**
+   * What a Pod asks of DRA ({@code core/v1} {@code PodSpec}): its {@code resourceClaims} (by ResourceClaim
+   * or ResourceClaimTemplate name), the extended resources its containers request (summed over the
+   * containers, the largest init container counted as the scheduler does) and where it may run.
+   */
+  public record Pod(String namespace, String name, List<PodClaim> claims, java.util.SortedMap<String, Long> extendedResources,
+      String nodeName, Map<String, String> nodeSelector, Origin origin) {
+    public Pod {
+      claims = List.copyOf(claims);
+      extendedResources = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(extendedResources));
+      nodeSelector = Map.copyOf(nodeSelector);
+    }
+
+    public String displayName() {
+      return "Pod " + (namespace == null ? "" : namespace + "/") + name;
+    }
+  }
+
+  /** One entry of {@code spec.resourceClaims}: exactly one of the two names is set. */
+  public record PodClaim(String name, String resourceClaimName, String resourceClaimTemplateName) {}
 
   public enum AllocationMode {
     EXACT_COUNT("ExactCount"),
@@ -137,10 +166,15 @@ public final class ClaimModel {
   }
 
   /** Everything read from the input files, in input order. */
-  public record Documents(List<DeviceClass> deviceClasses, List<Claim> claims) {
+  public record Documents(List<DeviceClass> deviceClasses, List<Claim> claims, List<Pod> pods) {
     public Documents {
       deviceClasses = List.copyOf(deviceClasses);
       claims = List.copyOf(claims);
+      pods = List.copyOf(pods);
+    }
+
+    public Documents(List<DeviceClass> deviceClasses, List<Claim> claims) {
+      this(deviceClasses, claims, List.of());
     }
 
     public Map<String, DeviceClass> classesByName() {

@@ -56,6 +56,10 @@ public final class FleetInput {
     return !deviceClasses.get("items").isEmpty();
   }
 
+  public boolean hasUnlabelledNodes() {
+    return !unlabelled.isEmpty();
+  }
+
   public List<String> warnings() {
     return warnings;
   }

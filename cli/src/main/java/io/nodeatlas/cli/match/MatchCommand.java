@@ -17,6 +17,7 @@ import io.nodeatlas.match.fleet.FleetReport;
 import io.nodeatlas.match.fleet.FleetReportWriter;
 import io.nodeatlas.match.claims.ClaimDocumentParser;
 import io.nodeatlas.match.claims.ClaimInputException;
+import io.nodeatlas.match.claims.PodClaims;
 import io.nodeatlas.match.claims.ClaimModel.Documents;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -83,6 +84,7 @@ public final class MatchCommand implements Callable<Integer> {
     }
     MatchReport report;
     try {
+      documents = PodClaims.resolve(documents).documents();
       report = matcher.match(node.host().hostname() == null ? "" : node.host().hostname(), node.devices(), documents);
     } catch (ClaimInputException e) {
       throw new UsageException(e.getMessage(), e);
@@ -102,10 +104,16 @@ public final class MatchCommand implements Callable<Integer> {
     List<String> warnings = new ArrayList<>(input.warnings());
     FleetReport report;
     try {
-      Documents all = withClusterClasses(documents, input);
+      PodClaims.Resolved resolved = PodClaims.resolve(withClusterClasses(documents, input));
       List<FleetNode> nodes = input.fleet();
       warnings = new ArrayList<>(input.warnings());
-      report = new FleetMatcher(matcher).match(nodes, all, FleetMatcher.Placement.ANY, warnings);
+      FleetMatcher.Placement placement = resolved.pod()
+          .map(p -> new FleetMatcher.Placement(p.nodeName(), p.nodeSelector())).orElse(FleetMatcher.Placement.ANY);
+      if (resolved.pod().isPresent() && !resolved.pod().get().nodeSelector().isEmpty() && input.hasUnlabelledNodes()) {
+        warnings.add("saved discover documents carry no node labels: the pod's nodeSelector is checked against "
+            + "kubernetes.io/hostname alone on those nodes");
+      }
+      report = new FleetMatcher(matcher).match(nodes, resolved.documents(), placement, warnings);
     } catch (ClaimInputException e) {
       throw new UsageException(e.getMessage(), e);
     }

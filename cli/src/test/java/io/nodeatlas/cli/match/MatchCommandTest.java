@@ -98,9 +98,12 @@ class MatchCommandTest {
     Path broken = Files.writeString(dir.resolve("broken.json"), "{\"schemaVersion\": \"v0\"}");
     assertThat(run("-f", classes.toString(), "--discovered", broken.toString())).isEqualTo(2);
     assertThat(err.toString()).contains("unsupported schemaVersion");
+    Path deployment = claim("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n");
+    assertThat(run("-f", deployment.toString(), "--discovered", discovered.toString())).isEqualTo(2);
+    assertThat(err.toString()).contains("kind \"Deployment\" is not supported");
     Path pod = claim("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n");
     assertThat(run("-f", pod.toString(), "--discovered", discovered.toString())).isEqualTo(2);
-    assertThat(err.toString()).contains("kind \"Pod\" is not supported");
+    assertThat(err.toString()).contains("Pod p asks for no devices");
   }
 
   @Test
