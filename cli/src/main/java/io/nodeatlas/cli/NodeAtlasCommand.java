@@ -3,6 +3,7 @@ package io.nodeatlas.cli;
 import io.nodeatlas.cli.cdi.CdiCommand;
 import io.nodeatlas.cli.discover.DiscoverCommand;
 import io.nodeatlas.cli.match.MatchCommand;
+import io.nodeatlas.cli.pools.PoolsCommand;
 import io.nodeatlas.cli.run.RunCommand;
 import io.nodeatlas.cli.slices.SlicesCommand;
 import io.nodeatlas.discovery.spi.DiscoverySources;
@@ -43,6 +44,7 @@ public final class NodeAtlasCommand implements Runnable {
     m.put("cdi", CdiCommand.class);
     m.put("match", MatchCommand.class);
     m.put("slices", SlicesCommand.class);
+    m.put("pools", PoolsCommand.class);
     m.put("run", RunCommand.class);
     return Collections.unmodifiableMap(m);
   }
@@ -51,7 +53,7 @@ public final class NodeAtlasCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (discover, cdi, match, slices, run)");
+    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (discover, cdi, match, slices, pools, run)");
   }
 
   /** The configured command line with every subcommand and the installed sources, shared by {@link Main} and tests. */

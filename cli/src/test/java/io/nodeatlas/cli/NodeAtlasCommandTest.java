@@ -19,7 +19,7 @@ class NodeAtlasCommandTest {
     assertThat(NodeAtlasCommand.commandLineFor("discover", "-o", "table").getSubcommands().keySet())
         .containsExactlyInAnyOrder("discover", "help");
     assertThat(NodeAtlasCommand.commandLineFor("--version").getSubcommands().keySet())
-        .containsExactlyInAnyOrder("discover", "cdi", "match", "slices", "run", "help");
+        .containsExactlyInAnyOrder("discover", "cdi", "match", "slices", "pools", "run", "help");
   }
 
   @Test

@@ -47,6 +47,11 @@ public final class FleetInput {
     return io.nodeatlas.match.fleet.FleetBuilder.build(nodes, !nodeObjects, slices, allocations, warnings);
   }
 
+  /** What is allocated and left in every pool read. */
+  public io.nodeatlas.match.fleet.PoolReport pools() {
+    return io.nodeatlas.match.fleet.PoolReport.of(slices, allocations);
+  }
+
   /** The DeviceClasses read from the cluster or saved lists, as one {@code kind: List} document. */
   public String deviceClassesJson() {
     return deviceClasses.toString();
