@@ -77,6 +77,7 @@ public final class ClaimMatcher {
 
   private final DraCelEnvironment environment;
   private final Amounts amounts;
+  private final boolean detail;
   /** Compiled selectors by expression: a fleet run matches the same documents on every node. */
   private final Map<String, CompiledSelector> compiled = new HashMap<>();
 
@@ -87,8 +88,17 @@ public final class ClaimMatcher {
 
   /** A matcher whose messages write amounts of capacity in {@code amounts}' style. */
   public ClaimMatcher(DraCelEnvironment environment, Amounts amounts) {
+    this(environment, amounts, true);
+  }
+
+  /**
+   * With {@code detail} false, only the verdicts: no DeviceClass reports, selector reports, hints or values
+   * observed during evaluation (the fleet view keeps nothing else, and they cost most of a node's time).
+   */
+  public ClaimMatcher(DraCelEnvironment environment, Amounts amounts, boolean detail) {
     this.environment = environment;
     this.amounts = amounts;
+    this.detail = detail;
   }
 
   /**
@@ -110,7 +120,7 @@ public final class ClaimMatcher {
     for (Device d : devices) {
       variables.put(d.name(), DeviceVariable.of(d, inventory.driver(d.name())));
     }
-    Evaluations evaluations = new Evaluations(variables, published(devices));
+    Evaluations evaluations = new Evaluations(variables, published(devices), detail);
     Map<String, DeviceClass> classes = documents.classesByName();
     Map<String, List<CompiledSelector>> classSelectors = new TreeMap<>();
     for (DeviceClass c : documents.deviceClasses()) {
@@ -118,7 +128,7 @@ public final class ClaimMatcher {
     }
 
     List<ClassReport> classReports = new ArrayList<>();
-    for (DeviceClass c : documents.deviceClasses()) {
+    for (DeviceClass c : detail ? documents.deviceClasses() : List.<DeviceClass>of()) {
       List<CompiledSelector> selectors = classSelectors.get(c.name());
       List<String> matching = new ArrayList<>();
       for (Device d : devices) {
@@ -295,9 +305,12 @@ public final class ClaimMatcher {
     return "\n  " + " ".repeat(Math.max(0, column - 1)) + "^";
   }
 
-  private static List<SelectorReport> selectorReports(String owner, List<CompiledSelector> selectors,
+  private List<SelectorReport> selectorReports(String owner, List<CompiledSelector> selectors,
       List<Device> devices, Evaluations evaluations) {
     List<SelectorReport> out = new ArrayList<>();
+    if (!detail) {
+      return out;
+    }
     for (int i = 0; i < selectors.size(); i++) {
       CompiledSelector s = selectors.get(i);
       int matching = 0;
@@ -341,9 +354,13 @@ public final class ClaimMatcher {
     private final Map<CompiledSelector, Map<String, SelectorResult>> cache = new HashMap<>();
     private final Map<CompiledSelector, List<String>> lookalikes = new HashMap<>();
 
-    Evaluations(Map<String, Map<String, Object>> variables, Map<String, Map<String, java.util.Set<String>>> published) {
+    private final boolean observe;
+
+    Evaluations(Map<String, Map<String, Object>> variables, Map<String, Map<String, java.util.Set<String>>> published,
+        boolean observe) {
       this.variables = variables;
       this.published = published;
+      this.observe = observe;
     }
 
     /** Did-you-means for domains and names of {@code s} that only look like ones this node publishes. */
@@ -367,7 +384,7 @@ public final class ClaimMatcher {
 
     SelectorResult result(CompiledSelector s, String device) {
       return cache.computeIfAbsent(s, k -> new HashMap<>())
-          .computeIfAbsent(device, d -> s.evaluate(variables.get(d)));
+          .computeIfAbsent(device, d -> s.evaluate(variables.get(d), observe));
     }
   }
 

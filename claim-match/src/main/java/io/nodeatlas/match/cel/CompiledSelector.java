@@ -106,7 +106,12 @@ public final class CompiledSelector {
 
   /** Evaluates against a {@link DeviceVariable}; never throws for a CEL error. */
   public SelectorResult evaluate(Map<String, Object> device) {
-    Tracker tracker = new Tracker();
+    return evaluate(device, true);
+  }
+
+  /** {@link #evaluate(Map)}; with {@code observe} false without the values of the device paths it read. */
+  public SelectorResult evaluate(Map<String, Object> device, boolean observe) {
+    Tracker tracker = new Tracker(observe);
     try {
       Object result = program.trace(Map.of("device", device), tracker::onEvaluated);
       if (result instanceof Boolean b) {
@@ -151,13 +156,18 @@ public final class CompiledSelector {
   private final class Tracker {
     long cost;
     final Map<String, String> values = new LinkedHashMap<>();
+    final boolean observe;
+
+    Tracker(boolean observe) {
+      this.observe = observe;
+    }
 
     void onEvaluated(CelExpr expr, Object result) {
       cost += 1 + sizeCost(result);
       if (cost > costLimit) {
         throw new CostLimitExceeded("operation cancelled: actual cost limit exceeded (" + costLimit + ")");
       }
-      String path = devicePaths.get(expr.id());
+      String path = observe ? devicePaths.get(expr.id()) : null;
       if (path != null && values.size() < 64) {
         values.putIfAbsent(path, Values.render(result));
       }

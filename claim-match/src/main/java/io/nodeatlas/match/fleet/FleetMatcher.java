@@ -28,6 +28,11 @@ public final class FleetMatcher {
   /** The verdict for each node, fitting nodes first; {@code placement} refuses nodes before matching. */
   public FleetReport match(List<FleetNode> nodes, Documents documents, Placement placement, List<String> warnings)
       throws ClaimInputException {
+    // Only the DeviceClasses the claims use: the others would be evaluated on every device of every node.
+    java.util.Set<String> used = new java.util.HashSet<>();
+    documents.claims().forEach(c -> c.requests().forEach(r -> r.alternatives().forEach(a -> used.add(a.deviceClassName()))));
+    Documents needed = new Documents(documents.deviceClasses().stream().filter(c -> used.contains(c.name())).toList(),
+        documents.claims(), documents.pods());
     List<NodeVerdict> verdicts = new ArrayList<>(nodes.size());
     for (FleetNode node : nodes) {
       String refused = placement.refuses(node.name(), node.labels());
@@ -35,7 +40,8 @@ public final class FleetMatcher {
         verdicts.add(new NodeVerdict(node.name(), false, refused, List.of()));
         continue;
       }
-      MatchReport report = matcher.match(node.name(), node.inventory(), documents);
+      MatchReport report = matcher.match(node.name(), node.inventory(), needed);
+      // The per-device detail of the report is dropped here; only the verdicts stay.
       List<ClaimVerdict> claims = new ArrayList<>();
       String reason = null;
       for (MatchReport.ClaimReport c : report.claims()) {

@@ -47,7 +47,7 @@ public final class FleetReportWriter {
               .toList();
           shown.add(shares.isEmpty() ? d : d + " (" + String.join("; ", shares) + ")");
         }
-        parts.add((v.claims().size() > 1 ? c.claim() + " " : "") + request + " -> " + String.join(", ", shown));
+        parts.add((v.claims().size() > 1 ? c.claim() + ": " : "") + request + " -> " + String.join(", ", shown));
       });
     }
     return String.join("; ", parts);

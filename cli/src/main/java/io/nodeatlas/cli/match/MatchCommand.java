@@ -78,7 +78,7 @@ public final class MatchCommand implements Callable<Integer> {
       FleetInput input = fleet.read();
       boolean oneFile = !fleet.cluster && fleet.discovered.size() == 1 && !Files.isDirectory(fleet.discovered.get(0));
       if (!oneFile || input.onlyReport().isEmpty()) {
-        return matchFleet(matcher, documents, input);
+        return matchFleet(new ClaimMatcher(new DraCelEnvironment(), amounts, false), documents, input);
       }
       node = input.onlyReport().get();
     }
