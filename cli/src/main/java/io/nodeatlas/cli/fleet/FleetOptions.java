@@ -112,13 +112,23 @@ public final class FleetOptions {
     }
   }
 
-  /** The list calls of {@code --cluster}; the RBAC in docs/fleet.md grants exactly these. */
+  /** The list calls of {@code --cluster} (path, kind of its items); the RBAC in docs/fleet.md grants exactly these. */
+  public static final java.util.Map<String, String> LIST_CALLS = listCalls();
+
+  private static java.util.Map<String, String> listCalls() {
+    java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+    m.put("/api/v1/nodes", "Node");
+    m.put("/apis/resource.k8s.io/v1/deviceclasses", "DeviceClass");
+    m.put("/apis/resource.k8s.io/v1/resourceslices", "ResourceSlice");
+    m.put("/apis/resource.k8s.io/v1/resourceclaims", "ResourceClaim");
+    return java.util.Collections.unmodifiableMap(m);
+  }
+
   static void read(FleetInput input, ClusterReader reader) {
     try {
-      reader.list("/api/v1/nodes", item -> input.addObject(item, "Node", "the cluster"));
-      reader.list("/apis/resource.k8s.io/v1/deviceclasses", item -> input.addObject(item, "DeviceClass", "the cluster"));
-      reader.list("/apis/resource.k8s.io/v1/resourceslices", item -> input.addObject(item, "ResourceSlice", "the cluster"));
-      reader.list("/apis/resource.k8s.io/v1/resourceclaims", item -> input.addObject(item, "ResourceClaim", "the cluster"));
+      for (java.util.Map.Entry<String, String> call : LIST_CALLS.entrySet()) {
+        reader.list(call.getKey(), item -> input.addObject(item, call.getValue(), "the cluster"));
+      }
     } catch (ClusterReader.ApiException e) {
       throw new FleetReadException("--cluster: " + e.getMessage());
     }

@@ -84,8 +84,8 @@ class SavedFleetMatchTest {
     Path both = pod("resourceClaims: [{name: cpus, resourceClaimName: intel-cpus}, {name: pages, resourceClaimName: pages-near-nic}]");
     Result r = run("match", "-f", CLASSES, "-f", cpus, "-f", arm, "-f", pages, "-f", both.toString(), "--discovered", NODES.toString());
     assertThat(r.out()).as(r.err()).startsWith("1 of 2 nodes fit: hgx-01\n")
-        .contains("hgx-01  yes   ResourceClaim intel-cpus cpus -> cpu-numa0 (4 nodeatlas.io/cpu, 60 of 64 left); "
-            + "ResourceClaim pages-near-nic nic -> rdma-mlx5-0; ResourceClaim pages-near-nic pages -> hugepages-2mi-numa0 "
+        .contains("hgx-01  yes   ResourceClaim intel-cpus: cpus -> cpu-numa0 (4 nodeatlas.io/cpu, 60 of 64 left); "
+            + "ResourceClaim pages-near-nic: nic -> rdma-mlx5-0; ResourceClaim pages-near-nic: pages -> hugepages-2mi-numa0 "
             + "(1Gi nodeatlas.io/memory, 7Gi of 8Gi left)")
         // The Arm claim in the files is not the pod's: it is not matched.
         .doesNotContain("arm64-cpus");
