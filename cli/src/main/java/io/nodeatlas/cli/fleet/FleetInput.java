@@ -69,6 +69,36 @@ public final class FleetInput {
     return warnings;
   }
 
+  private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER = new com.fasterxml.jackson.databind.ObjectMapper(
+      com.fasterxml.jackson.core.JsonFactory.builder().streamReadConstraints(com.fasterxml.jackson.core.StreamReadConstraints
+          .builder().maxNestingDepth(64).build()).build());
+
+  /**
+   * Whether the document is an API object or list (a top-level {@code kind} and no {@code schemaVersion}),
+   * found by streaming over its top level only: a discover document is then parsed once, by its codec.
+   */
+  static boolean isApiObject(String text) {
+    boolean kind = false;
+    try (com.fasterxml.jackson.core.JsonParser p = MAPPER.getFactory().createParser(text)) {
+      if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+        return false;
+      }
+      while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        if (name.equals("schemaVersion")) {
+          return false;
+        }
+        kind |= name.equals("kind");
+        p.nextToken();
+        p.skipChildren();
+      }
+    } catch (java.io.IOException e) {
+      // Not JSON: the discover codec says what is wrong with it.
+      return false;
+    }
+    return kind;
+  }
+
   FleetInput() {
     deviceClasses.putArray("items");
   }
@@ -122,18 +152,21 @@ public final class FleetInput {
 
   /** A saved file: a discover document, or an API object or list ({@code kubectl get ... -o json}, {@code slices -o json}). */
   void addFile(String option, java.nio.file.Path file) {
-    JsonNode tree;
     String text;
     try {
       text = SavedReport.readText(option, file);
-      tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
     } catch (SavedReport.InvalidReportException e) {
       throw new io.nodeatlas.cli.UsageException(e.getMessage(), e.getCause());
-    } catch (java.io.IOException e) {
-      throw new io.nodeatlas.cli.UsageException(option + " " + file + ": not JSON: "
-          + io.nodeatlas.discovery.host.Excerpt.scrub(String.valueOf(e.getMessage())).lines().findFirst().orElse(""), e);
     }
-    if (tree != null && tree.has("kind") && !tree.has("schemaVersion")) {
+    if (isApiObject(text)) {
+      JsonNode tree;
+      try {
+        tree = MAPPER.readTree(text);
+      } catch (java.io.IOException e) {
+        throw new io.nodeatlas.cli.UsageException(option + " " + file + ": not JSON: " + io.nodeatlas.discovery.host.Excerpt
+            .scrub(String.valueOf(e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage()
+                : e.getMessage())).lines().findFirst().orElse(""), e);
+      }
       String where = option + " " + file;
       if (tree.path("items").isArray()) {
         tree.path("items").forEach(item -> addObject(item, "", where));
