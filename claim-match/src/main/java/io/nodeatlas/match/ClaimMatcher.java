@@ -80,6 +80,12 @@ public final class ClaimMatcher {
   private final boolean detail;
   /** Compiled selectors by expression: a fleet run matches the same documents on every node. */
   private final Map<String, CompiledSelector> compiled = new HashMap<>();
+  /**
+   * Without detail: results by selector and the device facts it reads ({@link CompiledSelector#projection()}),
+   * shared by every device and node with the same facts. Bounded; cleared when full.
+   */
+  private final Map<List<Object>, SelectorResult> shared = new HashMap<>();
+  static final int SHARED_MAX = 200_000;
 
   /** Our devices all belong to one DRA driver, {@link Names#DRIVER}, whose name is also our attribute domain. */
   public ClaimMatcher(DraCelEnvironment environment) {
@@ -116,11 +122,9 @@ public final class ClaimMatcher {
    */
   public MatchReport match(String node, Inventory inventory, Documents documents) throws ClaimInputException {
     List<Device> devices = inventory.devices().stream().sorted(Comparator.comparing(Device::name)).toList();
-    Map<String, Map<String, Object>> variables = new LinkedHashMap<>();
-    for (Device d : devices) {
-      variables.put(d.name(), DeviceVariable.of(d, inventory.driver(d.name())));
-    }
-    Evaluations evaluations = new Evaluations(variables, published(devices), detail);
+    Map<String, Device> byName = new HashMap<>();
+    devices.forEach(d -> byName.put(d.name(), d));
+    Evaluations evaluations = new Evaluations(byName, inventory, published(devices), detail, detail ? null : shared);
     Map<String, DeviceClass> classes = documents.classesByName();
     Map<String, List<CompiledSelector>> classSelectors = new TreeMap<>();
     for (DeviceClass c : documents.deviceClasses()) {
@@ -349,18 +353,22 @@ public final class ClaimMatcher {
 
   /** Each (selector, device) pair is evaluated once per run. */
   private static final class Evaluations {
-    private final Map<String, Map<String, Object>> variables;
+    private final Map<String, Device> devices;
+    private final Inventory inventory;
+    private final Map<String, Map<String, Object>> variables = new HashMap<>();
     private final Map<String, Map<String, java.util.Set<String>>> published;
     private final Map<CompiledSelector, Map<String, SelectorResult>> cache = new HashMap<>();
     private final Map<CompiledSelector, List<String>> lookalikes = new HashMap<>();
-
     private final boolean observe;
+    private final Map<List<Object>, SelectorResult> shared;
 
-    Evaluations(Map<String, Map<String, Object>> variables, Map<String, Map<String, java.util.Set<String>>> published,
-        boolean observe) {
-      this.variables = variables;
+    Evaluations(Map<String, Device> devices, Inventory inventory, Map<String, Map<String, java.util.Set<String>>> published,
+        boolean observe, Map<List<Object>, SelectorResult> shared) {
+      this.devices = devices;
+      this.inventory = inventory;
       this.published = published;
       this.observe = observe;
+      this.shared = shared;
     }
 
     /** Did-you-means for domains and names of {@code s} that only look like ones this node publishes. */
@@ -383,10 +391,56 @@ public final class ClaimMatcher {
     }
 
     SelectorResult result(CompiledSelector s, String device) {
-      return cache.computeIfAbsent(s, k -> new HashMap<>())
-          .computeIfAbsent(device, d -> s.evaluate(variables.get(d), observe));
+      return cache.computeIfAbsent(s, k -> new HashMap<>()).computeIfAbsent(device, d -> evaluate(s, d));
+    }
+
+    private SelectorResult evaluate(CompiledSelector s, String name) {
+      Optional<List<CompiledSelector.Reference>> projection = shared == null ? Optional.empty() : s.projection();
+      if (projection.isEmpty()) {
+        return s.evaluate(variable(name), observe);
+      }
+      Device d = devices.get(name);
+      String driver = inventory.driver(name);
+      List<Object> key = new ArrayList<>(projection.get().size() + 1);
+      key.add(s);
+      for (CompiledSelector.Reference r : projection.get()) {
+        key.add(switch (r.map()) {
+          case "driver" -> driver;
+          case "allowMultipleAllocations" -> d.allowMultipleAllocations();
+          default -> fact(d, driver, r);
+        });
+      }
+      SelectorResult known = shared.get(key);
+      if (known != null) {
+        return known;
+      }
+      SelectorResult r = s.evaluate(variable(name), observe);
+      if (s.shareable(r)) {
+        if (shared.size() >= SHARED_MAX) {
+          shared.clear();
+        }
+        shared.put(key, r);
+      }
+      return r;
+    }
+
+    /** The attribute or capacity a reference reads, as DeviceVariable files it (no domain: the driver's). */
+    private static Object fact(Device d, String driver, CompiledSelector.Reference r) {
+      Map<String, ?> map = r.map().equals("attributes") ? d.attributes() : d.capacity();
+      Object v = map.get(r.domain() + "/" + r.name());
+      if (v == null && r.domain().equals(driver)) {
+        v = map.get(r.name());
+      }
+      return v == null ? Absent.INSTANCE : v;
+    }
+
+    private Map<String, Object> variable(String name) {
+      return variables.computeIfAbsent(name, n -> DeviceVariable.of(devices.get(n), inventory.driver(n)));
     }
   }
+
+  /** A fact the device does not have, in a shared-result key. */
+  private enum Absent { INSTANCE }
 
   private record Candidates(String request, String subrequest, DeviceSelection selection, List<Device> devices,
       List<Rejection> errors, Map<String, CapacityDemand.Demand> demands, List<Rejection> rejected) {
