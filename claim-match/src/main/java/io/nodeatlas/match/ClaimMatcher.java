@@ -124,7 +124,7 @@ public final class ClaimMatcher {
     List<Device> devices = inventory.devices().stream().sorted(Comparator.comparing(Device::name)).toList();
     Map<String, Device> byName = new HashMap<>();
     devices.forEach(d -> byName.put(d.name(), d));
-    Evaluations evaluations = new Evaluations(byName, inventory, published(devices), detail, detail ? null : shared);
+    Evaluations evaluations = new Evaluations(byName, inventory, () -> published(devices), detail, detail ? null : shared);
     Map<String, DeviceClass> classes = documents.classesByName();
     Map<String, List<CompiledSelector>> classSelectors = new TreeMap<>();
     for (DeviceClass c : documents.deviceClasses()) {
@@ -356,23 +356,29 @@ public final class ClaimMatcher {
     private final Map<String, Device> devices;
     private final Inventory inventory;
     private final Map<String, Map<String, Object>> variables = new HashMap<>();
-    private final Map<String, Map<String, java.util.Set<String>>> published;
+    private final java.util.function.Supplier<Map<String, Map<String, java.util.Set<String>>>> publishedNames;
+    private Map<String, Map<String, java.util.Set<String>>> published;
     private final Map<CompiledSelector, Map<String, SelectorResult>> cache = new HashMap<>();
     private final Map<CompiledSelector, List<String>> lookalikes = new HashMap<>();
     private final boolean observe;
     private final Map<List<Object>, SelectorResult> shared;
 
-    Evaluations(Map<String, Device> devices, Inventory inventory, Map<String, Map<String, java.util.Set<String>>> published,
+    /** {@code published}: the node's names, gathered on the first did-you-mean (most runs never need one). */
+    Evaluations(Map<String, Device> devices, Inventory inventory,
+        java.util.function.Supplier<Map<String, Map<String, java.util.Set<String>>>> published,
         boolean observe, Map<List<Object>, SelectorResult> shared) {
       this.devices = devices;
       this.inventory = inventory;
-      this.published = published;
+      this.publishedNames = published;
       this.observe = observe;
       this.shared = shared;
     }
 
     /** Did-you-means for domains and names of {@code s} that only look like ones this node publishes. */
     List<String> lookalikes(CompiledSelector s) {
+      if (published == null) {
+        published = publishedNames.get();
+      }
       return lookalikes.computeIfAbsent(s, k -> {
         java.util.Set<String> out = new java.util.LinkedHashSet<>();
         for (CompiledSelector.Reference r : k.references()) {
