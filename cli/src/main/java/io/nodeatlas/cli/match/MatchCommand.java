@@ -34,13 +34,17 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code nodeatlas match -f FILE… [--discovered FILE.json] [--explain] [-o table|json]}: evaluates the
- * DeviceClass and ResourceClaim(Template) selectors in FILE against this node's devices, offline. Exit 0
- * when every request of every claim can be satisfied on this node, 1 when some cannot, 2 for invalid
- * input (unreadable files, unknown kinds, CEL compile errors with their position).
+ * {@code nodeatlas match -f FILE… [--discovered FILE.json] [--explain[=all]] [-o table|json|yaml]}: evaluates the
+ * DeviceClass and ResourceClaim(Template) selectors in FILE (or a Pod's claims) against this node's
+ * devices, offline. Exit 0 when every request of every claim can be satisfied on this node, 1 when some
+ * cannot, 2 for invalid input (unreadable files, unknown kinds, CEL compile errors with their position).
+ *
+ * <p>With several saved nodes ({@code --discovered} files and directories) or {@code --cluster}, one verdict
+ * per node (docs/fleet.md); exit 0 when at least one node fits.
  */
 @Command(name = "match", mixinStandardHelpOptions = true,
-    description = "Evaluate DeviceClass and ResourceClaim CEL selectors against this node's devices.")
+    description = "Evaluate DeviceClass and ResourceClaim CEL selectors against this node's devices, or with "
+        + "--cluster or several saved nodes say on which nodes the claims (or a pod's) would fit, and why not.")
 public final class MatchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;

@@ -206,6 +206,16 @@ class ClusterMatchTest {
            "values": ["nvidia"]}]}]},
          "devices": [{"name": "port-0", "attributes": {"kind": {"string": "fabric"}}}]}}""")));
     assertThat(matchCluster("-f", claim.toString()).out()).startsWith("1 of 3 nodes fit: hgx-01\n");
+    // perDeviceNodeSelection: each device says where it is.
+    api.collections.put(SLICES, List.of(json("""
+        {"metadata": {"name": "fabric"}, "spec": {"driver": "net.example.com", "pool": {"name": "fabric", "generation": 1},
+         "perDeviceNodeSelection": true,
+         "devices": [{"name": "port-0", "nodeName": "arm-01"},
+                     {"name": "port-1", "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name",
+                       "operator": "In", "values": ["other-01"]}]}]}}]}}""")));
+    Result perDevice = matchCluster("-f", claim.toString());
+    assertThat(perDevice.out()).startsWith("2 of 3 nodes fit: arm-01, other-01\n").contains("arm-01    yes   port -> port-0")
+        .contains("other-01  yes   port -> port-1");
   }
 
   @Test
