@@ -1,19 +1,34 @@
 package io.nodeatlas.cli.fleet;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.nodeatlas.cli.SavedReport;
+import io.nodeatlas.cli.UsageException;
+import io.nodeatlas.discovery.host.Excerpt;
 import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.report.NodeReport;
 import io.nodeatlas.match.fleet.Allocation;
+import io.nodeatlas.match.fleet.FleetBuilder;
+import io.nodeatlas.match.fleet.FleetNode;
 import io.nodeatlas.match.fleet.NodeSelection;
+import io.nodeatlas.match.fleet.PoolReport;
 import io.nodeatlas.match.fleet.SliceReader;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -22,6 +37,10 @@ import java.util.TreeMap;
  * parser). One bad object costs that object and a warning.
  */
 public final class FleetInput {
+
+  /** Saved API lists: Jackson's bounds, Kubernetes objects nest about 10 deep. */
+  private static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder()
+      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build()).build());
 
   final Map<String, Map<String, String>> nodes = new TreeMap<>();
   final List<SliceReader.Slice> slices = new ArrayList<>();
@@ -35,21 +54,25 @@ public final class FleetInput {
   /** The saved discover documents read, in order. */
   final List<NodeReport> reports = new ArrayList<>();
 
+  FleetInput() {
+    deviceClasses.putArray("items");
+  }
+
   /** The one saved discover document when that is all that was read (then match answers for that node alone). */
-  public java.util.Optional<NodeReport> onlyReport() {
+  public Optional<NodeReport> onlyReport() {
     boolean alone = reports.size() == 1 && slices.size() == 1 && allocations.isEmpty() && nodes.size() == 1
         && deviceClasses.get("items").isEmpty();
-    return alone ? java.util.Optional.of(reports.get(0)) : java.util.Optional.empty();
+    return alone ? Optional.of(reports.get(0)) : Optional.empty();
   }
 
   /** The nodes with what the slices put on them and the allocated claims hold. */
-  public List<io.nodeatlas.match.fleet.FleetNode> fleet() {
-    return io.nodeatlas.match.fleet.FleetBuilder.build(nodes, !nodeObjects, slices, allocations, warnings);
+  public List<FleetNode> fleet() {
+    return FleetBuilder.build(nodes, !nodeObjects, slices, allocations, warnings);
   }
 
   /** What is allocated and left in every pool read. */
-  public io.nodeatlas.match.fleet.PoolReport pools() {
-    return io.nodeatlas.match.fleet.PoolReport.of(slices, allocations);
+  public PoolReport pools() {
+    return PoolReport.of(slices, allocations);
   }
 
   /** The DeviceClasses read from the cluster or saved lists, as one {@code kind: List} document. */
@@ -69,21 +92,17 @@ public final class FleetInput {
     return warnings;
   }
 
-  private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER = new com.fasterxml.jackson.databind.ObjectMapper(
-      com.fasterxml.jackson.core.JsonFactory.builder().streamReadConstraints(com.fasterxml.jackson.core.StreamReadConstraints
-          .builder().maxNestingDepth(64).build()).build());
-
   /**
    * Whether the document is an API object or list (a top-level {@code kind} and no {@code schemaVersion}),
    * found by streaming over its top level only: a discover document is then parsed once, by its codec.
    */
   static boolean isApiObject(String text) {
     boolean kind = false;
-    try (com.fasterxml.jackson.core.JsonParser p = MAPPER.getFactory().createParser(text)) {
-      if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+    try (JsonParser p = MAPPER.getFactory().createParser(text)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
         return false;
       }
-      while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
         String name = p.currentName();
         if (name.equals("schemaVersion")) {
           return false;
@@ -92,19 +111,15 @@ public final class FleetInput {
         p.nextToken();
         p.skipChildren();
       }
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       // Not JSON: the discover codec says what is wrong with it.
       return false;
     }
     return kind;
   }
 
-  FleetInput() {
-    deviceClasses.putArray("items");
-  }
-
   /** A saved {@code nodeatlas discover -o json} document: one node, our driver, one pool named after it. */
-  void addDiscovered(String option, NodeReport report, java.nio.file.Path file) {
+  void addDiscovered(String option, NodeReport report, Path file) {
     String host = report.host() == null ? null : report.host().hostname();
     if (host == null || host.isBlank() || !Names.isDnsSubdomain(host.trim().toLowerCase(Locale.ROOT))) {
       warnings.add(option + " " + file + ": the document names no usable host name; left out");
@@ -141,7 +156,7 @@ public final class FleetInput {
         case "DeviceClass" -> {
           ObjectNode copy = item.deepCopy();
           copy.put("apiVersion", item.path("apiVersion").asText("resource.k8s.io/v1")).put("kind", "DeviceClass");
-          ((com.fasterxml.jackson.databind.node.ArrayNode) deviceClasses.get("items")).add(copy);
+          ((ArrayNode) deviceClasses.get("items")).add(copy);
         }
         default -> warnings.add(where + ": " + k + " " + name + " is not read by the fleet view; left out");
       }
@@ -151,20 +166,20 @@ public final class FleetInput {
   }
 
   /** A saved file: a discover document, or an API object or list ({@code kubectl get ... -o json}, {@code slices -o json}). */
-  void addFile(String option, java.nio.file.Path file) {
+  void addFile(String option, Path file) {
     String text;
     try {
       text = SavedReport.readText(option, file);
     } catch (SavedReport.InvalidReportException e) {
-      throw new io.nodeatlas.cli.UsageException(e.getMessage(), e.getCause());
+      throw new UsageException(e.getMessage(), e.getCause());
     }
     if (isApiObject(text)) {
       JsonNode tree;
       try {
         tree = MAPPER.readTree(text);
-      } catch (java.io.IOException e) {
-        throw new io.nodeatlas.cli.UsageException(option + " " + file + ": not JSON: " + io.nodeatlas.discovery.host.Excerpt
-            .scrub(String.valueOf(e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage()
+      } catch (IOException e) {
+        throw new UsageException(option + " " + file + ": not JSON: " + Excerpt
+            .scrub(String.valueOf(e instanceof JsonProcessingException j ? j.getOriginalMessage()
                 : e.getMessage())).lines().findFirst().orElse(""), e);
       }
       String where = option + " " + file;
@@ -178,7 +193,7 @@ public final class FleetInput {
     try {
       addDiscovered(option, SavedReport.parse(option, file, text), file);
     } catch (SavedReport.InvalidReportException e) {
-      throw new io.nodeatlas.cli.UsageException(e.getMessage(), e.getCause());
+      throw new UsageException(e.getMessage(), e.getCause());
     }
   }
 }
