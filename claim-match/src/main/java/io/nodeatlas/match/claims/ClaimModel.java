@@ -42,9 +42,10 @@ public final class ClaimModel {
    * containers, the largest init container counted as the scheduler does) and where it may run.
    */
   public record Pod(String namespace, String name, List<PodClaim> claims, java.util.SortedMap<String, Long> extendedResources,
-      String nodeName, Map<String, String> nodeSelector, Origin origin) {
+      String nodeName, Map<String, String> nodeSelector, List<Toleration> tolerations, Origin origin) {
     public Pod {
       claims = List.copyOf(claims);
+      tolerations = List.copyOf(tolerations);
       extendedResources = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(extendedResources));
       nodeSelector = Map.copyOf(nodeSelector);
     }

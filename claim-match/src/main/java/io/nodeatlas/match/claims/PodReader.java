@@ -19,7 +19,7 @@ import java.util.TreeMap;
  * The parts of a {@code core/v1} Pod that decide where its devices come from: {@code spec.resourceClaims},
  * the extended resources of its containers (requests, or limits where requests leave them out; the sum of
  * the app containers or the largest init container, whichever is more, as the scheduler computes a pod's
- * request), {@code spec.nodeName} and {@code spec.nodeSelector}.
+ * request), {@code spec.nodeName}, {@code spec.nodeSelector} and {@code spec.tolerations}.
  */
 final class PodReader {
 
@@ -58,7 +58,12 @@ final class PodReader {
     Map<String, String> selector = new LinkedHashMap<>();
     spec.path("nodeSelector").properties().forEach(e -> selector.put(e.getKey(), e.getValue().asText()));
     String nodeName = spec.hasNonNull("nodeName") ? spec.get("nodeName").asText() : null;
-    return new Pod(namespace, name, claims, resources, nodeName, selector, origin);
+    List<ClaimModel.Toleration> tolerations = new ArrayList<>();
+    for (JsonNode t : spec.path("tolerations")) {
+      tolerations.add(new ClaimModel.Toleration(t.path("key").asText(""), t.path("operator").asText("Equal"),
+          t.path("value").asText(""), t.path("effect").asText("")));
+    }
+    return new Pod(namespace, name, claims, resources, nodeName, selector, tolerations, origin);
   }
 
   /** Extended resources of {@code containers}: summed, or with {@code max} the largest of each. */

@@ -30,6 +30,12 @@ public final class FleetBuilder {
    */
   public static List<FleetNode> build(Map<String, Map<String, String>> labels, boolean nodesFromSlices,
       List<SliceReader.Slice> slices, List<Allocation> allocations, List<String> warnings) {
+    return build(labels, Map.of(), nodesFromSlices, slices, allocations, warnings);
+  }
+
+  /** {@link #build(Map, boolean, List, List, List)} with the nodes' taints. */
+  public static List<FleetNode> build(Map<String, Map<String, String>> labels, Map<String, List<DeviceTaint>> nodeTaints,
+      boolean nodesFromSlices, List<SliceReader.Slice> slices, List<Allocation> allocations, List<String> warnings) {
     Map<String, Long> newest = new HashMap<>();
     slices.forEach(s -> newest.merge(s.driver() + "/" + s.pool(), s.generation(), Math::max));
     Map<String, List<SliceReader.Slice>> byNode = new HashMap<>();
@@ -54,13 +60,14 @@ public final class FleetBuilder {
     List<Map.Entry<String, Map<String, String>>> ordered = new ArrayList<>(nodes.entrySet());
     ordered.sort(Map.Entry.comparingByKey());
     for (Map.Entry<String, Map<String, String>> node : ordered) {
-      out.add(node(node.getKey(), node.getValue(), byNode.getOrDefault(node.getKey(), List.of()), elsewhere, heldByKey,
-          warnings));
+      out.add(node(node.getKey(), node.getValue(), nodeTaints.getOrDefault(node.getKey(), List.of()),
+          byNode.getOrDefault(node.getKey(), List.of()), elsewhere, heldByKey, warnings));
     }
     return out;
   }
 
-  private static FleetNode node(String name, Map<String, String> labels, List<SliceReader.Slice> own,
+  private static FleetNode node(String name, Map<String, String> labels, List<DeviceTaint> nodeTaints,
+      List<SliceReader.Slice> own,
       List<SliceReader.Slice> elsewhere, Map<String, List<Allocation>> heldByKey, List<String> warnings) {
     List<Device> devices = new ArrayList<>();
     Map<String, String> drivers = new HashMap<>();
@@ -101,7 +108,7 @@ public final class FleetBuilder {
         }
       }
     }
-    return new FleetNode(name, labels, new Inventory(devices, drivers, taints, held), origins);
+    return new FleetNode(name, labels, nodeTaints, new Inventory(devices, drivers, taints, held), origins);
   }
 
   /** {@code name-n}, cut so that it stays a DNS label of at most 63 characters. */

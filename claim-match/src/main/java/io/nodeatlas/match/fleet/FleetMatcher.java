@@ -35,7 +35,7 @@ public final class FleetMatcher {
         documents.claims(), documents.pods());
     List<NodeVerdict> verdicts = new ArrayList<>(nodes.size());
     for (FleetNode node : nodes) {
-      String refused = placement.refuses(node.name(), node.labels());
+      String refused = placement.refuses(node.name(), node.labels(), node.taints());
       if (refused != null) {
         verdicts.add(new NodeVerdict(node.name(), false, refused, List.of()));
         continue;
@@ -57,18 +57,21 @@ public final class FleetMatcher {
   }
 
   /**
-   * A pod's own node selection ({@code spec.nodeName}, {@code spec.nodeSelector}), checked before its
-   * claims as the scheduler's NodeName and NodeAffinity filters run before DynamicResources.
+   * A pod's own node selection ({@code spec.nodeName}, {@code spec.nodeSelector}) and its tolerations of
+   * node taints, checked before its claims as the scheduler's NodeName, NodeAffinity and TaintToleration
+   * filters run before DynamicResources. {@link #ANY} (claims without a pod) checks nothing.
    */
-  public record Placement(String nodeName, Map<String, String> nodeSelector) {
-    public static final Placement ANY = new Placement(null, Map.of());
+  public record Placement(String nodeName, Map<String, String> nodeSelector,
+      List<io.nodeatlas.match.claims.ClaimModel.Toleration> tolerations, boolean pod) {
+    public static final Placement ANY = new Placement(null, Map.of(), List.of(), false);
 
     public Placement {
       nodeSelector = Map.copyOf(nodeSelector);
+      tolerations = List.copyOf(tolerations);
     }
 
     /** Why the pod cannot go to {@code node}; null when it may. */
-    public String refuses(String node, Map<String, String> labels) {
+    public String refuses(String node, Map<String, String> labels, List<io.nodeatlas.match.Inventory.DeviceTaint> taints) {
       if (nodeName != null && !nodeName.isEmpty() && !nodeName.equals(node)) {
         return "the pod's nodeName is " + nodeName;
       }
@@ -77,6 +80,11 @@ public final class FleetMatcher {
         if (!want.getValue().equals(have)) {
           return "the pod's nodeSelector " + want.getKey() + "=" + want.getValue() + " does not match"
               + (have == null ? " (no such label)" : " (" + want.getKey() + "=" + have + ")");
+        }
+      }
+      for (io.nodeatlas.match.Inventory.DeviceTaint t : pod ? taints : List.<io.nodeatlas.match.Inventory.DeviceTaint>of()) {
+        if (t.blocksAllocation() && tolerations.stream().noneMatch(x -> x.tolerates(t.key(), t.value(), t.effect()))) {
+          return "node taint " + t + " is not tolerated by the pod";
         }
       }
       return null;

@@ -15,6 +15,7 @@ import io.nodeatlas.cli.UsageException;
 import io.nodeatlas.discovery.host.Excerpt;
 import io.nodeatlas.discovery.model.Names;
 import io.nodeatlas.discovery.report.NodeReport;
+import io.nodeatlas.match.Inventory.DeviceTaint;
 import io.nodeatlas.match.fleet.Allocation;
 import io.nodeatlas.match.fleet.FleetBuilder;
 import io.nodeatlas.match.fleet.FleetNode;
@@ -43,6 +44,7 @@ public final class FleetInput {
       .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build()).build());
 
   final Map<String, Map<String, String>> nodes = new TreeMap<>();
+  final Map<String, List<DeviceTaint>> nodeTaints = new TreeMap<>();
   final List<SliceReader.Slice> slices = new ArrayList<>();
   final List<Allocation> allocations = new ArrayList<>();
   final ObjectNode deviceClasses = JsonNodeFactory.instance.objectNode().put("apiVersion", "v1").put("kind", "List");
@@ -67,7 +69,7 @@ public final class FleetInput {
 
   /** The nodes with what the slices put on them and the allocated claims hold. */
   public List<FleetNode> fleet() {
-    return FleetBuilder.build(nodes, !nodeObjects, slices, allocations, warnings);
+    return FleetBuilder.build(nodes, nodeTaints, !nodeObjects, slices, allocations, warnings);
   }
 
   /** What is allocated and left in every pool read. */
@@ -152,6 +154,10 @@ public final class FleetInput {
           item.path("metadata").path("labels").properties().forEach(e -> labels.put(e.getKey(), e.getValue().asText()));
           labels.putIfAbsent("kubernetes.io/hostname", name);
           nodes.put(name, labels);
+          List<DeviceTaint> taints = new ArrayList<>();
+          item.path("spec").path("taints").forEach(t -> taints.add(new DeviceTaint(t.path("key").asText(""),
+              t.path("value").asText(""), t.path("effect").asText(""))));
+          nodeTaints.put(name, taints);
         }
         case "DeviceClass" -> {
           ObjectNode copy = item.deepCopy();

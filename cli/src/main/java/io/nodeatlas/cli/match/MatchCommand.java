@@ -112,7 +112,8 @@ public final class MatchCommand implements Callable<Integer> {
       List<FleetNode> nodes = input.fleet();
       warnings = new ArrayList<>(input.warnings());
       FleetMatcher.Placement placement = resolved.pod()
-          .map(p -> new FleetMatcher.Placement(p.nodeName(), p.nodeSelector())).orElse(FleetMatcher.Placement.ANY);
+          .map(p -> new FleetMatcher.Placement(p.nodeName(), p.nodeSelector(), p.tolerations(), true))
+          .orElse(FleetMatcher.Placement.ANY);
       if (resolved.pod().isPresent() && !resolved.pod().get().nodeSelector().isEmpty() && input.hasUnlabelledNodes()) {
         warnings.add("saved discover documents carry no node labels: the pod's nodeSelector is checked against "
             + "kubernetes.io/hostname alone on those nodes");
@@ -140,7 +141,7 @@ public final class MatchCommand implements Callable<Integer> {
     java.util.Set<String> defined = files.classesByName().keySet();
     List<io.nodeatlas.match.claims.ClaimModel.DeviceClass> classes = new ArrayList<>(files.deviceClasses());
     cluster.deviceClasses().stream().filter(c -> !defined.contains(c.name())).forEach(classes::add);
-    return new Documents(classes, files.claims());
+    return new Documents(classes, files.claims(), files.pods());
   }
 
   private MatchReportWriter.Explain explainMode() {

@@ -300,4 +300,30 @@ class ClusterMatchTest {
     assertThat(new YAMLMapper().readTree(matchCluster("-f", file("x100.yaml", X100.formatted(
         ", tolerations: [{operator: Exists}]")).toString(), "-o", "yaml").out()).path("nodesFit").asInt()).isEqualTo(1);
   }
+
+  @Test
+  void aPodGoesOnlyToTaintedNodesItTolerates() throws Exception {
+    api.collections.put("/api/v1/nodes", List.of(node("arm-01", "{}"), node("hgx-01", "{}"),
+        json("{\"metadata\": {\"name\": \"other-01\"}, \"spec\": {\"taints\": [{\"key\": \"example.com/dedicated\", "
+            + "\"value\": \"ml\", \"effect\": \"NoSchedule\"}, {\"key\": \"soft\", \"effect\": \"PreferNoSchedule\"}]}}")));
+    String claim = X100.formatted(", tolerations: [{operator: Exists}]");
+    String pod = """
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: trainer, namespace: default}
+        spec:
+          resourceClaims: [{name: gpu, resourceClaimName: x100}]
+          containers: [{name: main, image: busybox}]
+        """;
+    Result refused = matchCluster("-f", file("pod.yaml", claim + pod).toString());
+    assertThat(refused.out()).as(refused.err()).startsWith("0 of 3 nodes fit\n")
+        .contains("other-01  no    node taint example.com/dedicated=ml:NoSchedule is not tolerated by the pod");
+    Result tolerated = matchCluster("-f", file("pod.yaml", claim + pod
+        + "  tolerations: [{key: example.com/dedicated, operator: Equal, value: ml, effect: NoSchedule}]\n").toString());
+    assertThat(tolerated.out()).as(tolerated.err()).startsWith("1 of 3 nodes fit: other-01\n")
+        .contains("other-01  yes   gpu -> gpu-1");
+    // A claim alone is not a pod: node taints are the pod's business.
+    assertThat(matchCluster("-f", file("claim.yaml", claim).toString()).out()).startsWith("1 of 3 nodes fit: other-01\n");
+  }
 }
