@@ -63,7 +63,7 @@ final class CapacityDemand {
   private CapacityDemand() {}
 
   /** The demand of {@code requests} (qualified capacity name → amount) on {@code device}. */
-  static Demand of(Device device, Map<String, BigDecimal> requests) {
+  static Demand of(Device device, Map<String, BigDecimal> requests, Amounts amounts) {
     Map<String, BigDecimal> byDeviceName = new java.util.TreeMap<>();
     for (Map.Entry<String, BigDecimal> want : requests.entrySet()) {
       Optional<String> key = capacityKey(device, want.getKey());
@@ -76,7 +76,8 @@ final class CapacityDemand {
       for (Map.Entry<String, BigDecimal> want : byDeviceName.entrySet()) {
         BigDecimal have = device.capacity().get(want.getKey()).toBigDecimal();
         if (have.compareTo(want.getValue()) < 0) {
-          return Demand.refuse(want.getKey(), "requested " + plain(want.getValue()) + " but the device has " + plain(have));
+          return Demand.refuse(want.getKey(), "requested " + amounts.text(want.getKey(), want.getValue())
+              + " but the device has " + amounts.text(want.getKey(), have));
         }
       }
       return new Demand(false, List.of(), null, null);
@@ -93,16 +94,17 @@ final class CapacityDemand {
             ? new Share(name, null, policy.defaultValue().toBigDecimal(), "not requested: the request policy's default")
             : new Share(name, null, have, "not requested and no request policy: the whole capacity");
       } else {
-        Rounded r = policy == null ? new Rounded(requested, null, null) : round(requested, policy);
+        Rounded r = policy == null ? new Rounded(requested, null, null) : round(requested, policy, v -> amounts.text(name, v));
         if (r.violation() != null) {
-          return Demand.refuse(name, "requested " + plain(requested) + " of " + name + ": " + r.violation());
+          return Demand.refuse(name, "requested " + amounts.text(name, requested) + " of " + name + ": " + r.violation());
         }
         share = new Share(name, requested, r.amount(), r.rule());
       }
       if (share.consumed().compareTo(have) > 0) {
-        return Demand.refuse(name, (requested == null ? "consumes " + plain(share.consumed()) + " of " + name + " ("
-            + share.rule() + ")" : "requested " + plain(requested) + (share.asRequested() ? "" : ", consumes "
-            + plain(share.consumed()) + " (" + share.rule() + "),")) + " but the device has " + plain(have));
+        return Demand.refuse(name, (requested == null ? "consumes " + amounts.text(name, share.consumed()) + " of " + name
+            + " (" + share.rule() + ")" : "requested " + amounts.text(name, requested) + (share.asRequested() ? ""
+            : ", consumes " + amounts.text(name, share.consumed()) + " (" + share.rule() + "),")) + " but the device has "
+            + amounts.text(name, have));
       }
       shares.add(share);
     }
@@ -112,7 +114,7 @@ final class CapacityDemand {
   /** An amount after the policy's rounding, the rule that changed it (null: unchanged), or why it violates the policy. */
   record Rounded(BigDecimal amount, String rule, String violation) {}
 
-  static Rounded round(BigDecimal requested, RequestPolicy policy) {
+  static Rounded round(BigDecimal requested, RequestPolicy policy, java.util.function.Function<BigDecimal, String> plain) {
     if (policy.validRange().isPresent()) {
       RequestPolicy.ValidRange range = policy.validRange().get();
       BigDecimal min = range.min().toBigDecimal();
@@ -120,18 +122,18 @@ final class CapacityDemand {
       String rule = null;
       if (requested.compareTo(min) < 0) {
         amount = min;
-        rule = "raised to the valid range's minimum " + plain(min);
+        rule = "raised to the valid range's minimum " + plain.apply(min);
       } else if (range.step().isPresent()) {
         BigDecimal step = range.step().get().toBigDecimal();
         BigDecimal steps = requested.subtract(min).divide(step, 0, RoundingMode.CEILING);
         amount = min.add(step.multiply(steps));
         if (amount.compareTo(requested) != 0) {
-          rule = "rounded up to the next step of " + plain(step) + " from " + plain(min);
+          rule = "rounded up to the next step of " + plain.apply(step) + " from " + plain.apply(min);
         }
       }
       if (range.max().isPresent() && amount.compareTo(range.max().get().toBigDecimal()) > 0) {
         return new Rounded(amount, rule, (rule == null ? "" : rule + ", ") + "above the request policy's maximum "
-            + plain(range.max().get().toBigDecimal()));
+            + plain.apply(range.max().get().toBigDecimal()));
       }
       return new Rounded(amount, rule, null);
     }
@@ -140,11 +142,11 @@ final class CapacityDemand {
         BigDecimal value = v.toBigDecimal();
         if (requested.compareTo(value) <= 0) {
           return new Rounded(value, value.compareTo(requested) == 0 ? null
-              : "rounded up to the next valid value " + plain(value), null);
+              : "rounded up to the next valid value " + plain.apply(value), null);
         }
       }
       return new Rounded(requested, null, "above the largest valid value "
-          + plain(policy.validValues().get(policy.validValues().size() - 1).toBigDecimal()));
+          + plain.apply(policy.validValues().get(policy.validValues().size() - 1).toBigDecimal()));
     }
     return new Rounded(requested, null, null);
   }

@@ -82,10 +82,35 @@ public final class ClaimMatcher {
   static final int ECHO_MAX_CHARS = 200;
 
   private final DraCelEnvironment environment;
+  private final Amounts amounts;
+  private final boolean detail;
+  /** Compiled selectors by expression: a fleet run matches the same documents on every node. */
+  private final Map<String, CompiledSelector> compiled = new HashMap<>();
+  /**
+   * Without detail: results by selector and the device facts it reads ({@link CompiledSelector#projection()}),
+   * shared by every device and node with the same facts. Bounded; cleared when full.
+   */
+  private final Map<List<Object>, SelectorResult> shared = new HashMap<>();
+  static final int SHARED_MAX = 200_000;
 
   /** Our devices all belong to one DRA driver, {@link Names#DRIVER}, whose name is also our attribute domain. */
   public ClaimMatcher(DraCelEnvironment environment) {
+    this(environment, Amounts.EXACT);
+  }
+
+  /** A matcher whose messages write amounts of capacity in {@code amounts}' style. */
+  public ClaimMatcher(DraCelEnvironment environment, Amounts amounts) {
+    this(environment, amounts, true);
+  }
+
+  /**
+   * With {@code detail} false, only the verdicts: no DeviceClass reports, selector reports, hints or values
+   * observed during evaluation (the fleet view keeps nothing else, and they cost most of a node's time).
+   */
+  public ClaimMatcher(DraCelEnvironment environment, Amounts amounts, boolean detail) {
     this.environment = environment;
+    this.amounts = amounts;
+    this.detail = detail;
   }
 
   /**
@@ -93,12 +118,19 @@ public final class ClaimMatcher {
    * that are not in the input are input errors (exit status 2).
    */
   public MatchReport match(String node, List<Device> nodeDevices, Documents documents) throws ClaimInputException {
-    List<Device> devices = nodeDevices.stream().sorted(Comparator.comparing(Device::name)).toList();
-    Map<String, Map<String, Object>> variables = new LinkedHashMap<>();
-    for (Device d : devices) {
-      variables.put(d.name(), DeviceVariable.of(d, Names.DRIVER));
-    }
-    Evaluations evaluations = new Evaluations(variables, published(devices));
+    return match(node, Inventory.ours(nodeDevices), documents);
+  }
+
+  /**
+   * Matches the documents against one node's {@code inventory}: each device evaluated as a device of its
+   * own driver, tainted devices only for requests that tolerate their taints, and what allocated claims
+   * already hold not available (exclusive devices) or consumed (shared capacity).
+   */
+  public MatchReport match(String node, Inventory inventory, Documents documents) throws ClaimInputException {
+    List<Device> devices = inventory.devices().stream().sorted(Comparator.comparing(Device::name)).toList();
+    Map<String, Device> byName = new HashMap<>();
+    devices.forEach(d -> byName.put(d.name(), d));
+    Evaluations evaluations = new Evaluations(byName, inventory, () -> published(devices), detail, detail ? null : shared);
     Map<String, DeviceClass> classes = documents.classesByName();
     Map<String, List<CompiledSelector>> classSelectors = new TreeMap<>();
     for (DeviceClass c : documents.deviceClasses()) {
@@ -106,7 +138,7 @@ public final class ClaimMatcher {
     }
 
     List<ClassReport> classReports = new ArrayList<>();
-    for (DeviceClass c : documents.deviceClasses()) {
+    for (DeviceClass c : detail ? documents.deviceClasses() : List.<DeviceClass>of()) {
       List<CompiledSelector> selectors = classSelectors.get(c.name());
       List<String> matching = new ArrayList<>();
       for (Device d : devices) {
@@ -120,15 +152,16 @@ public final class ClaimMatcher {
 
     List<ClaimReport> claimReports = new ArrayList<>();
     Ledger ledger = new Ledger(Counters.of(devices));
+    ledger.preload(inventory, devices);
     for (Claim claim : documents.claims()) {
-      claimReports.add(matchClaim(claim, devices, classes, classSelectors, evaluations, ledger));
+      claimReports.add(matchClaim(claim, devices, classes, classSelectors, evaluations, ledger, inventory.taints()));
     }
     return new MatchReport(node, classReports, claimReports);
   }
 
   private ClaimReport matchClaim(Claim claim, List<Device> devices, Map<String, DeviceClass> classes,
-      Map<String, List<CompiledSelector>> classSelectors, Evaluations evaluations, Ledger ledger)
-      throws ClaimInputException {
+      Map<String, List<CompiledSelector>> classSelectors, Evaluations evaluations, Ledger ledger,
+      Map<String, List<Inventory.DeviceTaint>> taints) throws ClaimInputException {
     List<RequestReport> requestReports = new ArrayList<>();
     List<List<Candidates>> options = new ArrayList<>();
     for (Request request : claim.requests()) {
@@ -149,8 +182,8 @@ public final class ClaimMatcher {
         Map<String, CapacityDemand.Demand> demands = new HashMap<>();
         List<CapacityConsumption> consumption = new ArrayList<>();
         for (Device d : devices) {
-          CapacityDemand.Demand demand = CapacityDemand.of(d, alt.capacityRequests());
-          Optional<Rejection> why = check(d, alt, fromClass, own, evaluations, demand);
+          CapacityDemand.Demand demand = CapacityDemand.of(d, alt.capacityRequests(), amounts);
+          Optional<Rejection> why = check(d, alt, fromClass, own, evaluations, demand, taints.getOrDefault(d.name(), List.of()));
           if (why.isPresent()) {
             rejected.add(why.get());
           } else {
@@ -167,7 +200,7 @@ public final class ClaimMatcher {
             selectorReports(owner, own, devices, evaluations), consumption);
         alternatives.add(report);
         requestOptions.add(new Candidates(request.name(), request.firstAvailable() ? alt.name() : null, alt,
-            devices.stream().filter(d -> matching.contains(d.name())).toList(), report.errors(), demands));
+            devices.stream().filter(d -> matching.contains(d.name())).toList(), report.errors(), demands, rejected));
       }
       requestReports.add(new RequestReport(request.name(), request.firstAvailable(), alternatives));
       options.add(requestOptions);
@@ -203,7 +236,7 @@ public final class ClaimMatcher {
 
   /** The first selector or capacity check a device fails, as the scheduler checks them (class first). */
   private Optional<Rejection> check(Device d, DeviceSelection alt, List<CompiledSelector> fromClass,
-      List<CompiledSelector> own, Evaluations evaluations, CapacityDemand.Demand demand) {
+      List<CompiledSelector> own, Evaluations evaluations, CapacityDemand.Demand demand, List<Inventory.DeviceTaint> taints) {
     for (int i = 0; i < fromClass.size(); i++) {
       SelectorResult r = evaluations.result(fromClass.get(i), d.name());
       if (!r.matched()) {
@@ -215,6 +248,14 @@ public final class ClaimMatcher {
       SelectorResult r = evaluations.result(own.get(i), d.name());
       if (!r.matched()) {
         return Optional.of(rejection(d, "request selector #" + (i + 1), own.get(i), r, evaluations));
+      }
+    }
+    for (Inventory.DeviceTaint taint : taints) {
+      // KEP-5055: a NoSchedule or NoExecute taint keeps the device from requests that do not tolerate it.
+      if (taint.blocksAllocation()
+          && alt.tolerations().stream().noneMatch(t -> t.tolerates(taint.key(), taint.value(), taint.effect()))) {
+        return Optional.of(new Rejection(d.name(), "device taint " + taint, null, SelectorResult.Outcome.NO_MATCH,
+            "is not tolerated by the request", List.of()));
       }
     }
     if (demand.refused()) {
@@ -245,7 +286,12 @@ public final class ClaimMatcher {
     List<CompiledSelector> out = new ArrayList<>();
     for (int i = 0; i < expressions.size(); i++) {
       try {
-        out.add(environment.compile(expressions.get(i)));
+        CompiledSelector known = compiled.get(expressions.get(i));
+        if (known == null) {
+          known = environment.compile(expressions.get(i));
+          compiled.put(expressions.get(i), known);
+        }
+        out.add(known);
       } catch (SelectorCompileException e) {
         String expression = expressions.get(i);
         // A short selector is echoed with a caret under the error; a long one (up to 10 KiB) would
@@ -269,9 +315,12 @@ public final class ClaimMatcher {
     return "\n  " + " ".repeat(Math.max(0, column - 1)) + "^";
   }
 
-  private static List<SelectorReport> selectorReports(String owner, List<CompiledSelector> selectors,
+  private List<SelectorReport> selectorReports(String owner, List<CompiledSelector> selectors,
       List<Device> devices, Evaluations evaluations) {
     List<SelectorReport> out = new ArrayList<>();
+    if (!detail) {
+      return out;
+    }
     for (int i = 0; i < selectors.size(); i++) {
       CompiledSelector s = selectors.get(i);
       int matching = 0;
@@ -310,18 +359,32 @@ public final class ClaimMatcher {
 
   /** Each (selector, device) pair is evaluated once per run. */
   private static final class Evaluations {
-    private final Map<String, Map<String, Object>> variables;
-    private final Map<String, Map<String, java.util.Set<String>>> published;
+    private final Map<String, Device> devices;
+    private final Inventory inventory;
+    private final Map<String, Map<String, Object>> variables = new HashMap<>();
+    private final java.util.function.Supplier<Map<String, Map<String, java.util.Set<String>>>> publishedNames;
+    private Map<String, Map<String, java.util.Set<String>>> published;
     private final Map<CompiledSelector, Map<String, SelectorResult>> cache = new HashMap<>();
     private final Map<CompiledSelector, List<String>> lookalikes = new HashMap<>();
+    private final boolean observe;
+    private final Map<List<Object>, SelectorResult> shared;
 
-    Evaluations(Map<String, Map<String, Object>> variables, Map<String, Map<String, java.util.Set<String>>> published) {
-      this.variables = variables;
-      this.published = published;
+    /** {@code published}: the node's names, gathered on the first did-you-mean (most runs never need one). */
+    Evaluations(Map<String, Device> devices, Inventory inventory,
+        java.util.function.Supplier<Map<String, Map<String, java.util.Set<String>>>> published,
+        boolean observe, Map<List<Object>, SelectorResult> shared) {
+      this.devices = devices;
+      this.inventory = inventory;
+      this.publishedNames = published;
+      this.observe = observe;
+      this.shared = shared;
     }
 
     /** Did-you-means for domains and names of {@code s} that only look like ones this node publishes. */
     List<String> lookalikes(CompiledSelector s) {
+      if (published == null) {
+        published = publishedNames.get();
+      }
       return lookalikes.computeIfAbsent(s, k -> {
         java.util.Set<String> out = new java.util.LinkedHashSet<>();
         for (CompiledSelector.Reference r : k.references()) {
@@ -340,13 +403,59 @@ public final class ClaimMatcher {
     }
 
     SelectorResult result(CompiledSelector s, String device) {
-      return cache.computeIfAbsent(s, k -> new HashMap<>())
-          .computeIfAbsent(device, d -> s.evaluate(variables.get(d)));
+      return cache.computeIfAbsent(s, k -> new HashMap<>()).computeIfAbsent(device, d -> evaluate(s, d));
+    }
+
+    private SelectorResult evaluate(CompiledSelector s, String name) {
+      Optional<List<CompiledSelector.Reference>> projection = shared == null ? Optional.empty() : s.projection();
+      if (projection.isEmpty()) {
+        return s.evaluate(variable(name), observe);
+      }
+      Device d = devices.get(name);
+      String driver = inventory.driver(name);
+      List<Object> key = new ArrayList<>(projection.get().size() + 1);
+      key.add(s);
+      for (CompiledSelector.Reference r : projection.get()) {
+        key.add(switch (r.map()) {
+          case "driver" -> driver;
+          case "allowMultipleAllocations" -> d.allowMultipleAllocations();
+          default -> fact(d, driver, r);
+        });
+      }
+      SelectorResult known = shared.get(key);
+      if (known != null) {
+        return known;
+      }
+      SelectorResult r = s.evaluate(variable(name), observe);
+      if (s.shareable(r)) {
+        if (shared.size() >= SHARED_MAX) {
+          shared.clear();
+        }
+        shared.put(key, r);
+      }
+      return r;
+    }
+
+    /** The attribute or capacity a reference reads, as DeviceVariable files it (no domain: the driver's). */
+    private static Object fact(Device d, String driver, CompiledSelector.Reference r) {
+      Map<String, ?> map = r.map().equals("attributes") ? d.attributes() : d.capacity();
+      Object v = map.get(r.domain() + "/" + r.name());
+      if (v == null && r.domain().equals(driver)) {
+        v = map.get(r.name());
+      }
+      return v == null ? Absent.INSTANCE : v;
+    }
+
+    private Map<String, Object> variable(String name) {
+      return variables.computeIfAbsent(name, n -> DeviceVariable.of(devices.get(n), inventory.driver(n)));
     }
   }
 
+  /** A fact the device does not have, in a shared-result key. */
+  private enum Absent { INSTANCE }
+
   private record Candidates(String request, String subrequest, DeviceSelection selection, List<Device> devices,
-      List<Rejection> errors, Map<String, CapacityDemand.Demand> demands) {
+      List<Rejection> errors, Map<String, CapacityDemand.Demand> demands, List<Rejection> rejected) {
     String key() {
       return subrequest == null ? request : request + "/" + subrequest;
     }
@@ -392,6 +501,25 @@ public final class ClaimMatcher {
       this.counters = counters;
     }
 
+    /** What allocated claims held before this run, on the devices of this node. */
+    void preload(Inventory inventory, List<Device> devices) {
+      Map<String, Device> byName = new HashMap<>();
+      devices.forEach(d -> byName.put(d.name(), d));
+      for (Inventory.Held h : inventory.held()) {
+        Device d = byName.get(h.device());
+        if (d == null) {
+          continue;
+        }
+        if (!d.allowMultipleAllocations()) {
+          exclusive.put(d.name(), h.claim());
+          continue;
+        }
+        Map<String, BigDecimal> used = consumed.computeIfAbsent(d.name(), k -> new HashMap<>());
+        h.consumed().forEach((capacity, amount) -> CapacityDemand.capacityKey(d, capacity)
+            .ifPresent(key -> used.merge(key, amount, BigDecimal::add)));
+      }
+    }
+
     /** Records a claim's allocation; returns what each of its requests consumed and what is left after it. */
     List<Consumed> commit(String claim, Map<String, List<Device>> chosen, Map<String, Candidates> from) {
       List<Consumed> out = new ArrayList<>();
@@ -420,7 +548,7 @@ public final class ClaimMatcher {
     }
 
     /** Why earlier claims keep {@code d} from serving {@code demand}; null when they do not. */
-    String blocked(Device d, CapacityDemand.Demand demand) {
+    String blocked(Device d, CapacityDemand.Demand demand, Amounts amounts) {
       if (!counted.containsKey(d.name())) {
         String short_ = counters.shortfall(d);
         if (short_ != null) {
@@ -436,9 +564,10 @@ public final class ClaimMatcher {
         BigDecimal have = d.capacity().get(share.capacity()).toBigDecimal();
         BigDecimal left = have.subtract(used.getOrDefault(share.capacity(), BigDecimal.ZERO));
         if (share.consumed().compareTo(left) > 0) {
-          return d.name() + " has " + CapacityDemand.plain(left) + " of " + CapacityDemand.plain(share.consumed())
-              + " requested " + share.capacity() + " left (" + CapacityDemand.plain(have.subtract(left)) + " of "
-              + CapacityDemand.plain(have) + " allocated to earlier claims)";
+          String c = share.capacity();
+          return d.name() + " has " + amounts.text(c, left) + " of " + amounts.text(c, share.consumed())
+              + " requested " + c + " left (" + amounts.text(c, have.subtract(left)) + " of "
+              + amounts.text(c, have) + " allocated to earlier claims)";
         }
       }
       return null;
@@ -649,7 +778,7 @@ public final class ClaimMatcher {
           if (request.stream().noneMatch(this::enoughAlone)) {
             Candidates c = request.get(request.size() - 1);
             short_.add("request " + c.request() + " needs " + need(c.selection()) + ", this node has "
-                + c.devices().size() + " matching device" + (c.devices().size() == 1 ? "" : "s"));
+                + c.devices().size() + " matching device" + (c.devices().size() == 1 ? "" : "s") + blocker(c, false));
           }
         }
         if (!short_.isEmpty()) {
@@ -660,10 +789,10 @@ public final class ClaimMatcher {
       for (List<Candidates> request : options) {
         if (request.stream().noneMatch(this::enoughAfterEarlierClaims)) {
           Candidates c = request.get(request.size() - 1);
-          List<String> why = c.devices().stream().map(d -> ledger.blocked(d, c.demands().get(d.name())))
+          List<String> why = c.devices().stream().map(d -> ledger.blocked(d, c.demands().get(d.name()), amounts))
               .filter(java.util.Objects::nonNull).toList();
           taken.add("request " + c.key() + " needs " + need(c.selection()) + ", but earlier claims hold what matches: "
-              + String.join("; ", why));
+              + String.join("; ", why) + blocker(c, true));
         }
       }
       if (!taken.isEmpty()) {
@@ -676,9 +805,36 @@ public final class ClaimMatcher {
       return "every request has matching devices, but not enough distinct devices for all requests together";
     }
 
+    /**
+     * What keeps the devices the request's DeviceClass admits from serving it, most common first-failing
+     * check first, in the words of {@code --explain}; or that the class admits none of the devices. With
+     * {@code heldOnly} (what matches is held by earlier claims) only the devices that match but for a taint
+     * or their capacity, which might serve once that changes.
+     */
+    private String blocker(Candidates c, boolean heldOnly) {
+      List<Rejection> admitted = c.rejected().stream().filter(r -> !r.failedAt().startsWith("DeviceClass "))
+          .filter(r -> !heldOnly || r.failedAt().startsWith("device taint ") || r.failedAt().startsWith("capacity request "))
+          .toList();
+      if (heldOnly && admitted.isEmpty()) {
+        return "";
+      }
+      if (admitted.isEmpty()) {
+        return c.devices().isEmpty() ? " (DeviceClass " + c.selection().deviceClassName() + " admits none of its "
+            + c.rejected().size() + " device" + (c.rejected().size() == 1 ? "" : "s") + ")" : "";
+      }
+      Map<String, List<String>> byReason = new LinkedHashMap<>();
+      admitted.forEach(r -> byReason.computeIfAbsent(r.failedAt() + " " + r.detail(), k -> new ArrayList<>()).add(r.device()));
+      Map.Entry<String, List<String>> top = byReason.entrySet().stream()
+          .max(Comparator.comparingInt((Map.Entry<String, List<String>> e) -> e.getValue().size())).orElseThrow();
+      List<String> names = top.getValue();
+      String shown = names.size() <= 4 ? String.join(", ", names)
+          : String.join(", ", names.subList(0, 3)) + " and " + (names.size() - 3) + " more";
+      return " (" + shown + ": " + top.getKey() + ")";
+    }
+
     /** Enough candidates that the claims allocated before this one leave room on. */
     private boolean enoughAfterEarlierClaims(Candidates c) {
-      long free = c.devices().stream().filter(d -> ledger.blocked(d, c.demands().get(d.name())) == null).count();
+      long free = c.devices().stream().filter(d -> ledger.blocked(d, c.demands().get(d.name()), amounts) == null).count();
       return c.selection().allocationMode() == AllocationMode.ALL
           ? free == c.devices().size() && free > 0 : free >= c.selection().count();
     }

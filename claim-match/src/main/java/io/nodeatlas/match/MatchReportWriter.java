@@ -22,22 +22,49 @@ public final class MatchReportWriter {
 
   private MatchReportWriter() {}
 
+  /** How much per-device detail the text shows. */
+  public enum Explain {
+    /** Verdicts, reasons, requests and allocations. */
+    NONE,
+    /** Also why each device the request's DeviceClass admits does not serve it, and what allocations consume. */
+    ADMITTED,
+    /** Also why each device the DeviceClass itself refuses does not serve it. */
+    ALL
+  }
+
   public static String table(MatchReport report, boolean explain) {
+    return table(report, explain ? Explain.ADMITTED : Explain.NONE);
+  }
+
+  /**
+   * The text report: per claim the verdict and the reason first, then its requests and allocation, then
+   * (with {@code explain}) the per-device detail; the DeviceClasses they use last (all of them when there are no claims). Amounts of byte capacities read as
+   * people write them ({@link Amounts#HUMAN}).
+   */
+  public static String table(MatchReport report, Explain explain) {
+    Amounts amounts = Amounts.HUMAN;
     StringBuilder out = new StringBuilder();
-    for (ClassReport c : report.classes()) {
-      out.append("DeviceClass ").append(c.name()).append(": ").append(c.devices().size()).append(" device")
-          .append(c.devices().size() == 1 ? "" : "s").append(c.devices().isEmpty() ? "" : " " + String.join(", ", c.devices()))
-          .append('\n');
-      selectorNotes(out, c.selectors(), "  ");
-    }
-    if (!report.classes().isEmpty() && !report.claims().isEmpty()) {
-      out.append('\n');
-    }
     for (ClaimReport claim : report.claims()) {
       out.append(claim.displayName()).append(": ").append(claim.satisfiable() ? "satisfiable on this node" : "NOT satisfiable on this node")
           .append('\n');
       if (!claim.satisfiable()) {
         out.append("  reason: ").append(claim.reason()).append('\n');
+      }
+      if (claim.satisfiable()) {
+        claim.allocation().forEach((req, devs) -> out.append("  allocation ").append(req).append(" -> ")
+            .append(String.join(", ", devs)).append('\n'));
+        if (explain != Explain.NONE) {
+          for (MatchReport.Consumed c : claim.consumed()) {
+            out.append("    ").append(c.request()).append(" on ").append(c.device()).append(": ");
+            if (c.exclusive()) {
+              out.append("the whole device (exclusive)\n");
+            } else {
+              out.append("consumes ").append(amounts.text(c.capacity(), c.amount())).append(' ').append(c.capacity())
+                  .append(", ").append(amounts.text(c.capacity(), c.left())).append(" of ")
+                  .append(amounts.text(c.capacity(), c.total())).append(" left\n");
+            }
+          }
+        }
       }
       out.append(String.format("  %-24s %-28s %-10s %-8s %s%n", "REQUEST", "CLASS", "MODE", "MATCHES", "DEVICES"));
       for (RequestReport r : claim.requests()) {
@@ -47,51 +74,79 @@ public final class MatchReportWriter {
           String devices = a.devices().isEmpty() ? "-" : String.join(",", a.devices());
           out.append(String.format("  %-24s %-28s %-10s %-8s %s%n", name, a.deviceClassName(), mode, a.devices().size(), devices));
           if (!a.capacityRequests().isEmpty()) {
-            out.append("    capacity requests: ").append(a.capacityRequests()).append('\n');
+            java.util.Map<String, String> shown = new java.util.TreeMap<>();
+            a.capacityRequests().forEach((k, v) -> shown.put(k, amounts.text(k, v)));
+            out.append("    capacity requests: ").append(shown).append('\n');
           }
-          for (Rejection e : a.errors()) {
-            out.append("    error on ").append(e.device()).append(": ").append(e.failedAt()).append(": ").append(e.detail()).append('\n');
-          }
+          grouped(a.errors()).forEach((why, devs) -> out.append("    error on ").append(devs).append(": ").append(why).append('\n'));
           selectorNotes(out, a.selectors(), "    ");
-          if (explain) {
-            a.consumption().forEach(c -> out.append("    ").append(c.device()).append(": consumes ").append(c.consumed())
-                .append(" of ").append(c.capacity()).append(c.requested() == null ? "" : " (requested " + c.requested() + ")")
-                .append(": ").append(c.rule()).append('\n'));
-            for (Rejection x : a.rejected()) {
-              if (x.outcome() == SelectorResult.Outcome.ERROR) {
-                continue;
-              }
-              out.append("    ").append(x.device()).append(": ").append(x.failedAt()).append(' ').append(x.detail());
-              if (x.expression() != null) {
-                out.append(": ").append(x.expression().replace('\n', ' '));
-              }
-              out.append('\n');
-              for (SelectorResult.Observed o : x.observed()) {
-                out.append("      ").append(o.path()).append(" = ").append(o.value()).append('\n');
-              }
-            }
-          }
         }
       }
       claim.constraints().forEach(c -> out.append("  constraint ").append(c.kind()).append(' ').append(c.attribute())
           .append(c.requests().isEmpty() ? " (all requests)" : " (" + String.join(", ", c.requests()) + ")").append('\n'));
-      if (claim.satisfiable()) {
-        claim.allocation().forEach((req, devs) -> out.append("  allocation ").append(req).append(" -> ")
-            .append(String.join(", ", devs)).append('\n'));
-        if (explain) {
-          for (MatchReport.Consumed c : claim.consumed()) {
-            out.append("    ").append(c.request()).append(" on ").append(c.device()).append(": ");
-            if (c.exclusive()) {
-              out.append("the whole device (exclusive)\n");
-            } else {
-              out.append("consumes ").append(c.amount()).append(' ').append(c.capacity()).append(", ").append(c.left())
-                  .append(" of ").append(c.total()).append(" left\n");
-            }
+      if (explain != Explain.NONE) {
+        details(out, claim, explain, amounts);
+      }
+    }
+    // With claims, only the DeviceClasses they use; the others are noise under the answer.
+    java.util.Set<String> used = new java.util.HashSet<>();
+    report.claims().forEach(c -> c.requests().forEach(r -> r.alternatives().forEach(a -> used.add(a.deviceClassName()))));
+    List<ClassReport> classes = report.claims().isEmpty() ? report.classes()
+        : report.classes().stream().filter(c -> used.contains(c.name())).toList();
+    if (!classes.isEmpty() && !report.claims().isEmpty()) {
+      out.append('\n');
+    }
+    for (ClassReport c : classes) {
+      out.append("DeviceClass ").append(c.name()).append(": ").append(c.devices().size()).append(" device")
+          .append(c.devices().size() == 1 ? "" : "s").append(c.devices().isEmpty() ? "" : " " + String.join(", ", c.devices()))
+          .append('\n');
+      selectorNotes(out, c.selectors(), "  ");
+    }
+    return out.toString();
+  }
+
+  /** Per request, why each device does not serve it: those its DeviceClass admits, or all with {@link Explain#ALL}. */
+  private static void details(StringBuilder out, ClaimReport claim, Explain explain, Amounts amounts) {
+    for (RequestReport r : claim.requests()) {
+      for (AlternativeReport a : r.alternatives()) {
+        List<Rejection> shown = a.rejected().stream().filter(x -> x.outcome() != SelectorResult.Outcome.ERROR)
+            .filter(x -> explain == Explain.ALL || !x.failedAt().startsWith("DeviceClass ")).toList();
+        long refusedByClass = a.rejected().stream().filter(x -> x.failedAt().startsWith("DeviceClass ")).count();
+        if (shown.isEmpty() && a.consumption().isEmpty() && (refusedByClass == 0 || explain == Explain.ALL)) {
+          continue;
+        }
+        String name = r.firstAvailable() ? r.name() + "/" + a.name() : r.name();
+        out.append("  ").append(name).append(", per device:\n");
+        a.consumption().forEach(c -> out.append("    ").append(c.device()).append(": consumes ")
+            .append(amounts.text(c.capacity(), c.consumed())).append(" of ").append(c.capacity())
+            .append(c.requested() == null ? "" : " (requested " + amounts.text(c.capacity(), c.requested()) + ")")
+            .append(": ").append(c.rule()).append('\n'));
+        for (Rejection x : shown) {
+          out.append("    ").append(x.device()).append(": ").append(x.failedAt()).append(' ').append(x.detail());
+          if (x.expression() != null) {
+            out.append(": ").append(x.expression().replace('\n', ' '));
           }
+          out.append('\n');
+          for (SelectorResult.Observed o : x.observed()) {
+            out.append("      ").append(o.path()).append(" = ").append(o.value()).append('\n');
+          }
+        }
+        if (explain != Explain.ALL && refusedByClass > 0) {
+          out.append("    (").append(refusedByClass).append(" device").append(refusedByClass == 1 ? "" : "s")
+              .append(" DeviceClass ").append(a.deviceClassName()).append(" refuses not shown; --explain=all shows them)\n");
         }
       }
     }
-    return out.toString();
+  }
+
+  /** Rejections with the same check and detail, as "dev-a, dev-b" (or "dev-a, dev-b, dev-c and 5 more") per reason. */
+  private static java.util.Map<String, String> grouped(List<Rejection> rejections) {
+    java.util.Map<String, List<String>> by = new java.util.LinkedHashMap<>();
+    rejections.forEach(e -> by.computeIfAbsent(e.failedAt() + ": " + e.detail(), k -> new java.util.ArrayList<>()).add(e.device()));
+    java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+    by.forEach((why, devs) -> out.put(why, devs.size() <= 4 ? String.join(", ", devs)
+        : String.join(", ", devs.subList(0, 3)) + " and " + (devs.size() - 3) + " more"));
+    return out;
   }
 
   private static void selectorNotes(StringBuilder out, List<SelectorReport> selectors, String indent) {

@@ -4,6 +4,7 @@ import io.nodeatlas.cli.cdi.CdiCommand;
 import io.nodeatlas.cli.discover.DiscoverCommand;
 import io.nodeatlas.cli.doctor.DoctorCommand;
 import io.nodeatlas.cli.match.MatchCommand;
+import io.nodeatlas.cli.pools.PoolsCommand;
 import io.nodeatlas.cli.run.RunCommand;
 import io.nodeatlas.cli.slices.SlicesCommand;
 import io.nodeatlas.discovery.engine.DiscoverySources;
@@ -45,6 +46,7 @@ public final class NodeAtlasCommand implements Runnable {
     m.put("cdi", CdiCommand.class);
     m.put("match", MatchCommand.class);
     m.put("slices", SlicesCommand.class);
+    m.put("pools", PoolsCommand.class);
     m.put("run", RunCommand.class);
     m.put("doctor", DoctorCommand.class);
     m.put("labels", io.nodeatlas.cli.labels.LabelsCommand.class);

@@ -50,6 +50,24 @@ public final class SavedReport {
 
   /** Reads {@code file} given with {@code option}. */
   public static NodeReport read(String option, Path file) throws InvalidReportException {
+    return parse(option, file, readText(option, file));
+  }
+
+  /** The discover document in {@code text}, read from {@code file} given with {@code option}. */
+  public static NodeReport parse(String option, Path file, String text) throws InvalidReportException {
+    try {
+      return new NodeReportCodec().fromJson(text);
+    } catch (RuntimeException e) {
+      // The codec rejects with IllegalArgumentException; anything else from a malformed tree is the
+      // same verdict, the file is not a document this build can use.
+      String why = e.getCause() instanceof com.fasterxml.jackson.core.JsonProcessingException j
+          ? "not a nodeatlas discover document: " + Messages.reason(j) : Excerpt.scrub(String.valueOf(e.getMessage()));
+      throw new InvalidReportException(option + " " + file + ": " + why, e);
+    }
+  }
+
+  /** The text of {@code file}: at most {@link #MAX_BYTES}, UTF-8. */
+  public static String readText(String option, Path file) throws InvalidReportException {
     String where = option + " " + file + ": ";
     byte[] bytes;
     try (InputStream in = Files.newInputStream(file)) {
@@ -65,21 +83,11 @@ public final class SavedReport {
       throw new InvalidReportException(where + "larger than " + MAX_BYTES / (1024 * 1024)
           + " MiB; not a saved discover document", null);
     }
-    String text;
     try {
-      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+      return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
     } catch (CharacterCodingException e) {
       throw new InvalidReportException(where + "not UTF-8 text", e);
-    }
-    try {
-      return new NodeReportCodec().fromJson(text);
-    } catch (RuntimeException e) {
-      // The codec rejects with IllegalArgumentException; anything else from a malformed tree is the
-      // same verdict, the file is not a document this build can use.
-      String why = e.getCause() instanceof com.fasterxml.jackson.core.JsonProcessingException j
-          ? "not a nodeatlas discover document: " + Messages.reason(j) : Excerpt.scrub(String.valueOf(e.getMessage()));
-      throw new InvalidReportException(where + why, e);
     }
   }
 }

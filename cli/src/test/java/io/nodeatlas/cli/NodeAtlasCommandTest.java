@@ -20,7 +20,7 @@ class NodeAtlasCommandTest {
     assertThat(NodeAtlasCommand.commandLineFor("discover", "-o", "table").getSubcommands().keySet())
         .containsExactlyInAnyOrder("discover", "help");
     assertThat(NodeAtlasCommand.commandLineFor("--version").getSubcommands().keySet())
-        .containsExactlyInAnyOrder("discover", "cdi", "match", "slices", "run", "doctor", "labels", "completion", "help");
+        .containsExactlyInAnyOrder("discover", "cdi", "match", "slices", "pools", "run", "doctor", "labels", "completion", "help");
   }
 
   @Test

@@ -28,6 +28,8 @@ public final class CompiledSelector {
   /** Expression ids of {@code device...} paths (selects and constant-key indexes), rendered. */
   private final Map<Long, String> devicePaths;
   private final List<Reference> references;
+  /** The only facts of a device the selector reads, or null when it reads a map or the device as a whole. */
+  private final List<Reference> projection;
 
   /**
    * A constant lookup in {@code device.attributes} or {@code device.capacity}: the map ({@code attributes}
@@ -43,6 +45,71 @@ public final class CompiledSelector {
     this.estimatedCost = estimatedCost;
     this.devicePaths = devicePaths(ast);
     this.references = references(ast);
+    this.projection = projection(ast);
+  }
+
+  /**
+   * When the selector reads a device only through {@code device.driver}, {@code device.allowMultipleAllocations}
+   * and constant names in constant domains ({@code device.attributes["d"].n}, {@code ["d"]["n"]},
+   * {@code "n" in device.attributes["d"]}, {@code has(...)}), those facts, as references ({@code map} is
+   * {@code driver} or {@code allowMultipleAllocations} for the two fields): two devices equal in them get
+   * the same result. Empty when the selector reads anything else of the device.
+   */
+  public Optional<List<Reference>> projection() {
+    return Optional.ofNullable(projection);
+  }
+
+  /** Whether a result of this cost may stand for every device with the same projection (map sizes vary the cost). */
+  public boolean shareable(SelectorResult r) {
+    return r.cost() <= costLimit / 8;
+  }
+
+  private static List<Reference> projection(CelAbstractSyntaxTree ast) {
+    List<Reference> out = new ArrayList<>();
+    boolean[] ok = {true};
+    CelNavigableAst.fromAst(ast).getRoot().allNodes().forEach(node -> {
+      CelExpr e = node.expr();
+      if (e.getKind() != CelExpr.ExprKind.Kind.IDENT || !e.ident().name().equals("device")) {
+        return;
+      }
+      var parent = node.parent();
+      if (parent.isEmpty() || parent.get().expr().getKind() != CelExpr.ExprKind.Kind.SELECT
+          || parent.get().expr().select().testOnly()) {
+        ok[0] = false;
+        return;
+      }
+      String field = parent.get().expr().select().field();
+      if (field.equals("driver") || field.equals("allowMultipleAllocations")) {
+        out.add(new Reference(field, null, null));
+        return;
+      }
+      var index = parent.get().parent();
+      if (!(field.equals("attributes") || field.equals("capacity")) || index.isEmpty() || !isConstantIndex(index.get().expr())
+          || index.get().expr().call().args().get(0).id() != parent.get().expr().id()) {
+        ok[0] = false;
+        return;
+      }
+      String domain = index.get().expr().call().args().get(1).constant().stringValue();
+      var use = index.get().parent();
+      if (use.isEmpty()) {
+        ok[0] = false;
+        return;
+      }
+      CelExpr u = use.get().expr();
+      if (u.getKind() == CelExpr.ExprKind.Kind.SELECT) {
+        out.add(new Reference(field, domain, u.select().field()));
+      } else if (isConstantIndex(u) && u.call().args().get(0).id() == index.get().expr().id()) {
+        out.add(new Reference(field, domain, u.call().args().get(1).constant().stringValue()));
+      } else if (u.getKind() == CelExpr.ExprKind.Kind.CALL && u.call().function().equals("@in") && u.call().args().size() == 2
+          && u.call().args().get(1).id() == index.get().expr().id()
+          && u.call().args().get(0).getKind() == CelExpr.ExprKind.Kind.CONSTANT
+          && u.call().args().get(0).constant().getKind() == dev.cel.common.ast.CelConstant.Kind.STRING_VALUE) {
+        out.add(new Reference(field, domain, u.call().args().get(0).constant().stringValue()));
+      } else {
+        ok[0] = false;
+      }
+    });
+    return ok[0] ? List.copyOf(new java.util.LinkedHashSet<>(out)) : null;
   }
 
   /** Every constant domain and name this selector looks up, in the order they appear. */
@@ -64,6 +131,12 @@ public final class CompiledSelector {
       } else if (isConstantIndex(e)) {
         domainLookup(e.call().args().get(0)).ifPresent(d ->
             out.add(new Reference(d.map(), d.domain(), e.call().args().get(1).constant().stringValue())));
+      } else if (e.getKind() == CelExpr.ExprKind.Kind.CALL && e.call().function().equals("@in")
+          && e.call().args().size() == 2 && e.call().args().get(0).getKind() == CelExpr.ExprKind.Kind.CONSTANT
+          && e.call().args().get(0).constant().getKind() == dev.cel.common.ast.CelConstant.Kind.STRING_VALUE) {
+        // "name" in device.attributes["domain"]: a test of a name, which a typo makes false rather than an error.
+        domainLookup(e.call().args().get(1)).ifPresent(d ->
+            out.add(new Reference(d.map(), d.domain(), e.call().args().get(0).constant().stringValue())));
       }
     });
     return List.copyOf(out);
@@ -100,7 +173,12 @@ public final class CompiledSelector {
 
   /** Evaluates against a {@link DeviceVariable}; never throws for a CEL error. */
   public SelectorResult evaluate(Map<String, Object> device) {
-    Tracker tracker = new Tracker();
+    return evaluate(device, true);
+  }
+
+  /** {@link #evaluate(Map)}; with {@code observe} false without the values of the device paths it read. */
+  public SelectorResult evaluate(Map<String, Object> device, boolean observe) {
+    Tracker tracker = new Tracker(observe);
     try {
       Object result = program.trace(Map.of("device", device), tracker::onEvaluated);
       if (result instanceof Boolean b) {
@@ -145,13 +223,18 @@ public final class CompiledSelector {
   private final class Tracker {
     long cost;
     final Map<String, String> values = new LinkedHashMap<>();
+    final boolean observe;
+
+    Tracker(boolean observe) {
+      this.observe = observe;
+    }
 
     void onEvaluated(CelExpr expr, Object result) {
       cost += 1 + sizeCost(result);
       if (cost > costLimit) {
         throw new CostLimitExceeded("operation cancelled: actual cost limit exceeded (" + costLimit + ")");
       }
-      String path = devicePaths.get(expr.id());
+      String path = observe ? devicePaths.get(expr.id()) : null;
       if (path != null && values.size() < 64) {
         values.putIfAbsent(path, Values.render(result));
       }

@@ -13,6 +13,10 @@ import java.util.Optional;
  * map keys by code point, so such a selector fails at run time with a bare "no such key"; here it gets a
  * did-you-mean that names the odd code points.
  *
+ * <p>A name typed in plain ASCII gets a did-you-mean for the one published name within a small edit
+ * distance (letters swapped, dropped, added or changed: {@code prodcutName} for {@code productName}), as
+ * kubectl and git suggest commands.
+ *
  * <p>Two names are confusable when their skeletons are equal: NFKC (which folds fullwidth and other
  * compatibility forms, Unicode UAX #15), invisible format characters removed, and the common Cyrillic and
  * Greek letters that look like Latin ones mapped to them (a small table after Unicode UTS #39's
@@ -67,8 +71,11 @@ public final class Lookalikes {
    * U+0430 CYRILLIC SMALL LETTER A at character 5}.
    */
   public static Optional<String> didYouMean(String used, Collection<String> published) {
-    if (published.contains(used) || used.chars().allMatch(c -> c < 0x80)) {
+    if (published.contains(used)) {
       return Optional.empty();
+    }
+    if (used.chars().allMatch(c -> c < 0x80)) {
+      return closest(used, published).map(c -> "did you mean " + quote(c) + "?");
     }
     String skeleton = skeleton(used);
     for (String candidate : published) {
@@ -77,6 +84,53 @@ public final class Lookalikes {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The one published name nearest to {@code used} by optimal-string-alignment distance (an adjacent swap
+   * counts one), when that distance is small for the name's length: 1 up to 6 characters, else 2;
+   * none for names of 3 characters or fewer, or when two names are equally near.
+   */
+  static Optional<String> closest(String used, Collection<String> published) {
+    int limit = used.length() <= 3 ? 0 : used.length() <= 6 ? 1 : 2;
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    boolean tie = false;
+    for (String candidate : published) {
+      if (Math.abs(candidate.length() - used.length()) > limit || candidate.length() > 256) {
+        continue;
+      }
+      int d = distance(used, candidate);
+      if (d < bestDistance) {
+        best = candidate;
+        bestDistance = d;
+        tie = false;
+      } else if (d == bestDistance) {
+        tie = true;
+      }
+    }
+    return best != null && bestDistance <= limit && bestDistance > 0 && !tie ? Optional.of(best) : Optional.empty();
+  }
+
+  /** Optimal string alignment distance: insertions, deletions, substitutions and adjacent transpositions. */
+  static int distance(String a, String b) {
+    int[][] d = new int[a.length() + 1][b.length() + 1];
+    for (int i = 0; i <= a.length(); i++) {
+      d[i][0] = i;
+    }
+    for (int j = 0; j <= b.length(); j++) {
+      d[0][j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+          d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+      }
+    }
+    return d[a.length()][b.length()];
   }
 
   /** Every code point outside printable ASCII, with its Unicode name and 1-based character position. */

@@ -62,7 +62,12 @@ public final class QuantityValue implements Comparable<QuantityValue> {
   }
 
   public static QuantityValue of(Quantity q) {
-    return parse(q.value());
+    String v = q.value();
+    if (!v.isEmpty() && v.length() <= 18 && v.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      // A plain integer, as capacities are published: valid by construction, no pattern needed.
+      return new QuantityValue(q.toBigDecimal(), v);
+    }
+    return parse(v);
   }
 
   public BigDecimal value() {

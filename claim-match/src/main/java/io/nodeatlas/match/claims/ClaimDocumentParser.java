@@ -128,6 +128,7 @@ public final class ClaimDocumentParser {
     }
     List<DeviceClass> classes = new ArrayList<>();
     List<Claim> claims = new ArrayList<>();
+    List<ClaimModel.Pod> pods = new ArrayList<>();
     String trimmed = text.stripLeading();
     boolean isJson = trimmed.startsWith("{") || trimmed.startsWith("[");
     String format = isJson ? "JSON" : "YAML";
@@ -151,8 +152,8 @@ public final class ClaimDocumentParser {
             || (doc.isTextual() && doc.textValue().isEmpty())) {
           continue;
         }
-        readObject(doc, new Origin(file, document), classes, claims, 0);
-        if (classes.size() + claims.size() > MAX_OBJECTS) {
+        readObject(doc, new Origin(file, document), classes, claims, pods, 0);
+        if (classes.size() + claims.size() + pods.size() > MAX_OBJECTS) {
           throw new ClaimInputException(file + ": " + at(start) + "more than " + MAX_OBJECTS
               + " DeviceClasses and claims (the limit of one run)");
         }
@@ -169,7 +170,7 @@ public final class ClaimDocumentParser {
       // SnakeYAML reports some malformed input (bad escapes, its own limits) as unchecked exceptions.
       throw new ClaimInputException(file + ": not valid " + format + ": " + e.getMessage(), e);
     }
-    return new Documents(classes, claims);
+    return new Documents(classes, claims, pods);
   }
 
   /**
@@ -179,9 +180,11 @@ public final class ClaimDocumentParser {
   public static Documents merge(List<Documents> parts) throws ClaimInputException {
     List<DeviceClass> classes = new ArrayList<>();
     List<Claim> claims = new ArrayList<>();
+    List<ClaimModel.Pod> pods = new ArrayList<>();
     for (Documents p : parts) {
       classes.addAll(p.deviceClasses());
       claims.addAll(p.claims());
+      pods.addAll(p.pods());
     }
     if (classes.size() + claims.size() > MAX_OBJECTS) {
       throw new ClaimInputException("the input files hold " + (classes.size() + claims.size())
@@ -194,7 +197,7 @@ public final class ClaimDocumentParser {
       throw new ClaimInputException("the input files hold " + selectors + " CEL selectors; the limit of one run is "
           + MAX_SELECTORS_TOTAL);
     }
-    return new Documents(classes, claims);
+    return new Documents(classes, claims, pods);
   }
 
   private static String at(JsonLocation location) {
@@ -221,8 +224,8 @@ public final class ClaimDocumentParser {
     return "input exceeds a parser limit: " + e.getOriginalMessage();
   }
 
-  private void readObject(JsonNode doc, Origin origin, List<DeviceClass> classes, List<Claim> claims, int depth)
-      throws ClaimInputException {
+  private void readObject(JsonNode doc, Origin origin, List<DeviceClass> classes, List<Claim> claims,
+      List<ClaimModel.Pod> pods, int depth) throws ClaimInputException {
     if (!doc.isObject()) {
       throw new ClaimInputException(origin + ": expected a Kubernetes object, found " + doc.getNodeType().toString().toLowerCase());
     }
@@ -234,13 +237,17 @@ public final class ClaimDocumentParser {
         throw new ClaimInputException(origin + ": kind List without an items array");
       }
       for (JsonNode item : items) {
-        readObject(item, origin, classes, claims, depth + 1);
+        readObject(item, origin, classes, claims, pods, depth + 1);
       }
+      return;
+    }
+    if (kind.equals("Pod") && apiVersion.equals("v1")) {
+      pods.add(PodReader.pod(doc, origin));
       return;
     }
     if (!kind.equals("DeviceClass") && !kind.equals("ResourceClaim") && !kind.equals("ResourceClaimTemplate")) {
       throw new ClaimInputException(origin + ": kind \"" + kind + "\" is not supported; nodeatlas match reads "
-          + "DeviceClass, ResourceClaim and ResourceClaimTemplate (resource.k8s.io/v1)");
+          + "DeviceClass, ResourceClaim and ResourceClaimTemplate (resource.k8s.io/v1) and Pod (v1)");
     }
     if (!VERSIONS.contains(apiVersion)) {
       throw new ClaimInputException(origin + ": " + kind + " has apiVersion \"" + apiVersion
@@ -258,7 +265,8 @@ public final class ClaimDocumentParser {
     String namespace = text(metadata, "namespace");
     String where = origin + " " + kind + " " + (namespace == null ? "" : namespace + "/") + name;
     switch (kind) {
-      case "DeviceClass" -> classes.add(new DeviceClass(name, selectors(doc.path("spec").path("selectors"), where, "spec.selectors"), origin));
+      case "DeviceClass" -> classes.add(new DeviceClass(name, selectors(doc.path("spec").path("selectors"), where, "spec.selectors"),
+          origin, text(doc.path("spec"), "extendedResourceName")));
       case "ResourceClaim" -> claims.add(claim(kind, namespace, name, doc.path("spec").path("devices"), "spec.devices", where, origin, v1beta1));
       default -> claims.add(claim(kind, namespace, name, doc.path("spec").path("spec").path("devices"), "spec.spec.devices",
           where, origin, v1beta1));
@@ -371,7 +379,33 @@ public final class ClaimDocumentParser {
         throw new ClaimInputException(where + ": " + at + ".capacity.requests[" + e.getKey() + "]: " + ex.getMessage());
       }
     }
-    return new DeviceSelection(name, className, selectors(node.path("selectors"), where, at + ".selectors"), mode, count, capacity);
+    return new DeviceSelection(name, className, selectors(node.path("selectors"), where, at + ".selectors"), mode, count, capacity,
+        tolerations(node.path("tolerations"), where, at + ".tolerations"));
+  }
+
+  /** {@code tolerations}: at most 16 ({@code DeviceTolerationsMaxLength}), operator Exists or Equal (the default). */
+  private static List<ClaimModel.Toleration> tolerations(JsonNode node, String where, String at) throws ClaimInputException {
+    if (node.isMissingNode() || node.isNull()) {
+      return List.of();
+    }
+    if (!node.isArray() || node.size() > 16) {
+      throw new ClaimInputException(where + ": " + at + " must be a list of at most 16 tolerations");
+    }
+    List<ClaimModel.Toleration> out = new ArrayList<>();
+    for (int i = 0; i < node.size(); i++) {
+      JsonNode t = node.get(i);
+      String operator = text(t, "operator") == null ? "Equal" : text(t, "operator");
+      if (!operator.equals("Exists") && !operator.equals("Equal")) {
+        throw new ClaimInputException(where + ": " + at + "[" + i + "].operator: \"" + operator + "\" is not Exists or Equal");
+      }
+      String effect = text(t, "effect");
+      if (effect != null && !effect.isEmpty() && !effect.equals("NoSchedule") && !effect.equals("NoExecute")
+          && !effect.equals("None")) {
+        throw new ClaimInputException(where + ": " + at + "[" + i + "].effect: \"" + effect + "\" is not NoSchedule, NoExecute or None");
+      }
+      out.add(new ClaimModel.Toleration(text(t, "key"), operator, text(t, "value"), effect));
+    }
+    return out;
   }
 
   private static List<String> selectors(JsonNode node, String where, String at) throws ClaimInputException {

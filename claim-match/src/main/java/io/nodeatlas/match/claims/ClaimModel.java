@@ -22,11 +22,41 @@ public final class ClaimModel {
     }
   }
 
-  public record DeviceClass(String name, List<String> selectors, Origin origin) {
+  /**
+   * A DeviceClass; {@code extendedResourceName} (KEP-5004, may be null) is the extended resource a pod can
+   * ask for to get one device of this class per unit.
+   */
+  public record DeviceClass(String name, List<String> selectors, Origin origin, String extendedResourceName) {
     public DeviceClass {
       selectors = List.copyOf(selectors);
     }
+
+    public DeviceClass(String name, List<String> selectors, Origin origin) {
+      this(name, selectors, origin, null);
+    }
   }
+
+  /**
+   * What a Pod asks of DRA ({@code core/v1} {@code PodSpec}): its {@code resourceClaims} (by ResourceClaim
+   * or ResourceClaimTemplate name), the extended resources its containers request (summed over the
+   * containers, the largest init container counted as the scheduler does) and where it may run.
+   */
+  public record Pod(String namespace, String name, List<PodClaim> claims, java.util.SortedMap<String, Long> extendedResources,
+      String nodeName, Map<String, String> nodeSelector, List<Toleration> tolerations, Origin origin) {
+    public Pod {
+      claims = List.copyOf(claims);
+      tolerations = List.copyOf(tolerations);
+      extendedResources = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(extendedResources));
+      nodeSelector = Map.copyOf(nodeSelector);
+    }
+
+    public String displayName() {
+      return "Pod " + (namespace == null ? "" : namespace + "/") + name;
+    }
+  }
+
+  /** One entry of {@code spec.resourceClaims}: exactly one of the two names is set. */
+  public record PodClaim(String name, String resourceClaimName, String resourceClaimTemplateName) {}
 
   public enum AllocationMode {
     EXACT_COUNT("ExactCount"),
@@ -53,10 +83,40 @@ public final class ClaimModel {
       List<String> selectors,
       AllocationMode allocationMode,
       long count,
-      SortedMap<String, BigDecimal> capacityRequests) {
+      SortedMap<String, BigDecimal> capacityRequests,
+      List<Toleration> tolerations) {
     public DeviceSelection {
       selectors = List.copyOf(selectors);
       capacityRequests = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(capacityRequests));
+      tolerations = List.copyOf(tolerations);
+    }
+
+    /** A selection that tolerates no device taint. */
+    public DeviceSelection(String name, String deviceClassName, List<String> selectors, AllocationMode allocationMode,
+        long count, SortedMap<String, BigDecimal> capacityRequests) {
+      this(name, deviceClassName, selectors, allocationMode, count, capacityRequests, List.of());
+    }
+  }
+
+  /**
+   * A {@code resource.k8s.io/v1} {@code DeviceToleration} (KEP-5055): {@code Exists} matches any value of
+   * {@code key} (any key when empty), {@code Equal} the one {@code value}; an empty {@code effect} matches
+   * every effect.
+   */
+  public record Toleration(String key, String operator, String value, String effect) {
+    /** Whether this toleration tolerates a taint of {@code key}, {@code value} and {@code effect}. */
+    public boolean tolerates(String taintKey, String taintValue, String taintEffect) {
+      if (effect != null && !effect.isEmpty() && !effect.equals(taintEffect)) {
+        return false;
+      }
+      if (key == null || key.isEmpty()) {
+        return "Exists".equals(operator);
+      }
+      if (!key.equals(taintKey)) {
+        return false;
+      }
+      return "Exists".equals(operator) || java.util.Objects.equals(value == null ? "" : value,
+          taintValue == null ? "" : taintValue);
     }
   }
 
@@ -107,10 +167,15 @@ public final class ClaimModel {
   }
 
   /** Everything read from the input files, in input order. */
-  public record Documents(List<DeviceClass> deviceClasses, List<Claim> claims) {
+  public record Documents(List<DeviceClass> deviceClasses, List<Claim> claims, List<Pod> pods) {
     public Documents {
       deviceClasses = List.copyOf(deviceClasses);
       claims = List.copyOf(claims);
+      pods = List.copyOf(pods);
+    }
+
+    public Documents(List<DeviceClass> deviceClasses, List<Claim> claims) {
+      this(deviceClasses, claims, List.of());
     }
 
     public Map<String, DeviceClass> classesByName() {

@@ -85,7 +85,8 @@ class ClaimDocumentParserTest {
 
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
-      "apiVersion: v1\\nkind: Pod\\nmetadata: {name: p}|kind \"Pod\" is not supported",
+      "apiVersion: apps/v1\\nkind: Deployment\\nmetadata: {name: p}|kind \"Deployment\" is not supported",
+      "apiVersion: v1\\nkind: Pod\\nmetadata: {name: p}\\nspec: {resourceClaims: [{name: x}]}|exactly one of resourceClaimName",
       "apiVersion: resource.k8s.io/v2\\nkind: DeviceClass\\nmetadata: {name: p}|apiVersion \"resource.k8s.io/v2\"",
       "apiVersion: resource.k8s.io/v1\\nkind: DeviceClass\\nmetadata: {}|without metadata.name",
       "- just\\n- a list|expected a Kubernetes object",

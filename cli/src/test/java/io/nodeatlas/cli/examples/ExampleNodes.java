@@ -59,6 +59,37 @@ final class ExampleNodes {
     return out;
   }
 
+  /**
+   * File name → document of {@code examples/fleet/nodes/}, the other half of the small mixed fleet of the
+   * README's fleet section: an RDMA node without GPUs (two AMD sockets, a RoCE ConnectX-7 on each) and a
+   * CPU-only node (one Intel socket).
+   */
+  static Map<String, String> fleetDocuments() {
+    NodeReportCodec codec = new NodeReportCodec();
+    Map<String, String> out = new TreeMap<>();
+    out.put("rdma-01.json", codec.toJson(rdmaNode()));
+    out.put("cpu-01.json", codec.toJson(cpuNode()));
+    return out;
+  }
+
+  static NodeReport rdmaNode() {
+    List<Device> d = new ArrayList<>();
+    d.add(rdma("mlx5_0", "0000:41:00.0", "pci0000:40", null, 0, "ethernet", "roce", "enp65s0np0"));
+    d.add(rdma("mlx5_1", "0000:c1:00.0", "pci0000:c0", null, 1, "ethernet", "roce", "enp193s0np0"));
+    for (int node = 0; node < 2; node++) {
+      d.add(cpu(node, node, 96, 2, "x86_64", "amd", "AMD EPYC 9454 48-Core Processor"));
+      d.add(hugepages(node, 2 * MIB, "2Mi", 8192));
+    }
+    return report("rdma-01", Topology.EMPTY, d, List.of("cpu-numa", "nic-rdma"));
+  }
+
+  static NodeReport cpuNode() {
+    List<Device> d = new ArrayList<>();
+    d.add(cpu(0, 0, 32, 2, "x86_64", "intel", "Intel(R) Xeon(R) Gold 6430"));
+    d.add(hugepages(0, 2 * MIB, "2Mi", 1024));
+    return report("cpu-01", Topology.EMPTY, d, List.of("cpu-numa"));
+  }
+
   static NodeReport hgx() {
     List<Device> d = new ArrayList<>();
     for (int i = 0; i < GPUS.length; i++) {

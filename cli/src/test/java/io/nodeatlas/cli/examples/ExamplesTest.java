@@ -73,13 +73,21 @@ class ExamplesTest {
 
   @Test
   void cpusOfTheOtherArchitectureDoNotFit() {
-    assertThat(doesNotFit(HGX, "cpu/claim-arm64.yaml").out())
-        .contains("reason: request cpus needs 1 device, this node has 0 matching devices")
+    // The answer names the class that admits nothing; the values the class saw need --explain=all.
+    Result hgx = doesNotFit(HGX, "cpu/claim-arm64.yaml");
+    assertThat(hgx.out().lines().limit(2).toList()).containsExactly("ResourceClaim arm64-cpus: NOT satisfiable on this node",
+        "  reason: request cpus needs 1 device, this node has 0 matching devices (DeviceClass nodeatlas-cpu-arm64 admits "
+            + "none of its 19 devices)");
+    assertThat(hgx.out()).doesNotContain("architecture = ").contains("--explain=all shows them");
+    List<String> all = new ArrayList<>(List.of("match", "-f", ROOT.resolve("deploy/deviceclasses.yaml").toString(), "-f",
+        EXAMPLES.resolve("cpu/claim-arm64.yaml").toString(), "--discovered", EXAMPLES.resolve("nodes").resolve(HGX).toString(),
+        "--explain=all"));
+    assertThat(run(all.toArray(String[]::new)).out())
         .contains("cpu-numa0: DeviceClass nodeatlas-cpu-arm64 selector #1 evaluated to false")
         .contains("device.attributes[\"nodeatlas.io\"].architecture = \"x86_64\"");
     assertThat(doesNotFit(ARM, "cpu/claim-intel.yaml").out())
-        .contains("reason: request cpus needs 1 device, this node has 0 matching devices")
-        .contains("device.attributes[\"nodeatlas.io\"].architecture = \"aarch64\"");
+        .contains("reason: request cpus needs 1 device, this node has 0 matching devices (DeviceClass "
+            + "nodeatlas-cpu-x86-64-intel admits none of its");
   }
 
   @Test
@@ -104,16 +112,30 @@ class ExamplesTest {
   void hugepagesOnTheNumaNodeOfTheNic() {
     assertThat(fits(HGX, "hugepages/claim-near-nic.yaml").out())
         .contains("allocation nic -> rdma-mlx5-0").contains("allocation pages -> hugepages-2mi-numa0")
-        .contains("pages on hugepages-2mi-numa0: consumes 1073741824 nodeatlas.io/memory, 7516192768 of 8589934592 left")
+        .contains("pages on hugepages-2mi-numa0: consumes 1Gi nodeatlas.io/memory, 7Gi of 8Gi left")
         .contains("constraint matchAttribute resource.kubernetes.io/numaNode (nic, pages)");
   }
 
   @Test
   void moreHugepagesThanTheNumaNodeHoldsDoNotFit() {
-    assertThat(doesNotFit(HGX, "hugepages/claim-too-much.yaml").out())
-        .contains("reason: request pages needs 1 device, this node has 0 matching devices")
-        .contains("hugepages-2mi-numa0: capacity request nodeatlas.io/memory requested 17179869184 of nodeatlas.io/memory: "
-            + "above the request policy's maximum 8589934592");
+    // Answers before details: the verdict, then the one check that blocks, in sizes as people write them.
+    Result r = doesNotFit(HGX, "hugepages/claim-too-much.yaml");
+    assertThat(r.out().lines().limit(2).toList()).containsExactly(
+        "ResourceClaim too-many-pages: NOT satisfiable on this node",
+        "  reason: request pages needs 1 device, this node has 0 matching devices (hugepages-2mi-numa0, hugepages-2mi-numa1: "
+            + "capacity request nodeatlas.io/memory requested 16Gi of nodeatlas.io/memory: above the request policy's maximum 8Gi)");
+    // The per-device detail follows, for the devices the classes admit only (the RoCE-less NIC, the two 2Mi pools).
+    assertThat(r.out()).contains("hugepages-2mi-numa0: capacity request nodeatlas.io/memory requested 16Gi of nodeatlas.io/memory: "
+            + "above the request policy's maximum 8Gi")
+        .contains("rdma-mlx5-1: request selector #1 evaluated to false").doesNotContain("gpu-0: DeviceClass")
+        .doesNotContain("17179869184");
+    assertThat(r.out().lines().count()).isLessThan(30);
+    // JSON keeps exact bytes.
+    List<String> json = new ArrayList<>(List.of("match", "-f", ROOT.resolve("deploy/deviceclasses.yaml").toString(), "-f",
+        EXAMPLES.resolve("hugepages/claim-too-much.yaml").toString(), "--discovered",
+        EXAMPLES.resolve("nodes").resolve(HGX).toString(), "-o", "json"));
+    assertThat(run(json.toArray(String[]::new)).out()).contains("requested 17179869184 of nodeatlas.io/memory: above the "
+        + "request policy's maximum 8589934592").contains("\"nodeatlas.io/memory\" : \"17179869184\"").doesNotContain("16Gi");
   }
 
   @Test

@@ -98,9 +98,12 @@ class MatchCommandTest {
     Path broken = Files.writeString(dir.resolve("broken.json"), "{\"schemaVersion\": \"v0\"}");
     assertThat(run("-f", classes.toString(), "--discovered", broken.toString())).isEqualTo(2);
     assertThat(err.toString()).contains("unsupported schemaVersion");
+    Path deployment = claim("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n");
+    assertThat(run("-f", deployment.toString(), "--discovered", discovered.toString())).isEqualTo(2);
+    assertThat(err.toString()).contains("kind \"Deployment\" is not supported");
     Path pod = claim("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n");
     assertThat(run("-f", pod.toString(), "--discovered", discovered.toString())).isEqualTo(2);
-    assertThat(err.toString()).contains("kind \"Pod\" is not supported");
+    assertThat(err.toString()).contains("Pod p asks for no devices");
   }
 
   @Test
@@ -116,5 +119,43 @@ class MatchCommandTest {
     assertThat(run("-f", classes.toString(), claim.toString(), "--host-root", dir.resolve("host").toString(),
         "--sources", "cpu-numa")).isEqualTo(1);
     assertThat(out.toString()).contains("DeviceClass gpu.nodeatlas.io: 0 devices");
+  }
+
+  @Test
+  void aMisspeltAttributeNameGetsADidYouMean() throws Exception {
+    Path claim = claim("""
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {name: typo}
+        spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nodeatlas.io,
+          selectors: [{cel: {expression: 'device.attributes["nodeatlas.io"].prodcutName == "H100"'}}]}}]}}
+        """);
+    assertThat(run("-f", classes.toString(), claim.toString(), "--discovered", discovered.toString())).isEqualTo(1);
+    assertThat(out.toString()).contains("key 'prodcutName' is not present in map.; device.attributes[\"nodeatlas.io\"] "
+        + "name: did you mean \"productName\"?");
+    // Guarded by `in`, the selector is false rather than an error; the hint stands under it.
+    Path guarded = claim("""
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {name: typo}
+        spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nodeatlas.io,
+          selectors: [{cel: {expression: '"prodcutName" in device.attributes["nodeatlas.io"]'}}]}}]}}
+        """);
+    out.getBuffer().setLength(0);
+    assertThat(run("-f", classes.toString(), guarded.toString(), "--discovered", discovered.toString())).isEqualTo(1);
+    assertThat(out.toString()).contains("hint: device.attributes[\"nodeatlas.io\"] name: did you mean \"productName\"?");
+  }
+
+  @Test
+  void explainTakesNothingOrAll() throws Exception {
+    Path claim = claim("""
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {name: two}
+        spec: {devices: {requests: [{name: gpus, exactly: {deviceClassName: gpu.nodeatlas.io, count: 2}}]}}
+        """);
+    assertThat(run("-f", classes.toString(), claim.toString(), "--discovered", discovered.toString(), "--explain=some"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--explain takes no value or \"all\", not \"some\"");
   }
 }

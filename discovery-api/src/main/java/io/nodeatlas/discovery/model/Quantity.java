@@ -36,6 +36,10 @@ public record Quantity(String value) implements Comparable<Quantity> {
 
   /** The exact numeric value, suffix applied ({@code 2Ki} is 2048, {@code 500m} is 0.5). */
   public BigDecimal toBigDecimal() {
+    if (isPlainInteger(value) && value.length() <= 18) {
+      // Most capacities are plain integers (we publish them so); no pattern needed.
+      return BigDecimal.valueOf(Long.parseLong(value));
+    }
     Matcher m = FORMAT.matcher(value);
     if (!m.matches()) {
       throw new IllegalStateException(value);

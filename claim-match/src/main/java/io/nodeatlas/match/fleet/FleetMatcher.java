@@ -1,0 +1,93 @@
+package io.nodeatlas.match.fleet;
+
+import io.nodeatlas.match.ClaimMatcher;
+import io.nodeatlas.match.MatchReport;
+import io.nodeatlas.match.claims.ClaimInputException;
+import io.nodeatlas.match.claims.ClaimModel.Documents;
+import io.nodeatlas.match.fleet.FleetReport.ClaimVerdict;
+import io.nodeatlas.match.fleet.FleetReport.NodeVerdict;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs the single-node matcher on every node of the fleet with the same documents: on each node the claims
+ * are allocated in input order against what is left after the claims already allocated there, so a node
+ * fits when all of them fit together (a pod's claims are allocated together). Only the verdicts are kept,
+ * not the per-device detail, so memory stays proportional to the fleet.
+ */
+public final class FleetMatcher {
+
+  private final ClaimMatcher matcher;
+
+  public FleetMatcher(ClaimMatcher matcher) {
+    this.matcher = matcher;
+  }
+
+  /** The verdict for each node, fitting nodes first; {@code placement} refuses nodes before matching. */
+  public FleetReport match(List<FleetNode> nodes, Documents documents, Placement placement, List<String> warnings)
+      throws ClaimInputException {
+    // Only the DeviceClasses the claims use: the others would be evaluated on every device of every node.
+    java.util.Set<String> used = new java.util.HashSet<>();
+    documents.claims().forEach(c -> c.requests().forEach(r -> r.alternatives().forEach(a -> used.add(a.deviceClassName()))));
+    Documents needed = new Documents(documents.deviceClasses().stream().filter(c -> used.contains(c.name())).toList(),
+        documents.claims(), documents.pods());
+    List<NodeVerdict> verdicts = new ArrayList<>(nodes.size());
+    for (FleetNode node : nodes) {
+      String refused = placement.refuses(node.name(), node.labels(), node.taints());
+      if (refused != null) {
+        verdicts.add(new NodeVerdict(node.name(), false, refused, List.of()));
+        continue;
+      }
+      MatchReport report = matcher.match(node.name(), node.inventory(), needed);
+      // The per-device detail of the report is dropped here; only the verdicts stay.
+      List<ClaimVerdict> claims = new ArrayList<>();
+      String reason = null;
+      for (MatchReport.ClaimReport c : report.claims()) {
+        claims.add(new ClaimVerdict(c.displayName(), c.satisfiable(), c.reason(), c.allocation(), c.consumed()));
+        if (!c.satisfiable() && reason == null) {
+          reason = c.displayName() + ": " + c.reason();
+        }
+      }
+      verdicts.add(new NodeVerdict(node.name(), reason == null, reason, claims));
+    }
+    verdicts.sort(Comparator.comparing((NodeVerdict v) -> !v.fits()).thenComparing(NodeVerdict::node));
+    return new FleetReport(verdicts, warnings);
+  }
+
+  /**
+   * A pod's own node selection ({@code spec.nodeName}, {@code spec.nodeSelector}) and its tolerations of
+   * node taints, checked before its claims as the scheduler's NodeName, NodeAffinity and TaintToleration
+   * filters run before DynamicResources. {@link #ANY} (claims without a pod) checks nothing.
+   */
+  public record Placement(String nodeName, Map<String, String> nodeSelector,
+      List<io.nodeatlas.match.claims.ClaimModel.Toleration> tolerations, boolean pod) {
+    public static final Placement ANY = new Placement(null, Map.of(), List.of(), false);
+
+    public Placement {
+      nodeSelector = Map.copyOf(nodeSelector);
+      tolerations = List.copyOf(tolerations);
+    }
+
+    /** Why the pod cannot go to {@code node}; null when it may. */
+    public String refuses(String node, Map<String, String> labels, List<io.nodeatlas.match.Inventory.DeviceTaint> taints) {
+      if (nodeName != null && !nodeName.isEmpty() && !nodeName.equals(node)) {
+        return "the pod's nodeName is " + nodeName;
+      }
+      for (Map.Entry<String, String> want : new java.util.TreeMap<>(nodeSelector).entrySet()) {
+        String have = labels.get(want.getKey());
+        if (!want.getValue().equals(have)) {
+          return "the pod's nodeSelector " + want.getKey() + "=" + want.getValue() + " does not match"
+              + (have == null ? " (no such label)" : " (" + want.getKey() + "=" + have + ")");
+        }
+      }
+      for (io.nodeatlas.match.Inventory.DeviceTaint t : pod ? taints : List.<io.nodeatlas.match.Inventory.DeviceTaint>of()) {
+        if (t.blocksAllocation() && tolerations.stream().noneMatch(x -> x.tolerates(t.key(), t.value(), t.effect()))) {
+          return "node taint " + t + " is not tolerated by the pod";
+        }
+      }
+      return null;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+package io.nodeatlas.cli.fleet;
+
+import static io.nodeatlas.cli.testing.NodeAtlasRun.run;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nodeatlas.cli.testing.NodeAtlasRun.Result;
+import io.nodeatlas.cli.testing.Repo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code nodeatlas match --discovered} over several saved nodes: files, directories and slice lists. */
+class SavedFleetMatchTest {
+
+  static final Path ROOT = Repo.root();
+  static final Path NODES = ROOT.resolve("examples/nodes");
+  static final String CLASSES = ROOT.resolve("deploy/deviceclasses.yaml").toString();
+
+  @TempDir Path dir;
+
+  @Test
+  void aDirectoryOfNodesGivesOneVerdictEachFittingFirstUnderTheSummary() {
+    Result r = run("match", "-f", CLASSES, "-f", ROOT.resolve("examples/cpu/claim-arm64.yaml").toString(),
+        "--discovered", NODES.toString());
+    assertThat(r.status()).as(r.err()).isZero();
+    assertThat(r.out().lines().toList()).containsExactly(
+        "1 of 2 nodes fit: arm-01",
+        "NODE    FITS  DEVICES, OR WHY NOT",
+        "arm-01  yes   cpus -> cpu-numa0 (8 nodeatlas.io/cpu, 72 of 80 left)",
+        "hgx-01  no    ResourceClaim arm64-cpus: request cpus needs 1 device, this node has 0 matching devices "
+            + "(DeviceClass nodeatlas-cpu-arm64 admits none of its 19 devices)");
+  }
+
+  @Test
+  void noNodeFitsIsExitOneAndJsonKeepsExactBytes() {
+    Result r = run("match", "-f", CLASSES, "-f", ROOT.resolve("examples/hugepages/claim-near-nic.yaml").toString(),
+        "--discovered", NODES.resolve("hgx-01.json").toString(), NODES.resolve("arm-01.json").toString(), "-o", "json");
+    assertThat(r.status()).isZero();
+    assertThat(r.out()).contains("\"summary\" : \"1 of 2 nodes fit: hgx-01\"").contains("\"amount\" : \"1073741824\"");
+    Result none = run("match", "-f", CLASSES, "-f", ROOT.resolve("examples/hugepages/claim-too-much.yaml").toString(),
+        "--discovered", NODES.toString());
+    assertThat(none.status()).isEqualTo(1);
+    assertThat(none.out()).startsWith("0 of 2 nodes fit\n");
+  }
+
+  @Test
+  void savedSlicesOfOurDriverAreNodesToo() throws Exception {
+    Result slices = run("slices", "--discovered", NODES.resolve("arm-01.json").toString(), "-o", "json");
+    Path saved = Files.writeString(dir.resolve("arm-01-slices.json"), slices.out());
+    Result r = run("match", "-f", CLASSES, "-f", ROOT.resolve("examples/cpu/claim-arm64.yaml").toString(),
+        "--discovered", saved.toString(), NODES.resolve("hgx-01.json").toString());
+    assertThat(r.out()).as(r.err()).startsWith("1 of 2 nodes fit: arm-01\n")
+        .contains("arm-01  yes   cpus -> cpu-numa0 (8 nodeatlas.io/cpu, 72 of 80 left)");
+  }
+
+  @Test
+  void aBadFileIsOneUsageError() throws Exception {
+    Files.copy(NODES.resolve("arm-01.json"), dir.resolve("arm-01.json"));
+    Files.writeString(dir.resolve("broken.json"), "{\"schemaVersion\": \"v0\"}");
+    Result r = run("match", "-f", CLASSES, "-f", ROOT.resolve("examples/cpu/claim-arm64.yaml").toString(),
+        "--discovered", dir.toString());
+    assertThat(r.status()).isEqualTo(2);
+    assertThat(r.err()).startsWith("nodeatlas: --discovered " + dir.resolve("broken.json") + ": ")
+        .contains("unsupported schemaVersion");
+  }
+
+  Path pod(String spec) throws Exception {
+    return Files.writeString(dir.resolve("pod.yaml"), """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: trainer}
+        spec:
+        %s
+        """.formatted((spec.contains("containers:") ? spec : spec + "\ncontainers: [{name: main, image: busybox}]")
+        .indent(2).stripTrailing()));
+  }
+
+  @Test
+  void aPodFitsWhereAllItsClaimsFitTogether() throws Exception {
+    String cpus = ROOT.resolve("examples/cpu/claim-intel.yaml").toString();
+    String arm = ROOT.resolve("examples/cpu/claim-arm64.yaml").toString();
+    String pages = ROOT.resolve("examples/hugepages/claim-near-nic.yaml").toString();
+    Path both = pod("resourceClaims: [{name: cpus, resourceClaimName: intel-cpus}, {name: pages, resourceClaimName: pages-near-nic}]");
+    Result r = run("match", "-f", CLASSES, "-f", cpus, "-f", arm, "-f", pages, "-f", both.toString(), "--discovered", NODES.toString());
+    assertThat(r.out()).as(r.err()).startsWith("1 of 2 nodes fit: hgx-01\n")
+        .contains("hgx-01  yes   ResourceClaim intel-cpus: cpus -> cpu-numa0 (4 nodeatlas.io/cpu, 60 of 64 left); "
+            + "ResourceClaim pages-near-nic: nic -> rdma-mlx5-0; ResourceClaim pages-near-nic: pages -> hugepages-2mi-numa0 "
+            + "(1Gi nodeatlas.io/memory, 7Gi of 8Gi left)")
+        // The Arm claim in the files is not the pod's: it is not matched.
+        .doesNotContain("arm64-cpus");
+    Path split = pod("resourceClaims: [{name: cpus, resourceClaimName: arm64-cpus}, {name: pages, resourceClaimName: pages-near-nic}]");
+    Result none = run("match", "-f", CLASSES, "-f", arm, "-f", pages, "-f", split.toString(), "--discovered", NODES.toString());
+    assertThat(none.status()).isEqualTo(1);
+    assertThat(none.out()).startsWith("0 of 2 nodes fit\n")
+        .contains("arm-01  no    ResourceClaim pages-near-nic: request nic needs 1 device")
+        .contains("hgx-01  no    ResourceClaim arm64-cpus: request cpus needs 1 device");
+  }
+
+  @Test
+  void aPodsNodeNameAndNodeSelectorComeFirst() throws Exception {
+    String cpus = ROOT.resolve("examples/cpu/claim-intel.yaml").toString();
+    Path pinned = pod("nodeName: arm-01\nresourceClaims: [{name: cpus, resourceClaimName: intel-cpus}]");
+    assertThat(run("match", "-f", CLASSES, "-f", cpus, "-f", pinned.toString(), "--discovered", NODES.toString()).out())
+        .contains("hgx-01  no    the pod's nodeName is arm-01");
+    Path selecting = pod("nodeSelector: {disktype: ssd}\nresourceClaims: [{name: cpus, resourceClaimName: intel-cpus}]");
+    Result r = run("match", "-f", CLASSES, "-f", cpus, "-f", selecting.toString(), "--discovered", NODES.toString());
+    assertThat(r.out()).contains("hgx-01  no    the pod's nodeSelector disktype=ssd does not match (no such label)")
+        .contains("warning: saved discover documents carry no node labels");
+  }
+
+  @Test
+  void aPodsExtendedResourceIsServedByItsDeviceClass() throws Exception {
+    Path classes = Files.writeString(dir.resolve("class.yaml"), """
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata: {name: gpus}
+        spec:
+          extendedResourceName: example.com/gpu
+          selectors: [{cel: {expression: 'device.attributes["nodeatlas.io"].type == "gpu"'}}]
+        """);
+    Path two = pod("containers: [{name: a, image: x, resources: {limits: {example.com/gpu: 1}}},\n"
+        + "  {name: b, image: x, resources: {requests: {example.com/gpu: 1, cpu: 2}}}]");
+    Result r = run("match", "-f", classes.toString(), "-f", two.toString(), "--discovered", NODES.toString());
+    assertThat(r.out()).as(r.err()).startsWith("1 of 2 nodes fit: hgx-01\n").contains("hgx-01  yes   container-0 -> gpu-0, gpu-1");
+    Path nine = pod("containers: [{name: a, image: x, resources: {limits: {deviceclass.resource.kubernetes.io/gpus: 9}}}]");
+    assertThat(run("match", "-f", classes.toString(), "-f", nine.toString(), "--discovered", NODES.toString()).out())
+        .contains("hgx-01  no    ResourceClaim trainer-extended-resources: request container-0 needs 9 devices, this node has 8 "
+            + "matching devices");
+  }
+}
