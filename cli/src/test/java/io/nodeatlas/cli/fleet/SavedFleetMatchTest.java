@@ -19,10 +19,21 @@ class SavedFleetMatchTest {
 
   @TempDir Path dir;
 
+  /** The two saved nodes these verdicts are about (examples/nodes holds more for other stories). */
+  Path fleet;
+
+  @org.junit.jupiter.api.BeforeEach
+  void twoNodes() throws java.io.IOException {
+    fleet = Files.createDirectories(dir.resolve("fleet"));
+    for (String node : new String[] {"hgx-01.json", "arm-01.json"}) {
+      Files.copy(NODES.resolve(node), fleet.resolve(node));
+    }
+  }
+
   @Test
   void aDirectoryOfNodesGivesOneVerdictEachFittingFirstUnderTheSummary() {
     Result r = run("match", "-f", CLASSES, "-f", ROOT.resolve("examples/cpu/claim-arm64.yaml").toString(),
-        "--discovered", NODES.toString());
+        "--discovered", fleet.toString());
     assertThat(r.status()).as(r.err()).isZero();
     assertThat(r.out().lines().toList()).containsExactly(
         "1 of 2 nodes fit: arm-01",
@@ -39,7 +50,7 @@ class SavedFleetMatchTest {
     assertThat(r.status()).isZero();
     assertThat(r.out()).contains("\"summary\" : \"1 of 2 nodes fit: hgx-01\"").contains("\"amount\" : \"1073741824\"");
     Result none = run("match", "-f", CLASSES, "-f", ROOT.resolve("examples/hugepages/claim-too-much.yaml").toString(),
-        "--discovered", NODES.toString());
+        "--discovered", fleet.toString());
     assertThat(none.status()).isEqualTo(1);
     assertThat(none.out()).startsWith("0 of 2 nodes fit\n");
   }
@@ -82,7 +93,7 @@ class SavedFleetMatchTest {
     String arm = ROOT.resolve("examples/cpu/claim-arm64.yaml").toString();
     String pages = ROOT.resolve("examples/hugepages/claim-near-nic.yaml").toString();
     Path both = pod("resourceClaims: [{name: cpus, resourceClaimName: intel-cpus}, {name: pages, resourceClaimName: pages-near-nic}]");
-    Result r = run("match", "-f", CLASSES, "-f", cpus, "-f", arm, "-f", pages, "-f", both.toString(), "--discovered", NODES.toString());
+    Result r = run("match", "-f", CLASSES, "-f", cpus, "-f", arm, "-f", pages, "-f", both.toString(), "--discovered", fleet.toString());
     assertThat(r.out()).as(r.err()).startsWith("1 of 2 nodes fit: hgx-01\n")
         .contains("hgx-01  yes   ResourceClaim intel-cpus: cpus -> cpu-numa0 (4 nodeatlas.io/cpu, 60 of 64 left); "
             + "ResourceClaim pages-near-nic: nic -> rdma-mlx5-0; ResourceClaim pages-near-nic: pages -> hugepages-2mi-numa0 "
@@ -90,7 +101,7 @@ class SavedFleetMatchTest {
         // The Arm claim in the files is not the pod's: it is not matched.
         .doesNotContain("arm64-cpus");
     Path split = pod("resourceClaims: [{name: cpus, resourceClaimName: arm64-cpus}, {name: pages, resourceClaimName: pages-near-nic}]");
-    Result none = run("match", "-f", CLASSES, "-f", arm, "-f", pages, "-f", split.toString(), "--discovered", NODES.toString());
+    Result none = run("match", "-f", CLASSES, "-f", arm, "-f", pages, "-f", split.toString(), "--discovered", fleet.toString());
     assertThat(none.status()).isEqualTo(1);
     assertThat(none.out()).startsWith("0 of 2 nodes fit\n")
         .contains("arm-01  no    ResourceClaim pages-near-nic: request nic needs 1 device")
@@ -101,10 +112,10 @@ class SavedFleetMatchTest {
   void aPodsNodeNameAndNodeSelectorComeFirst() throws Exception {
     String cpus = ROOT.resolve("examples/cpu/claim-intel.yaml").toString();
     Path pinned = pod("nodeName: arm-01\nresourceClaims: [{name: cpus, resourceClaimName: intel-cpus}]");
-    assertThat(run("match", "-f", CLASSES, "-f", cpus, "-f", pinned.toString(), "--discovered", NODES.toString()).out())
+    assertThat(run("match", "-f", CLASSES, "-f", cpus, "-f", pinned.toString(), "--discovered", fleet.toString()).out())
         .contains("hgx-01  no    the pod's nodeName is arm-01");
     Path selecting = pod("nodeSelector: {disktype: ssd}\nresourceClaims: [{name: cpus, resourceClaimName: intel-cpus}]");
-    Result r = run("match", "-f", CLASSES, "-f", cpus, "-f", selecting.toString(), "--discovered", NODES.toString());
+    Result r = run("match", "-f", CLASSES, "-f", cpus, "-f", selecting.toString(), "--discovered", fleet.toString());
     assertThat(r.out()).contains("hgx-01  no    the pod's nodeSelector disktype=ssd does not match (no such label)")
         .contains("warning: saved discover documents carry no node labels");
   }
@@ -121,10 +132,10 @@ class SavedFleetMatchTest {
         """);
     Path two = pod("containers: [{name: a, image: x, resources: {limits: {example.com/gpu: 1}}},\n"
         + "  {name: b, image: x, resources: {requests: {example.com/gpu: 1, cpu: 2}}}]");
-    Result r = run("match", "-f", classes.toString(), "-f", two.toString(), "--discovered", NODES.toString());
+    Result r = run("match", "-f", classes.toString(), "-f", two.toString(), "--discovered", fleet.toString());
     assertThat(r.out()).as(r.err()).startsWith("1 of 2 nodes fit: hgx-01\n").contains("hgx-01  yes   container-0 -> gpu-0, gpu-1");
     Path nine = pod("containers: [{name: a, image: x, resources: {limits: {deviceclass.resource.kubernetes.io/gpus: 9}}}]");
-    assertThat(run("match", "-f", classes.toString(), "-f", nine.toString(), "--discovered", NODES.toString()).out())
+    assertThat(run("match", "-f", classes.toString(), "-f", nine.toString(), "--discovered", fleet.toString()).out())
         .contains("hgx-01  no    ResourceClaim trainer-extended-resources: request container-0 needs 9 devices, this node has 8 "
             + "matching devices");
   }
