@@ -30,6 +30,7 @@ sec "cdi validate, list"; na cdi validate "$X/cdi" 2>&1; na cdi list --spec-dir 
 sec slices; na slices --sources gpu > "$X/slices.yaml" 2>&1; cat "$X/slices.yaml"
 for c in examples/gpu/*.yaml; do sec "match $c"; na match --sources gpu -f deploy/deviceclasses.yaml -f "$c" --explain 2>&1 | sed -n '/^ResourceClaim/,$p'; done
 sec "health check (the agent's, 5 polls)"; "$J" -cp "$pack/nodeatlas.jar:$pack/probe" HealthProbe 2>&1
+sec "MIG profiles through nodeatlas's binding (read only)"; "$J" -cp "$pack/nodeatlas.jar:$pack/probe" MigProbe 2>&1
 sec "discover --sources gpu, 5 runs"; TIMEFORMAT='%R s wall %U s user %S s sys'
 for _ in 1 2 3 4 5; do time na discover --sources gpu -o json >/dev/null 2>&1; done
 } 2>&1 | tee "$out/log.txt"

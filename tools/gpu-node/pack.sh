@@ -30,7 +30,7 @@ while read -r dir; do
 done < <(unzip -Z1 "$jar" | grep -E '^(com/sun/jna/[^/]+|io/fabric8/kubernetes/api/model/[a-z0-9]+)/$')
 zip -q -d "$out/nodeatlas.jar" "${drop[@]}" >/dev/null
 
-javac --release 17 -cp "$jar" -d "$out/probe" "$here/HealthProbe.java"
+javac --release 17 -cp "$jar" -d "$out/probe" "$here/HealthProbe.java" "$here/MigProbe.java"
 gcc -std=c11 -O2 -Wall -Wextra -Werror -o "$out/gpu-app" "$repo/.ci/e2e/fixtures/gpu-app.c" -ldl
 cp "$here/check.sh" "$here/container.sh" "$out/"
 echo "packed $(du -sh "$out" | cut -f1) into $out"
