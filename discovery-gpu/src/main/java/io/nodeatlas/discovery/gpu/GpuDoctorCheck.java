@@ -44,7 +44,9 @@ final class GpuDoctorCheck implements DoctorCheck {
       }
     }
     if (missing.isEmpty()) {
-      out.add(Finding.ok("gpu.nodes", gpus.size() + " GPU devices; their " + nodes.size() + " device nodes exist"));
+      out.add(Finding.ok("gpu.nodes", Finding.count(gpus.size(), "GPU device") + "; "
+          + (nodes.isEmpty() ? "their edits name no device node" : "the " + Finding.count(nodes.size(), "device node")
+          + " their edits name exist")));
     } else {
       boolean uvm = missing.stream().anyMatch(m -> m.contains("nvidia-uvm"));
       out.add(Finding.fail("gpu.nodes", "device nodes the GPUs' containers need are missing: " + String.join(", ", missing),
