@@ -1,5 +1,6 @@
 package io.nodeatlas.cli;
 
+import io.nodeatlas.discovery.parse.EditDistance;
 import java.util.Collection;
 import java.util.Locale;
 import java.util.Optional;
@@ -29,27 +30,11 @@ public final class Suggestions {
     return Optional.ofNullable(best);
   }
 
-  /** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
+  /** Optimal string alignment distance ({@link EditDistance}); lengths far apart are never close and cost nothing. */
   static int distance(String a, String b) {
     if (Math.abs(a.length() - b.length()) > 3 || a.length() > 256 || b.length() > 256) {
-      return Integer.MAX_VALUE; // never close; and a hostile length costs nothing
+      return Integer.MAX_VALUE;
     }
-    int[][] d = new int[a.length() + 1][b.length() + 1];
-    for (int i = 0; i <= a.length(); i++) {
-      d[i][0] = i;
-    }
-    for (int j = 0; j <= b.length(); j++) {
-      d[0][j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
-          d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-        }
-      }
-    }
-    return d[a.length()][b.length()];
+    return EditDistance.of(a, b);
   }
 }

@@ -112,25 +112,9 @@ public final class Lookalikes {
     return best != null && bestDistance <= limit && bestDistance > 0 && !tie ? Optional.of(best) : Optional.empty();
   }
 
-  /** Optimal string alignment distance: insertions, deletions, substitutions and adjacent transpositions. */
+  /** Optimal string alignment distance ({@link io.nodeatlas.discovery.parse.EditDistance}). */
   static int distance(String a, String b) {
-    int[][] d = new int[a.length() + 1][b.length() + 1];
-    for (int i = 0; i <= a.length(); i++) {
-      d[i][0] = i;
-    }
-    for (int j = 0; j <= b.length(); j++) {
-      d[0][j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
-          d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-        }
-      }
-    }
-    return d[a.length()][b.length()];
+    return io.nodeatlas.discovery.parse.EditDistance.of(a, b);
   }
 
   /** Every code point outside printable ASCII, with its Unicode name and 1-based character position. */
