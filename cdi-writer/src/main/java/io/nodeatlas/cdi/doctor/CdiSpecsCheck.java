@@ -28,10 +28,16 @@ import java.util.TreeMap;
  * mount's source exists; and no device name is defined twice. Spec files are read bounded and only
  * inside the host root.
  */
-public final class CdiSpecsCheck implements DoctorCheck {
+final class CdiSpecsCheck implements DoctorCheck {
 
   /** At most this many problem findings; the rest are counted in one more. */
   static final int MAX_FINDINGS = 40;
+
+  private final CdiDoctorChecks.RuntimeConfigs configs;
+
+  CdiSpecsCheck(CdiDoctorChecks.RuntimeConfigs configs) {
+    this.configs = configs;
+  }
 
   @Override
   public String name() {
@@ -42,7 +48,7 @@ public final class CdiSpecsCheck implements DoctorCheck {
   public List<Finding> run(DoctorContext context) {
     HostFs fs = context.host().fs();
     Set<String> dirs = new LinkedHashSet<>();
-    for (RuntimeConfig rc : new RuntimeConfigReader(fs).read()) {
+    for (RuntimeConfig rc : configs.of(context)) {
       if (rc.installed() && rc.cdiEnabled().orElse(true)) {
         dirs.addAll(rc.specDirs());
       }

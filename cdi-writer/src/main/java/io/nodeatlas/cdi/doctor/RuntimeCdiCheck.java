@@ -11,7 +11,13 @@ import java.util.List;
  * directory among its spec directories (the CDI specification's runtime integration; containerd 1.7+
  * {@code enable_cdi}, CRI-O and podman {@code cdi_spec_dirs}). Also says whether NRI is on.
  */
-public final class RuntimeCdiCheck implements DoctorCheck {
+final class RuntimeCdiCheck implements DoctorCheck {
+
+  private final CdiDoctorChecks.RuntimeConfigs configs;
+
+  RuntimeCdiCheck(CdiDoctorChecks.RuntimeConfigs configs) {
+    this.configs = configs;
+  }
 
   @Override
   public String name() {
@@ -23,7 +29,7 @@ public final class RuntimeCdiCheck implements DoctorCheck {
     List<Finding> out = new ArrayList<>();
     String ours = context.layout().cdiDir();
     boolean any = false;
-    for (RuntimeConfig rc : new RuntimeConfigReader(context.host().fs()).read()) {
+    for (RuntimeConfig rc : configs.of(context)) {
       if (!rc.installed()) {
         continue;
       }

@@ -1,8 +1,7 @@
 package io.nodeatlas.cli.doctor;
 
 import io.nodeatlas.agent.doctor.AgentDoctorChecks;
-import io.nodeatlas.cdi.doctor.CdiSpecsCheck;
-import io.nodeatlas.cdi.doctor.RuntimeCdiCheck;
+import io.nodeatlas.cdi.doctor.CdiDoctorChecks;
 import io.nodeatlas.cli.DiscoveryOptions;
 import io.nodeatlas.cli.Flag;
 import io.nodeatlas.cli.UsageException;
@@ -71,8 +70,7 @@ public final class DoctorCommand implements Callable<Integer>, Flag.Declaring {
     KubeletFacts kubelet = KubeletFactsReader.read(host.fs(), layout.kubeletRoot());
     DoctorContext context = new DoctorContext(host, layout, report.devices(), kubelet);
     List<DoctorCheck> checks = new ArrayList<>();
-    checks.add(new RuntimeCdiCheck());
-    checks.add(new CdiSpecsCheck());
+    checks.addAll(CdiDoctorChecks.all());
     checks.addAll(AgentDoctorChecks.all());
     sources.forEach(s -> checks.addAll(s.doctorChecks()));
     DoctorReport result = DoctorReport.run(checks, context, report);
