@@ -71,6 +71,18 @@ public final class AgentLauncher {
     }
   }
 
+  /** A port that is taken, named as its setting; any other bind failure as it is. */
+  static IOException portProblem(String setting, int port, IOException e) {
+    // gRPC's Netty reports a taken port as its own exception ("bind(..) failed: Address already in use")
+    // under an IOException; the JDK's as a BindException.
+    for (Throwable t = e; t != null && port > 0; t = t.getCause()) {
+      if (t instanceof java.net.BindException || String.valueOf(t.getMessage()).contains("Address already in use")) {
+        throw new PortTakenException(setting, port, e);
+      }
+    }
+    return e;
+  }
+
   private final Builder b;
 
   private AgentLauncher(Builder b) {

@@ -108,12 +108,12 @@ final class ClaimKeeper {
   /**
    * Claim work that needs the API server, on the API thread: the {@code --recover} reconciliation, then
    * (every resync) dropping claims of an earlier boot that the API server says are gone. One task at a
-   * time; a task running past {@link Agent#API_CALL_BOUND} is reported and the loop goes on.
+   * time; a task running past {@link SliceSync#API_CALL_BOUND} is reported and the loop goes on.
    */
   void maintain(Instant now, boolean discovered) {
     if (claimTask != null) {
       if (!claimTask.isDone()) {
-        if (Duration.between(claimTaskStarted, now).compareTo(Agent.API_CALL_BOUND) > 0) {
+        if (Duration.between(claimTaskStarted, now).compareTo(SliceSync.API_CALL_BOUND) > 0) {
           LOG.warn("claim maintenance has waited for the API server for {} s",
               Duration.between(claimTaskStarted, now).toSeconds());
           claimTaskStarted = now;
