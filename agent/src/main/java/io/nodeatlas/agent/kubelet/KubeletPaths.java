@@ -9,11 +9,9 @@ import java.nio.file.Path;
  * DRA socket {@code <root>/plugins/<driver>/dra.sock}, announced in GetInfo. The root is the
  * kubelet's {@code --root-dir}, not always {@code /var/lib/kubelet}.
  *
- * <p>With a pod UID (a DaemonSet passes {@code metadata.uid} through the downward API) the sockets are
- * {@code plugins_registry/<driver>-<podUID>-reg.sock} and {@code plugins/<driver>/<podUID>.sock}: two
- * instances of the driver, old and new pod of a rolling update, then register side by side and the
- * kubelet (1.33+, the DRA kubelet plugin's rolling-update support) turns to the newer one, so the
- * plugin is never missing during an update.
+ * <p>With a pod UID (a rolling update) the sockets are {@code plugins_registry/<driver>-<podUID>-reg.sock}
+ * and {@code plugins/<driver>/dra-<podUID>.sock}, the names of k8s.io/dynamic-resource-allocation
+ * {@code kubeletplugin} with its {@code RollingUpdate} option, so the old and the new pod register side by side.
  */
 public record KubeletPaths(Path kubeletRoot, String driverName, String podUid) {
 
@@ -44,7 +42,7 @@ public record KubeletPaths(Path kubeletRoot, String driverName, String podUid) {
   }
 
   public Path draSocket() {
-    return pluginDir().resolve(podUid.isEmpty() ? "dra.sock" : podUid + ".sock");
+    return pluginDir().resolve(podUid.isEmpty() ? "dra.sock" : "dra-" + podUid + ".sock");
   }
 
   /** Fails early with the path in the message; the kernel would only say "invalid argument". */

@@ -100,8 +100,9 @@ public final class Agent implements AutoCloseable {
   public void start() throws IOException, CorruptCheckpointException {
     // Only one instance writes the state and the specs; a rolling update's new pod waits here for the old.
     handOver = HandOver.acquire(settings, clock, this::stopRequested);
-    specStore.removeStaleTemporaryFiles().forEach(p -> LOG.info("removed temporary file of a killed writer file={}", p));
-    if (!standalone()) {
+    if (standalone()) {
+      specStore.removeStaleTemporaryFiles().forEach(p -> LOG.info("removed temporary file of a killed writer file={}", p));
+    } else {
       startCluster();
     }
     if (settings.httpPort() != 0) {
@@ -115,7 +116,8 @@ public final class Agent implements AutoCloseable {
     cluster.start(healthChecks, healthInterval, new ClusterParts.Loop(this::requestPublish, this::requestDiscovery));
     slices = cluster.slices;
     readiness.cluster(slices, cluster.claims, cluster.kubelet, handOver);
-    handOver.watch(() -> signal(() -> { }));
+    // A newer instance asks for the state directory, or (rolling update) the lock came to this one: publish now.
+    handOver.watch(() -> signal(() -> publishRequested = true));
   }
 
   /** The bound TCP port of {@code grpc.health.v1}, when enabled (cluster mode only: it reports registration). */
@@ -167,8 +169,8 @@ public final class Agent implements AutoCloseable {
       nextDiscovery = now.plus(settings.resyncInterval());
       doPublish = true;
     }
-    if (standalone()) {
-      return;
+    if (standalone() || !handOver.leading()) {
+      return; // a rolling update's other instance publishes and keeps the claims; this one serves calls only
     }
     slices.keepWatch(clock.instant());
     if (doPublish) {
@@ -196,6 +198,16 @@ public final class Agent implements AutoCloseable {
     return slices == null || slices.sharedDevicesSupported();
   }
 
+  /** Whether this instance publishes and keeps the claims (a rolling update's other instance may instead). */
+  boolean leading() {
+    return handOver != null && handOver.leading();
+  }
+
+  /** Kubelet calls waiting for a rolling update's call lock now (tests: a call is held at the lock). */
+  int callsWaiting() {
+    return cluster == null || cluster.callLock == null ? 0 : cluster.callLock.waiting();
+  }
+
   /** ResourceSlice watches opened so far (tests: a stalled one was replaced). */
   long watchesOpened() {
     return slices == null ? 0 : slices.watchesOpened();
@@ -203,7 +215,7 @@ public final class Agent implements AutoCloseable {
 
   private void waitForWork() {
     Instant now = clock.instant();
-    Instant retry = slices == null ? Instant.MAX : slices.nextRetry();
+    Instant retry = slices == null || !handOver.leading() ? Instant.MAX : slices.nextRetry();
     Instant until = nextDiscovery.isBefore(retry) ? nextDiscovery : retry;
     if (watchdog.isPresent() && now.plus(watchdog.get()).isBefore(until)) {
       until = now.plus(watchdog.get());

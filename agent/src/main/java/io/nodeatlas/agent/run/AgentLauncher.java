@@ -104,17 +104,17 @@ public final class AgentLauncher {
       String node = b.nodeName == null || b.nodeName.isBlank() ? "standalone" : b.nodeName;
       AgentSettings settings = new AgentSettings(b.driverName, node, b.kubeletRoot, b.cdiRoot, b.stateDir,
           b.httpBindAddress, b.httpPort, b.healthcheckPort, b.resyncInterval, b.drainTimeout, b.hookPath, b.host,
-          b.podUid, b.recover, b.lockWait);
+          b.rollingUpdateUid, b.recover, b.lockWait);
       String version = String.valueOf(AgentLauncher.class.getPackage().getImplementationVersion());
       try (Notifier notifier = SdNotifier.fromEnvironment(b.environment)) {
         Agent agent = new Agent(settings, b.discovery, client, notifier,
             SdNotifier.watchdogInterval(b.environment, ProcessHandle.current().pid()), new AgentMetrics(version),
             Clock.systemUTC());
         agent.healthChecks(b.healthChecks.get(), b.healthInterval);
-        LOG.info("starting nodeatlas run mode={} driver={} node={} kubeletRoot={} cdiRoot={} stateDir={} podUID={}",
+        LOG.info("starting nodeatlas run mode={} driver={} node={} kubeletRoot={} cdiRoot={} stateDir={} rollingUpdateUID={}",
             agent.standalone() ? "standalone" : "cluster (API server " + client.getMasterUrl() + ")", b.driverName, node,
             b.kubeletRoot, b.cdiRoot, b.stateDir,
-            settings.podUid().isEmpty() ? "(none: fixed socket names)" : settings.podUid());
+            settings.rollingUpdate() ? settings.rollingUpdateUid() : "(none: fixed socket names)");
         // Before start: a SIGTERM while waiting for the state directory's lock ends the wait.
         Signals.onTerminate(agent::requestStop);
         Signals.onHangup(() -> reload(agent));
@@ -256,7 +256,7 @@ public final class AgentLauncher {
     private PrintStream log = System.err;
     private io.nodeatlas.discovery.host.HostFs host;
     private boolean recover;
-    private String podUid = "";
+    private String rollingUpdateUid = "";
     private Duration lockWait = AgentSettings.DEFAULT_LOCK_WAIT;
     private Supplier<DeviceDiscovery> reload;
     private Supplier<List<io.nodeatlas.discovery.health.HealthCheck>> healthChecks = List::of;
@@ -280,9 +280,12 @@ public final class AgentLauncher {
       return this;
     }
 
-    /** The pod's UID (downward API); empty outside a pod. It names the sockets (rolling updates, kubelet 1.33+). */
-    public Builder podUid(String v) {
-      podUid = v == null ? "" : v;
+    /**
+     * The pod's UID (downward API): two instances then serve side by side during a rolling update, each
+     * with sockets named by its UID (kubelet 1.33+); empty: fixed socket names, one instance at a time.
+     */
+    public Builder rollingUpdateUid(String v) {
+      rollingUpdateUid = v == null ? "" : v;
       return this;
     }
 
@@ -433,9 +436,9 @@ public final class AgentLauncher {
         throw new SettingException("resyncInterval", "must be positive");
       }
       try {
-        new io.nodeatlas.agent.kubelet.KubeletPaths(kubeletRoot, driverName, podUid);
+        new io.nodeatlas.agent.kubelet.KubeletPaths(kubeletRoot, driverName, rollingUpdateUid);
       } catch (IllegalArgumentException e) {
-        throw new SettingException("podUid", e.getMessage());
+        throw new SettingException("rollingUpdateUid", e.getMessage());
       }
       if (lockWait == null || lockWait.isNegative()) {
         throw new SettingException("lockWait", "must not be negative");

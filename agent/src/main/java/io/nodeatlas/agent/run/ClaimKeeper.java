@@ -31,7 +31,8 @@ final class ClaimKeeper {
   private final KubernetesClient client;
   private final DeviceInventory inventory;
   private final ClaimSpecStore specStore;
-  private final Checkpoint checkpoint;
+  /** Replaced when a rolling update's other instance changed the file ({@link CallLock}). */
+  private volatile Checkpoint checkpoint;
   private final ClaimPreparer preparer;
   private final ExecutorService apiCalls;
 
@@ -51,6 +52,11 @@ final class ClaimKeeper {
     this.checkpoint = checkpoint;
     this.preparer = preparer;
     this.apiCalls = apiCalls;
+  }
+
+  /** Works with {@code c} from now on (read again after the other instance of a rolling update wrote it). */
+  void useCheckpoint(Checkpoint c) {
+    checkpoint = c;
   }
 
   /** Why Prepare is refused for a lost checkpoint; null when it is not lost (or recovered). */

@@ -2,6 +2,7 @@ package io.nodeatlas.agent.run;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.nodeatlas.agent.claims.ApiClaimLookup;
+import io.nodeatlas.agent.claims.CallBudget;
 import io.nodeatlas.agent.claims.Checkpoint;
 import io.nodeatlas.agent.claims.ClaimPreparer;
 import io.nodeatlas.agent.claims.ClaimSpecStore;
@@ -49,6 +50,9 @@ final class ClusterParts implements AutoCloseable {
   private final ExecutorService apiCalls = Executors.newSingleThreadExecutor(daemon("api-calls"));
   private final ExecutorService watchCalls = Executors.newCachedThreadPool(daemon("slice-watch"));
   private final ScheduledExecutorService healthScheduler = Executors.newSingleThreadScheduledExecutor(daemon("device-health"));
+  private Checkpoint checkpoint;
+  /** Rolling update: the lock around each Prepare and Unprepare; null with fixed socket names. */
+  CallLock callLock;
   ClaimPreparer preparer;
   ClaimKeeper claims;
   SliceSync slices;
@@ -70,26 +74,15 @@ final class ClusterParts implements AutoCloseable {
   /** Opens the checkpoint, starts the health checks' polling and binds the sockets. */
   void start(List<HealthCheck> healthChecks, Duration healthInterval, Loop loop)
       throws IOException, CorruptCheckpointException {
-    Checkpoint checkpoint = Checkpoint.open(settings.checkpointFile());
-    LOG.info("checkpoint loaded file={} claims={}", checkpoint.file(), checkpoint.all().size());
+    openState();
     ResourceSlicePublisher publisher = new ResourceSlicePublisher(client, settings.driverName(), settings.nodeName());
-    Families families = Families.installed(Agent.class.getClassLoader(), new SharePlacer.Settings(settings.hookPath()));
-    preparer = new ClaimPreparer(settings.driverName(), inventory, new ApiClaimLookup(client),
-        specStore, checkpoint, metrics, families, ClaimWorkers.pooled(ClaimPreparer.CALL_PARALLELISM));
-    claims = new ClaimKeeper(settings, client, inventory, specStore, checkpoint, preparer, apiCalls);
-    claims.checkLostCheckpoint();
-    if (claims.lostCheckpoint() == null) {
-      claims.recordBoot();
-    }
-    claimStatus = new ClaimNetworkStatus(client, settings.driverName(), inventory, families);
-    preparer.onPrepared(claimStatus::prepared);
     ResourceHealthService healthStream = new ResourceHealthService();
     health = new DeviceHealthMonitor(healthChecks, inventory::all, clock, loop.requestPublish(), healthStream,
         publisher.poolName());
     slices = new SliceSync(settings, client, publisher, inventory, metrics, clock, apiCalls, watchCalls,
         loop.requestPublish(), loop.requestDiscovery(), health::taints);
-    kubelet = KubeletPluginServer.start(new KubeletPaths(settings.kubeletRoot(), settings.driverName(), settings.podUid()),
-        preparer, healthStream);
+    kubelet = KubeletPluginServer.start(new KubeletPaths(settings.kubeletRoot(), settings.driverName(),
+        settings.rollingUpdateUid()), preparer, healthStream);
     health.start(healthScheduler, healthInterval);
     kubelet.setServing(false);
     if (settings.healthcheckPort() >= 0) {
@@ -98,6 +91,67 @@ final class ClusterParts implements AutoCloseable {
       } catch (IOException e) {
         throw AgentLauncher.portProblem("healthcheckPort", settings.healthcheckPort(), e);
       }
+    }
+  }
+
+  /**
+   * The checkpoint, the claims and the leftovers of a killed writer; in a rolling update under the
+   * {@link CallLock}, as the other instance may be writing them.
+   */
+  private void openState() throws IOException, CorruptCheckpointException {
+    if (!settings.rollingUpdate()) {
+      readState();
+      return;
+    }
+    CallLock lock = new CallLock(settings.stateDir(), settings.checkpointFile(), this::reloadCheckpoint);
+    callLock = lock;
+    Exception[] failed = {null};
+    String refused = lock.around(CallBudget.after(settings.lockWait()), () -> {
+      try {
+        readState();
+      } catch (IOException | CorruptCheckpointException e) {
+        failed[0] = e;
+      }
+      return null;
+    }, why -> why);
+    if (failed[0] instanceof CorruptCheckpointException e) {
+      throw e;
+    } else if (failed[0] != null) {
+      throw (IOException) failed[0];
+    } else if (refused != null) {
+      throw new IOException(refused);
+    }
+    preparer.guardCalls(lock);
+  }
+
+  private void readState() throws IOException, CorruptCheckpointException {
+    specStore.removeStaleTemporaryFiles().forEach(p -> LOG.info("removed temporary file of a killed writer file={}", p));
+    if (checkpoint == null) {
+      checkpoint = Checkpoint.open(settings.checkpointFile());
+    }
+    LOG.info("checkpoint loaded file={} claims={}", checkpoint.file(), checkpoint.all().size());
+    Families families = Families.installed(Agent.class.getClassLoader(), new SharePlacer.Settings(settings.hookPath()));
+    // A rolling update's call lock is released when the call returns: its claims then run on the calling
+    // thread only, so that no helper thread of a call that ran out of budget still commits after it.
+    ClaimWorkers workers = settings.rollingUpdate() ? ClaimWorkers.inline()
+        : ClaimWorkers.pooled(ClaimPreparer.CALL_PARALLELISM);
+    preparer = new ClaimPreparer(settings.driverName(), inventory, new ApiClaimLookup(client),
+        specStore, checkpoint, metrics, families, workers);
+    claims = new ClaimKeeper(settings, client, inventory, specStore, checkpoint, preparer, apiCalls);
+    claims.checkLostCheckpoint();
+    if (claims.lostCheckpoint() == null) {
+      claims.recordBoot();
+    }
+    claimStatus = new ClaimNetworkStatus(client, settings.driverName(), inventory, families);
+    preparer.onPrepared(claimStatus::prepared);
+  }
+
+  /** The checkpoint as the other instance of a rolling update left it (under the {@link CallLock}). */
+  private void reloadCheckpoint() throws IOException, CorruptCheckpointException {
+    checkpoint = Checkpoint.open(settings.checkpointFile());
+    if (preparer != null) {
+      preparer.useCheckpoint(checkpoint);
+      claims.useCheckpoint(checkpoint);
     }
   }
 
