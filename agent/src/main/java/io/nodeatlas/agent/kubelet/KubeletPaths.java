@@ -4,14 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /**
- * Where the kubelet looks for us (kubelet plugin watcher, KEP-4381): the registration socket
- * {@code <root>/plugins_registry/<driver>-reg.sock}, watched by the kubelet's plugin watcher, and the
- * DRA socket {@code <root>/plugins/<driver>/dra.sock}, announced in GetInfo. The root is the
- * kubelet's {@code --root-dir}, not always {@code /var/lib/kubelet}.
- *
- * <p>With a pod UID (a rolling update) the sockets are {@code plugins_registry/<driver>-<podUID>-reg.sock}
- * and {@code plugins/<driver>/dra-<podUID>.sock}, the names of k8s.io/dynamic-resource-allocation
- * {@code kubeletplugin} with its {@code RollingUpdate} option, so the old and the new pod register side by side.
+ * Where the kubelet looks for us (plugin watcher, KEP-4381): {@code <root>/plugins_registry/<driver>-reg.sock}
+ * and {@code <root>/plugins/<driver>/dra.sock}, or with a pod UID the names of the kubeletplugin helper's
+ * {@code RollingUpdate} option, {@code <driver>-<podUID>-reg.sock} and {@code dra-<podUID>.sock}.
  */
 public record KubeletPaths(Path kubeletRoot, String driverName, String podUid) {
 

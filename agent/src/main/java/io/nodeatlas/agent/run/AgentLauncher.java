@@ -28,12 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Starts the daemon from plain settings and runs it until SIGTERM/SIGINT: what {@code nodeatlas run}
- * does once its flags, environment twins and config file are merged. It installs logging, connects to
- * the API server (a kubeconfig, in-cluster credentials, or none: standalone), tells systemd, handles
- * the signals (TERM and INT drain, HUP re-discovers) and returns the exit status: 0 after a clean
- * stop, 1 when the agent cannot start. The command line is not its business; settings it cannot use
- * are a {@link SettingException} naming the setting.
+ * Starts the daemon from merged settings (logging, the API client, systemd, signals) and runs it until
+ * SIGTERM or SIGINT, returning the exit status; a setting it cannot use is a {@link SettingException}.
  */
 public final class AgentLauncher {
 
