@@ -33,6 +33,8 @@ final class ClaimKeeper {
   private final ClaimSpecStore specStore;
   /** Replaced when a rolling update's other instance changed the file ({@link CallLock}). */
   private volatile Checkpoint checkpoint;
+  /** Around this keeper's own writes of the state (a rolling update's {@link CallLock}). */
+  private volatile ClaimPreparer.CallGuard guard = ClaimPreparer.CallGuard.NONE;
   private final ClaimPreparer preparer;
   private final ExecutorService apiCalls;
 
@@ -57,6 +59,27 @@ final class ClaimKeeper {
   /** Works with {@code c} from now on (read again after the other instance of a rolling update wrote it). */
   void useCheckpoint(Checkpoint c) {
     checkpoint = c;
+  }
+
+  /** Writes the state only inside {@code g}, as the preparer's calls (a rolling update). */
+  void guardWrites(ClaimPreparer.CallGuard g) {
+    guard = g;
+  }
+
+  private interface StateWrite {
+    void run() throws IOException;
+  }
+
+  /** Runs {@code w} inside the guard; null, or why it failed. */
+  private String guarded(StateWrite w) {
+    return guard.around(io.nodeatlas.agent.claims.CallBudget.after(ClaimPreparer.DEFAULT_CALL_BUDGET), () -> {
+      try {
+        w.run();
+        return null;
+      } catch (IOException e) {
+        return e.getMessage();
+      }
+    }, why -> why);
   }
 
   /** Why Prepare is refused for a lost checkpoint; null when it is not lost (or recovered). */
@@ -218,19 +241,17 @@ final class ClaimKeeper {
         }
         why = "preparing it again failed: " + r.error();
       }
-      try {
-        specStore.remove(uid);
-        removed++;
-        LOG.warn("recovery: removed the claim spec of UID {}: {}", uid, why);
-      } catch (IOException e) {
-        LOG.error("recovery: cannot remove the claim spec of UID {} err=\"{}\"", uid, e.getMessage());
+      String err = guarded(() -> specStore.remove(uid));
+      if (err != null) {
+        LOG.error("recovery: cannot remove the claim spec of UID {} err=\"{}\"", uid, err);
         return;
       }
+      removed++;
+      LOG.warn("recovery: removed the claim spec of UID {}: {}", uid, why);
     }
-    try {
-      recordBoot();
-    } catch (IOException e) {
-      LOG.error("recovery: cannot write the checkpoint err=\"{}\"", e.getMessage());
+    String err = guarded(this::recordBoot);
+    if (err != null) {
+      LOG.error("recovery: cannot write the checkpoint err=\"{}\"", err);
       return;
     }
     LOG.warn("recovery done: {} claims re-checkpointed, {} specs of claims that are gone or not ours removed; serving "

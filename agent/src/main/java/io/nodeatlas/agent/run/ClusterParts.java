@@ -122,6 +122,7 @@ final class ClusterParts implements AutoCloseable {
       throw new IOException(refused);
     }
     preparer.guardCalls(lock);
+    claims.guardWrites(lock);
   }
 
   private void readState() throws IOException, CorruptCheckpointException {
