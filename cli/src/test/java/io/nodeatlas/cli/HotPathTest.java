@@ -69,6 +69,15 @@ class HotPathTest {
   }
 
   @Test
+  void topLevelHelpIsTheWholeTreesHelp() {
+    assertSameAsPicocli("--help");
+    assertSameAsPicocli("-h");
+    assertThat(hot(Map.of("NO_COLOR", "1"), "--help")).isEqualTo(NodeAtlasRun.run("--help"));
+    // Colours forced on: picocli's to print, in colour.
+    assertThat(hot(Map.of("CLICOLOR_FORCE", "1"), "--help")).isNull();
+  }
+
+  @Test
   void plainDiscoverLinesPrintWhatPicocliPrints() {
     String r = root.toString();
     List<String[]> lines = new ArrayList<>(List.of(
@@ -126,7 +135,9 @@ class HotPathTest {
     String r = root.toString();
     List<String[]> lines = List.of(
         new String[] {},
-        new String[] {"--help"},
+        new String[] {"--help", "discover"},
+        new String[] {"-h", "-V"},
+        new String[] {"help"},
         new String[] {"--version", "x"},
         new String[] {"discover", "--help"},
         new String[] {"discover", "-h"},
