@@ -59,8 +59,9 @@ final class HotPath {
       o.flush();
       return OptionalInt.of(0);
     }
-    if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h")) && helpIsPlain()) {
-      String help = TopLevelHelp.text();
+    if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      Boolean colour = helpInColour();
+      String help = colour == null ? null : TopLevelHelp.text(colour);
       if (help != null) {
         // picocli prints the usage message as one string and exits 0.
         PrintWriter o = out.get();
@@ -81,20 +82,27 @@ final class HotPath {
   }
 
   /**
-   * Whether picocli would print help plainly, at its default width: picocli's own ANSI heuristics
-   * (Help.Ansi.AUTO) give plain text for {@code NO_COLOR}, and off a terminal unless
-   * {@code CLICOLOR_FORCE} says otherwise; its system properties and Windows are left to picocli.
+   * Whether picocli colours help here, by its own heuristics for a host that is not Windows
+   * (CommandLine.Help.Ansi.AUTO, picocli 4.7: {@code NO_COLOR}, then {@code CLICOLOR_FORCE}, then
+   * {@code CLICOLOR=0}, then a terminal); null where picocli should decide (its system properties,
+   * Windows), as the width it prints at is then not the default.
    */
-  private boolean helpIsPlain() {
+  private Boolean helpInColour() {
     if (System.getProperty("picocli.ansi") != null || System.getProperty("picocli.usage.width") != null
         || System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("win")) {
-      return false;
+      return null;
     }
     if (env.get("NO_COLOR") != null) {
-      return true;
+      return false;
     }
     String force = env.get("CLICOLOR_FORCE");
-    return (force == null || force.equals("0")) && !onTerminal();
+    if (force != null && !force.equals("0")) {
+      return true;
+    }
+    if ("0".equals(env.get("CLICOLOR")) || "OFF".equals(env.get("ConEmuANSI"))) {
+      return false;
+    }
+    return onTerminal();
   }
 
   /** Whether this process has a terminal, as picocli asks: {@code System.console()}, and on JDK 22+ its isTerminal(). */
@@ -105,10 +113,8 @@ final class HotPath {
     }
     try {
       return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
-    } catch (NoSuchMethodException e) {
-      return true;
     } catch (ReflectiveOperationException | RuntimeException e) {
-      return true; // unknown: picocli answers
+      return true; // JDK 17-21 have no isTerminal: a console is a terminal, as picocli takes it
     }
   }
 

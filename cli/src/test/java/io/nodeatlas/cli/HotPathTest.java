@@ -73,8 +73,11 @@ class HotPathTest {
     assertSameAsPicocli("--help");
     assertSameAsPicocli("-h");
     assertThat(hot(Map.of("NO_COLOR", "1"), "--help")).isEqualTo(NodeAtlasRun.run("--help"));
-    // Colours forced on: picocli's to print, in colour.
-    assertThat(hot(Map.of("CLICOLOR_FORCE", "1"), "--help")).isNull();
+    assertThat(hot(Map.of("CLICOLOR", "0"), "--help")).isEqualTo(NodeAtlasRun.run("--help"));
+    // Colours forced on: picocli's help with ANSI on (TopLevelHelpTest pins that text to picocli's).
+    Result colour = hot(Map.of("CLICOLOR_FORCE", "1"), "--help");
+    assertThat(colour.status()).isZero();
+    assertThat(colour.out()).contains("\u001b[").isEqualTo(TopLevelHelp.text(true));
   }
 
   @Test
