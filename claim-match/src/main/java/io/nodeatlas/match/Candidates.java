@@ -1,8 +1,8 @@
 package io.nodeatlas.match;
 
+import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.match.MatchReport.Rejection;
 import io.nodeatlas.match.claims.ClaimModel.DeviceSelection;
-import io.nodeatlas.discovery.model.Device;
 import java.util.List;
 import java.util.Map;
 

@@ -2,8 +2,8 @@ package io.nodeatlas.discovery.cpu.share;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.nodeatlas.discovery.cpu.testing.TwoNodeMachine;
 import io.nodeatlas.discovery.cpu.CpuNumaSource;
+import io.nodeatlas.discovery.cpu.testing.TwoNodeMachine;
 import io.nodeatlas.discovery.share.DevicePlacer;
 import io.nodeatlas.discovery.share.Placement;
 import io.nodeatlas.discovery.share.Share;
