@@ -33,6 +33,9 @@ final class Ledger {
       if (d == null) {
         continue;
       }
+      if (!d.consumesCounters().isEmpty() && counted.putIfAbsent(d.name(), h.claim()) == null) {
+        counters.take(d, d.name() + " (" + h.claim() + ")");
+      }
       if (!d.allowMultipleAllocations()) {
         exclusive.put(d.name(), h.claim());
         continue;
