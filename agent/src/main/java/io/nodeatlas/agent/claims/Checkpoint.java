@@ -56,7 +56,7 @@ public final class Checkpoint {
   private final Object stateLock = new Object();
   private final ReentrantLock writeLock = new ReentrantLock();
   /** The checksum's state of the last commit (guarded by {@link #writeLock}): a commit hashes only what changed. */
-  private final CheckpointCodec.Digests digests = new CheckpointCodec.Digests();
+  private final CheckpointDigest digests = new CheckpointDigest();
   private final Map<String, CheckpointCodec.Entry> claims;
   /** Top-level members of a newer minor version of the format, written back as read. */
   private final SortedMap<String, JsonNode> unknownMembers;

@@ -14,9 +14,23 @@ public final class CorruptCheckpointException extends Exception {
   private final transient Path file;
 
   public CorruptCheckpointException(Path file, String reason, Throwable cause) {
-    super("checkpoint " + file + " cannot be used (" + reason + "); it was left untouched. Inspect it, then move it "
-        + "aside to start with no prepared claims (claims in it will then not be unprepared by nodeatlas)", cause);
+    this(file, reason, "Inspect it, then move it aside to start with no prepared claims (claims in it will then not be "
+        + "unprepared by nodeatlas)", cause);
+  }
+
+  private CorruptCheckpointException(Path file, String reason, String whatToDo, Throwable cause) {
+    super("checkpoint " + file + " cannot be used (" + reason + "); it was left untouched. " + whatToDo, cause);
     this.file = file;
+  }
+
+  /**
+   * A file of a major version this agent cannot read: a newer agent wrote it, and only such an agent can
+   * unprepare its claims, so the advice is to run one, not to move the file aside.
+   */
+  static CorruptCheckpointException newerVersion(Path file, CheckpointVersion written, CheckpointVersion reader) {
+    return new CorruptCheckpointException(file, "written in format " + written + ", which this version of nodeatlas cannot "
+        + "read (it reads v" + reader.major() + ".x)", "Run a nodeatlas release that reads format " + written
+        + " (the one that wrote it, or newer): moving the file aside would leave its prepared claims to no one", null);
   }
 
   public Path file() {

@@ -128,7 +128,7 @@ class CheckpointTest {
     checkpoint.startBoot("boot-1");
     java.util.Random random = new java.util.Random(14);
     java.util.SortedMap<String, PreparedClaim> recorded = new java.util.TreeMap<>();
-    int first = CheckpointCodec.Digests.MAX_STATES + 16;
+    int first = CheckpointDigest.MAX_STATES + 16;
     List<Integer> order = new java.util.ArrayList<>(java.util.stream.IntStream.range(0, first).boxed().toList());
     java.util.Collections.shuffle(order, random);
     int most = 0;
@@ -157,7 +157,7 @@ class CheckpointTest {
         assertThat(Checkpoint.open(file).all()).containsExactlyElementsOf(recorded.values());
       }
     }
-    assertThat(most).as("more claims than digest states kept").isGreaterThan(CheckpointCodec.Digests.MAX_STATES);
+    assertThat(most).as("more claims than digest states kept").isGreaterThan(CheckpointDigest.MAX_STATES);
     assertThat(Checkpoint.open(file).unconfirmed()).isEqualTo(checkpoint.unconfirmed()).isNotEmpty();
   }
 
