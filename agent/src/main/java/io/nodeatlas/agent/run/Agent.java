@@ -161,6 +161,19 @@ public final class Agent implements AutoCloseable {
     return this;
   }
 
+  /**
+   * The families that make devices real at Prepare (by source name), made from the directory they keep their
+   * journals in ({@code <state dir>/families}). Call before {@link #start()}.
+   */
+  public Agent deviceRealisers(
+      java.util.function.Function<java.nio.file.Path, Map<String, io.nodeatlas.discovery.share.DeviceRealiser>> make) {
+    this.deviceRealisers = make;
+    return this;
+  }
+
+  private java.util.function.Function<java.nio.file.Path, Map<String, io.nodeatlas.discovery.share.DeviceRealiser>>
+      deviceRealisers = dir -> Map.of();
+
   /** The device health monitor (cluster mode, after {@link #start()}). */
   public Optional<io.nodeatlas.agent.health.DeviceHealthMonitor> health() {
     return Optional.ofNullable(health);
@@ -188,12 +201,15 @@ public final class Agent implements AutoCloseable {
       LOG.info("checkpoint loaded file={} claims={}", checkpoint.file(), checkpoint.all().size());
       publisher = new ResourceSlicePublisher(client, settings.driverName(), settings.nodeName());
       io.nodeatlas.agent.shares.Families families = io.nodeatlas.agent.shares.Families.installed(
-          Agent.class.getClassLoader(), new io.nodeatlas.discovery.share.SharePlacer.Settings(settings.hookPath()));
+          Agent.class.getClassLoader(), new io.nodeatlas.discovery.share.SharePlacer.Settings(settings.hookPath()))
+          .withRealisers(deviceRealisers.apply(settings.stateDir().resolve("families")));
       preparer = new ClaimPreparer(settings.driverName(), inventory, new ApiClaimLookup(client),
           specStore, checkpoint, metrics, families, ClaimWorkers.pooled(ClaimPreparer.CALL_PARALLELISM));
       claims = new ClaimKeeper(settings, client, inventory, specStore, checkpoint, preparer, apiCalls);
       claims.checkLostCheckpoint();
       if (claims.lostCheckpoint() == null) {
+        // Before the boot is recorded: a re-made device's record is written while its claim is still confirmed.
+        preparer.reconcileRealised();
         claims.recordBoot();
       }
       claimStatus = new io.nodeatlas.agent.status.ClaimNetworkStatus(client, settings.driverName(), inventory, families);

@@ -131,6 +131,15 @@ public final class GpuDiscoverySource implements DiscoverySource {
     }
   }
 
+  /**
+   * With {@link #MIG_PARTITIONS} on: the MIG instance a partition device names is created at Prepare and
+   * destroyed at Unprepare ({@link MigRealiser}), journalled under {@code stateDir}.
+   */
+  @Override
+  public Optional<io.nodeatlas.discovery.share.DeviceRealiser> deviceRealiser(HostContext host, java.nio.file.Path stateDir) {
+    return host.options().flag(MIG_PARTITIONS) ? Optional.of(new MigRealiser(loader, host, stateDir)) : Optional.empty();
+  }
+
   /** The GPUs' device nodes, and a device plugin that would count the same GPUs twice. */
   @Override
   public List<io.nodeatlas.discovery.doctor.DoctorCheck> doctorChecks() {
