@@ -336,7 +336,9 @@ public final class ClaimPreparer {
         continue;
       }
       try {
-        Placement record = family.get().realise(r.claim().uid(), device);
+        List<String> configs = r.ours().stream().filter(x -> x.device().equals(name))
+            .flatMap(x -> x.configs().stream()).distinct().toList();
+        Placement record = family.get().realise(r.claim().uid(), device, configs);
         if (!record.empty()) {
           realised.put(name, record);
         }

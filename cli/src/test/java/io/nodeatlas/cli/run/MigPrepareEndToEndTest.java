@@ -286,8 +286,8 @@ class MigPrepareEndToEndTest {
     }
 
     @Override
-    public Placement realise(String claimUid, Device device) throws RealiseException {
-      real.realise(claimUid, device);
+    public Placement realise(String claimUid, Device device, List<String> configs) throws RealiseException {
+      real.realise(claimUid, device, configs);
       throw new Crash();
     }
 

@@ -22,10 +22,14 @@ public interface DeviceRealiser {
   boolean realises(Device device);
 
   /**
-   * Makes {@code device} real for claim {@code claimUid}; the record of what was made. On failure nothing
-   * of it is left, and the exception's message is a sentence for the kubelet.
+   * Makes {@code device} real for claim {@code claimUid}, as the claim's {@code configs} say (the
+   * {@code opaque.parameters} of its allocation's {@code config[]} entries for our driver that apply to the
+   * device's requests, as JSON text, in allocation order: a class's before the claim's); the record of what
+   * was made, {@link Placement#NONE} when nothing was needed. A configuration the family owns but cannot
+   * accept, or a failure, is a {@link RealiseException} whose message is a sentence for the kubelet; nothing
+   * of it is left then.
    */
-  Placement realise(String claimUid, Device device) throws RealiseException;
+  Placement realise(String claimUid, Device device, List<String> configs) throws RealiseException;
 
   /** {@code device} as the claim's container gets it, given its {@code record}: the family's CDI edits added. */
   Device containerEdits(Device device, Placement record);

@@ -68,7 +68,7 @@ final class MigRealiser implements DeviceRealiser {
   }
 
   @Override
-  public synchronized Placement realise(String claimUid, Device device) throws RealiseException {
+  public synchronized Placement realise(String claimUid, Device device, List<String> configs) throws RealiseException {
     String gpuUuid = string(device, GpuDevices.PARENT_UUID);
     MigJournal.Entry intent = new MigJournal.Entry(claimUid, device.name(), gpuUuid, integer(device, GpuDevices.PARENT_MINOR),
         integer(device, MigPartitions.PROFILE_ID), integer(device, MigPartitions.PLACEMENT_START),
@@ -302,6 +302,9 @@ final class MigRealiser implements DeviceRealiser {
         liveEntries.add(m.entry(r.claimUid(), r.device()));
         ours.add(r);
       });
+    }
+    if (entries.isEmpty() && ours.isEmpty()) {
+      return changed;
     }
     try (NvmlSession nvml = loader.load(host).init()) {
       // Orphans: journalled for a claim the agent does not hold, or not as its record says.

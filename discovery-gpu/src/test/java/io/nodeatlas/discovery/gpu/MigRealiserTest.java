@@ -65,7 +65,7 @@ class MigRealiserTest {
   }
 
   private static DeviceRealiser realiser(HostContext ctx, Path state) {
-    return new GpuDiscoverySource().deviceRealiser(ctx, state).orElseThrow();
+    return new MigRealiser(NvmlLibraryLocator::load, ctx, state);
   }
 
   /** The GPU instances NVML holds of a profile, as {@code start:size#id}. */
@@ -87,19 +87,13 @@ class MigRealiserTest {
   }
 
   @Test
-  void offWithoutTheFlag() {
-    HostContext ctx = new HostContext(HostFs.of(host), new SourceOptions(Map.of()), Clock.systemUTC());
-    assertThat(new GpuDiscoverySource().deviceRealiser(ctx, dir)).isEmpty();
-  }
-
-  @Test
   void aRecordNamesTheInstanceAndItsCapabilityNodes() throws Exception {
     HostContext ctx = setUp(FakeNvml.h200().set("device.0.mig.mode", "1"), true);
     Device d = partition(ctx, "gpu-0-mig-1g-18gb-2");
     DeviceRealiser r = realiser(ctx, dir.resolve("state"));
     assertThat(r.realises(d)).isTrue();
     assertThat(r.realises(partition(ctx, "gpu-0"))).isFalse();
-    Placement record = r.realise("uid-1", d);
+    Placement record = r.realise("uid-1", d, List.of());
     assertThat(instances(P_1G)).containsExactly("2:1#1");
     Device edited = r.containerEdits(d, record);
     assertThat(edited.containerEdits().deviceNodes()).extracting(n -> n.path())
@@ -116,7 +110,7 @@ class MigRealiserTest {
   void withoutCapabilityNodesTheInstanceIsUndoneAndTheClaimToldWhy() throws Exception {
     HostContext ctx = setUp(FakeNvml.h200().set("device.0.mig.mode", "1"), false);
     DeviceRealiser r = realiser(ctx, dir.resolve("state"));
-    assertThatThrownBy(() -> r.realise("uid-1", partition(ctx, "gpu-0-mig-1g-18gb-0")))
+    assertThatThrownBy(() -> r.realise("uid-1", partition(ctx, "gpu-0-mig-1g-18gb-0"), List.of()))
         .hasMessageContaining("no capability device").hasMessageContaining("mig-minors");
     assertThat(instances(P_1G)).isEmpty();
     assertThat(Files.readString(dir.resolve("state").resolve(MigJournal.FILE))).doesNotContain("uid-1");
@@ -128,7 +122,7 @@ class MigRealiserTest {
     HostContext ctx = setUp(FakeNvml.h200().set("device.0.mig.mode", "1"), true);
     Device d = partition(ctx, "gpu-0-mig-1g-18gb-0");
     setUp(FakeNvml.h200(), true);
-    assertThatThrownBy(() -> realiser(ctx, dir.resolve("state")).realise("uid-1", d))
+    assertThatThrownBy(() -> realiser(ctx, dir.resolve("state")).realise("uid-1", d, List.of()))
         .hasMessageContaining("NVML_ERROR_NOT_SUPPORTED").hasMessageContaining("MIG mode is off");
   }
 
@@ -157,7 +151,7 @@ class MigRealiserTest {
     HostContext ctx = setUp(FakeNvml.h200().set("device.0.mig.mode", "1"), true);
     create(P_1G, 0, 1);
     Device d = partition(ctx, "gpu-0-mig-1g-18gb-6");
-    Placement before = realiser(ctx, dir.resolve("state")).realise("uid-live", d);
+    Placement before = realiser(ctx, dir.resolve("state")).realise("uid-live", d, List.of());
     assertThat(instances(P_1G)).containsExactly("0:1#1", "6:1#2");
     // A reboot: the driver forgot every instance.
     Files.delete(dir.resolve("mig-state"));
