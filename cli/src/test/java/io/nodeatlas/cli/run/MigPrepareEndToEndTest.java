@@ -67,6 +67,8 @@ class MigPrepareEndToEndTest {
   @TempDir Path tmp;
   Path host;
   HostContext ctx;
+  Path tools;
+  static final Path TOOLS = Path.of("..", "discovery-gpu", "src", "test", "tools").toAbsolutePath().normalize();
   List<DiscoverySource> sources;
   AgentSettings settings;
 
@@ -97,8 +99,13 @@ class MigPrepareEndToEndTest {
     Path config = Files.writeString(tmp.resolve("fake-nvml.conf"), conf);
     assertThat(Native.load("c", LibC.class).setenv("FAKE_NVML_CONFIG", config.toString(), 1)).isZero();
     sources = DiscoverySources.load(getClass().getClassLoader()).select("gpu");
+    tools = Files.createDirectories(tmp.resolve("tools"));
+    for (String t : List.of("fake-nvidia-smi", "fake-nvidia-cuda-mps-control")) {
+      Files.copy(TOOLS.resolve(t), tools.resolve(t), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+    }
     ctx = new HostContext(HostFs.of(host), new SourceOptions(Map.of("gpu.nvmlLibrary", FAKE_NVML.toString(),
-        "gpu.migPartitions", "true")), Clock.systemUTC());
+        "gpu.migPartitions", "true", "gpu.nvidiaSmi", tools.resolve("fake-nvidia-smi").toString(),
+        "gpu.mpsControl", tools.resolve("fake-nvidia-cuda-mps-control").toString())), Clock.systemUTC());
     settings = new AgentSettings("nodeatlas.io", "node-mig", tmp.resolve("kubelet"), tmp.resolve("cdi"),
         tmp.resolve("state"), "127.0.0.1", 0, -1, Duration.ofMinutes(10), Duration.ofSeconds(2));
     ApiObjects.node(client, "node-mig");
@@ -164,6 +171,48 @@ class MigPrepareEndToEndTest {
         List.of(ApiObjects.result("mig", "nodeatlas.io", "node-mig", device))).getMetadata().getUid();
     names.put(uid, name);
     return uid;
+  }
+
+  /** A claim for {@code device} with {@code parameters} as its opaque configuration for our driver. */
+  private String configured(String name, String device, String parameters) throws Exception {
+    Object params = new com.fasterxml.jackson.databind.ObjectMapper().readValue(parameters, Object.class);
+    io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim claim =
+        new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder()
+            .withNewMetadata().withNamespace("default").withName(name).endMetadata()
+            .withNewSpec().endSpec()
+            .withNewStatus().withNewAllocation().withNewDevices()
+            .withResults(ApiObjects.result("gpu", "nodeatlas.io", "node-mig", device))
+            .addNewConfig().withSource("FromClaim").withRequests("gpu")
+            .withNewOpaque().withDriver("nodeatlas.io").withParameters(params).endOpaque().endConfig()
+            .addNewConfig().withSource("FromClaim").withRequests("gpu")
+            .withNewOpaque().withDriver("other.example.com").withParameters(Map.of("sharing", "nonsense")).endOpaque().endConfig()
+            .endDevices().endAllocation().endStatus().build();
+    String uid = client.resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim.class).inNamespace("default")
+        .resource(claim).create().getMetadata().getUid();
+    names.put(uid, name);
+    return uid;
+  }
+
+  @Test
+  void anMpsClaimGetsItsDaemonAndPipeThroughPrepareAndABadConfigIsThatClaimsError() throws Exception {
+    String mps = configured("mps", "gpu-0-mig-3g-71gb-0", "{\"apiVersion\":\"gpu.nodeatlas.io/v1alpha1\","
+        + "\"kind\":\"GpuConfig\",\"sharing\":{\"strategy\":\"MPS\",\"mpsConfig\":"
+        + "{\"defaultActiveThreadPercentage\":25}}}");
+    String bad = configured("bad", "gpu-0-mig-3g-71gb-4", "{\"apiVersion\":\"gpu.nodeatlas.io/v1alpha1\","
+        + "\"kind\":\"GpuConfig\",\"sharing\":{\"strategy\":\"MPS\",\"mpsConfg\":{}}}");
+    try (Running r = new Running(Function.identity())) {
+      var both = r.kubelet.prepare(FakeKubelet.claim("default", "mps", mps), FakeKubelet.claim("default", "bad", bad));
+      assertThat(both.getClaimsOrThrow(mps).getError()).isEmpty();
+      assertThat(both.getClaimsOrThrow(bad).getError()).contains("unknown field sharing.mpsConfg");
+      assertThat(instances(P_3G)).containsExactly("0:4#1");
+      Path pipe = settings.stateDir().resolve("families/mps/" + mps + "/pipe");
+      assertThat(Files.readString(pipe.resolve("control")).strip()).isEqualTo(GPU);
+      assertThat(spec(mps)).contains("CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25",
+          pipe.toString(), "/dev/nvidia-caps/nvidia-cap");
+      assertThat(r.unprepare(mps)).isEmpty();
+      assertThat(pipe.getParent()).doesNotExist();
+      assertThat(instances(P_3G)).isEmpty();
+    }
   }
 
   /** The GPU instances NVML holds of a profile, as {@code start:size#id}. */
