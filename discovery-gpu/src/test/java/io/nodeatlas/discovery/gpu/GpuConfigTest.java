@@ -93,6 +93,20 @@ class GpuConfigTest {
     }
   }
 
+  @Test
+  void theExamplesConfigurationsAreValid() throws Exception {
+    ObjectMapper yaml = new ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+    ObjectMapper json = new ObjectMapper();
+    for (String file : List.of("claim-time-sliced.yaml", "claim-mps.yaml")) {
+      JsonNode claim = yaml.readTree(Path.of("..", "examples", "gpu", file).toFile());
+      List<String> parameters = new ArrayList<>();
+      claim.at("/spec/devices/config").forEach(c -> parameters.add(c.at("/opaque/parameters").toString()));
+      assertThat(parameters).as(file).hasSize(1);
+      assertThat(GpuConfig.of(parameters).strategy()).as(file).isNotEqualTo(GpuConfig.Strategy.Exclusive);
+      assertThat(json.readTree(parameters.get(0)).get("apiVersion").asText()).isEqualTo(GpuConfig.API_VERSION);
+    }
+  }
+
   private static List<String> texts(JsonNode array) {
     List<String> out = new ArrayList<>();
     array.forEach(n -> out.add(n.asText()));
