@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -691,6 +692,13 @@ static void load_instances(void) {
   fclose(f);
 }
 
+/* mig.kill_after=<function>: the process dies by SIGKILL right after that call succeeded (a kill -9 at
+ * exactly that point, for crash tests). */
+static void maybe_die(const char *fn) {
+  const char *when = cfg("mig.kill_after");
+  if (when != NULL && strcmp(when, fn) == 0) raise(SIGKILL);
+}
+
 static void save_instances(void) {
   const char *path = cfg("mig.state");
   if (path == NULL) return;
@@ -915,6 +923,7 @@ EXPORT nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t d, uns
     *gi = (struct fake_gi){1, d->gpu, i + 1, p.id, placement->start, placement->size, p.slices, p.ofa, {{0}}};
     *gpuInstance = gi;
     save_instances();
+    maybe_die("nvmlDeviceCreateGpuInstanceWithPlacement");
     return NVML_SUCCESS;
   }
   return NVML_ERROR_INSUFFICIENT_RESOURCES;
@@ -993,6 +1002,7 @@ EXPORT nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gi, u
       gi->cis[c] = (struct fake_ci){1, profileId, need};
       *ci = &gi->cis[c];
       save_instances();
+      maybe_die("nvmlGpuInstanceCreateComputeInstance");
       return NVML_SUCCESS;
     }
   }

@@ -76,26 +76,8 @@ class MigPrepareEndToEndTest {
   void setUp() throws Exception {
     Assumptions.assumeTrue(Files.isRegularFile(FAKE_NVML), () -> FAKE_NVML + " is not built (discovery-gpu test-compile)");
     host = tmp.resolve("host");
-    StringBuilder minors = new StringBuilder("config 1\nmonitor 2\n");
-    int minor = 3;
-    for (int gi = 0; gi < 15; gi++) {
-      minors.append("gpu0/gi").append(gi).append("/access ").append(minor++).append('\n');
-      for (int ci = 0; ci < 8; ci++) {
-        minors.append("gpu0/gi").append(gi).append("/ci").append(ci).append("/access ").append(minor++).append('\n');
-      }
-    }
-    FixtureTree.at(host)
-        .file("proc/devices", "Character devices:\n195 nvidia-frontend\n235 nvidia-caps\n510 nvidia-uvm\n")
-        .file("proc/driver/nvidia-caps/mig-minors", minors.toString())
-        .file("dev/nvidia0", "").file("dev/nvidiactl", "").dir("sys");
-    StringBuilder conf = new StringBuilder(String.join("\n", "driver.version=580.159.04", "cuda.driver.version=13000",
-        "device.count=1", "device.0.name=NVIDIA H200", "device.0.uuid=" + GPU, "device.0.minor=0",
-        "device.0.pci.busid=00000000:00:06.0", "device.0.memory.total=150754820096", "device.0.mig.mode=1",
-        "mig.state=" + tmp.resolve("mig-state"), ""));
-    profile(conf, 0, P_1G, "1g.18gb", 1, 7, 16, 1, 0, 16384, "0:1,1:1,2:1,3:1,4:1,5:1,6:1");
-    profile(conf, 1, 14, "2g.35gb", 2, 3, 32, 2, 0, 33280, "0:2,2:2,4:2");
-    profile(conf, 2, P_3G, "3g.71gb", 3, 2, 60, 3, 0, 71424, "0:4,4:4");
-    profile(conf, 4, 0, "7g.141gb", 7, 1, 132, 8, 1, 143360, "0:8");
+    hostTree(host);
+    String conf = fakeConfig(tmp.resolve("mig-state"));
     Path config = Files.writeString(tmp.resolve("fake-nvml.conf"), conf);
     assertThat(Native.load("c", LibC.class).setenv("FAKE_NVML_CONFIG", config.toString(), 1)).isZero();
     sources = DiscoverySources.load(getClass().getClassLoader()).select("gpu");
@@ -109,6 +91,35 @@ class MigPrepareEndToEndTest {
     settings = new AgentSettings("nodeatlas.io", "node-mig", tmp.resolve("kubelet"), tmp.resolve("cdi"),
         tmp.resolve("state"), "127.0.0.1", 0, -1, Duration.ofMinutes(10), Duration.ofSeconds(2));
     ApiObjects.node(client, "node-mig");
+  }
+
+  /** /dev, /proc/devices and mig-minors of a host with the H200's GPU 0. */
+  static void hostTree(Path host) {
+    StringBuilder minors = new StringBuilder("config 1\nmonitor 2\n");
+    int minor = 3;
+    for (int gi = 0; gi < 15; gi++) {
+      minors.append("gpu0/gi").append(gi).append("/access ").append(minor++).append('\n');
+      for (int ci = 0; ci < 8; ci++) {
+        minors.append("gpu0/gi").append(gi).append("/ci").append(ci).append("/access ").append(minor++).append('\n');
+      }
+    }
+    FixtureTree.at(host)
+        .file("proc/devices", "Character devices:\n195 nvidia-frontend\n235 nvidia-caps\n510 nvidia-uvm\n")
+        .file("proc/driver/nvidia-caps/mig-minors", minors.toString())
+        .file("dev/nvidia0", "").file("dev/nvidiactl", "").dir("sys");
+  }
+
+  /** The fake NVML's configuration: an H200 in MIG mode, its instances kept in {@code migState}. */
+  static String fakeConfig(Path migState) {
+    StringBuilder conf = new StringBuilder(String.join("\n", "driver.version=580.159.04", "cuda.driver.version=13000",
+        "device.count=1", "device.0.name=NVIDIA H200", "device.0.uuid=" + GPU, "device.0.minor=0",
+        "device.0.pci.busid=00000000:00:06.0", "device.0.memory.total=150754820096", "device.0.mig.mode=1",
+        "mig.state=" + migState, ""));
+    profile(conf, 0, P_1G, "1g.18gb", 1, 7, 16, 1, 0, 16384, "0:1,1:1,2:1,3:1,4:1,5:1,6:1");
+    profile(conf, 1, 14, "2g.35gb", 2, 3, 32, 2, 0, 33280, "0:2,2:2,4:2");
+    profile(conf, 2, P_3G, "3g.71gb", 3, 2, 60, 3, 0, 71424, "0:4,4:4");
+    profile(conf, 4, 0, "7g.141gb", 7, 1, 132, 8, 1, 143360, "0:8");
+    return conf.toString();
   }
 
   private static void profile(StringBuilder c, int index, int id, String name, int slices, int instances, int sm, int ce,
@@ -216,7 +227,7 @@ class MigPrepareEndToEndTest {
   }
 
   /** The GPU instances NVML holds of a profile, as {@code start:size#id}. */
-  private static List<String> instances(int profileId) throws Exception {
+  static List<String> instances(int profileId) throws Exception {
     try (NvmlSession nvml = JnaNvmlLibrary.load(FAKE_NVML).init()) {
       NvmlDevice gpu = nvml.deviceByIndex(0);
       List<String> out = new ArrayList<>();
