@@ -17,6 +17,9 @@
 # both load from /usr/local/nvidia/lib64. podman conventions as in podman-cdi.sh (private state, private
 # /etc/cdi and /var/run/cdi).
 #
+# Section 3 prepares a claim whose GpuConfig asks for MPS through the agent's Prepare (the jars of
+# ./mvnw -pl cli -am package) and checks its container's MPS environment and pipe directory.
+#
 # Environment:
 #   NODEATLAS   command to run (default ./nodeatlas), e.g. "java -jar cli/target/nodeatlas.jar"
 # Needs root, podman, runc, busybox-static, jq, gcc and ldconfig. Idempotent; leaves nothing behind.
@@ -151,4 +154,49 @@ out=$(podman_in "$W/cdi" run --rm --network none --device nodeatlas.io/gpu=gpu-0
   2> >(grep -v oom_score_adj >&2)) || fail "nvidia-smi or read-only libraries: $out"
 grep -q "nvidia-smi of the host driver" <<< "$out" || fail "nvidia-smi did not run: $out"
 pass "the driver's nvidia-smi runs, the driver's files are read-only"
+
+# --- 3. a claim's sharing configuration, through the agent's Prepare --------------------------------------
+# A claim for gpu-0 with a gpu.nodeatlas.io GpuConfig for MPS, prepared by the agent's real Prepare path
+# (io.nodeatlas.agent.testing.PrepareConfigured: ClaimPreparer, checkpoint, claim CDI spec, the gpu family's
+# claim-time work), the MPS control daemon played by discovery-gpu/src/test/tools/fake-nvidia-cuda-mps-control.
+echo "==> prepare an MPS claim (agent)"
+jar=$repo/cli/target/nodeatlas.jar
+tests=$(ls "$repo"/agent/target/agent-*-tests.jar 2>/dev/null | head -1)
+[[ -f $jar && -n $tests ]] || fail "build first: ./mvnw -B -pl cli -am package -DskipTests (needs $jar and the agent test jar)"
+e2e_require java
+FAKE_NVML_CONFIG=$W/fake-nvml.conf "${nodeatlas[@]}" discover --nvidia-driver-root "$h" --sources gpu \
+  --nvml-library "$fake_nvml" -o json > "$W/report.json" 2> "$W/discover.err" || fail "discover failed: $(cat "$W/discover.err")"
+install -m 0755 discovery-gpu/src/test/tools/fake-nvidia-cuda-mps-control "$W/mps-control"
+cat > "$W/mps.json" <<'JSON'
+{"apiVersion": "gpu.nodeatlas.io/v1alpha1", "kind": "GpuConfig",
+ "sharing": {"strategy": "MPS", "mpsConfig": {"defaultActiveThreadPercentage": 30, "defaultPinnedDeviceMemoryLimit": "4Gi"}}}
+JSON
+mkdir -p "$W/state" "$W/claims"
+prepare=(java -cp "$jar:$tests" io.nodeatlas.agent.testing.PrepareConfigured)
+settings=("gpu.nvmlLibrary=$fake_nvml" "gpu.driverRoot=$h" "gpu.mpsControl=$W/mps-control")
+FAKE_NVML_CONFIG=$W/fake-nvml.conf "${prepare[@]}" prepare "$W/report.json" "$W/state" "$W/claims" "${settings[@]}" \
+  "mps:gpu-0:$W/mps.json" > "$W/prepare.out" 2> "$W/prepare.err" || fail "prepare failed: $(cat "$W/prepare.out" "$W/prepare.err")"
+cat "$W/prepare.out"
+read -r -a line < <(grep "^mps ok " "$W/prepare.out")
+uid=${line[2]}
+pipe=$W/state/families/mps/$uid/pipe
+[[ $(cat "$pipe/control" 2>/dev/null) == GPU-6c6f1d3e-1b6e-4b5f-9c1e-5b8a4f0e2a11 ]] \
+  || fail "no MPS control daemon for gpu-0 under $pipe: $(ls -R "$W/state/families" 2>&1)"
+grep -qx "set_default_active_thread_percentage 30" "$W/state/families/mps/$uid/log/control.log" \
+  || fail "the claim's thread percentage did not reach the daemon: $(cat "$W/state/families/mps/$uid/log/control.log")"
+pass "Prepare started the claim's MPS control daemon with its defaults"
+out=$(podman_in "$W/claims" run --rm --network none --device "${line[3]}" "$image" \
+  sh -c 'echo "pipe=$CUDA_MPS_PIPE_DIRECTORY log=$CUDA_MPS_LOG_DIRECTORY threads=$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE limit=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT sharing=$NODEATLAS_GPU_SHARING"
+    cat /tmp/nvidia-mps/control; test -d /tmp/nvidia-mps-log && echo "log directory"' \
+  2> >(grep -v oom_score_adj >&2)) || fail "the MPS claim's container failed: $out"
+echo "$out" | sed 's/^/    /'
+grep -qx "pipe=/tmp/nvidia-mps log=/tmp/nvidia-mps-log threads=30 limit=0=4096M sharing=MPS" <<< "$out" \
+  || fail "the container's MPS environment: $out"
+grep -qx "GPU-6c6f1d3e-1b6e-4b5f-9c1e-5b8a4f0e2a11" <<< "$out" || fail "the container does not see the daemon's pipe directory: $out"
+grep -qx "log directory" <<< "$out" || fail "the container has no MPS log directory: $out"
+pass "the MPS claim's container has the daemon's pipe and log directories and the client limits"
+FAKE_NVML_CONFIG=$W/fake-nvml.conf "${prepare[@]}" unprepare "$W/report.json" "$W/state" "$W/claims" "${settings[@]}" \
+  "mps:gpu-0" > "$W/unprepare.out" 2>&1 || fail "unprepare failed: $(cat "$W/unprepare.out")"
+[[ ! -e $W/state/families/mps/$uid ]] || fail "the daemon's directory outlived Unprepare"
+pass "Unprepare stopped the daemon and removed its directories"
 echo "podman-gpu: all checks passed in $(($(date +%s) - start)) s"

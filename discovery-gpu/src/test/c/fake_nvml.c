@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,6 +225,7 @@ static nvmlReturn_t device_uint(nvmlDevice_t d, const char *fn, const char *name
 
 static void reset_events(void);
 static void reset_instances(void);
+static void load_instances(void);
 
 /* NVML is thread-safe: the agent's discovery and its health watch init and shut down from different
  * threads, so the reference count changes under one lock (a lost update would free the config under
@@ -253,6 +255,7 @@ static nvmlReturn_t do_init_locked(void) {
   }
   reset_events();
   reset_instances();
+  load_instances();
   for (unsigned g = 0; g < MAX_GPUS; g++) {
     runtime_lost[g] = 0;
     gpu_handles[g] = (struct fake_handle){0, g, 0};
@@ -667,6 +670,55 @@ static struct fake_gi instances[MAX_GPUS][MAX_GIS];
 
 static void reset_instances(void) { memset(instances, 0, sizeof instances); }
 
+/* mig.state=<file>: the instances outlive the process, as the driver's do (a restarted agent, a killed
+ * one, finds what it created). Lines "gi <gpu> <slot> <profile id> <start> <size> <slices> <ofa>" and
+ * "ci <gpu> <slot> <ci slot> <ci profile> <slices>"; rewritten (temporary file and rename) after every
+ * create and destroy, read by the init that reads the configuration. */
+static void load_instances(void) {
+  const char *path = cfg("mig.state");
+  if (path == NULL) return;
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return;
+  char line[256];
+  while (fgets(line, sizeof line, f) != NULL) {
+    unsigned g, i, a, b, c, d, e;
+    if (sscanf(line, "gi %u %u %u %u %u %u %u", &g, &i, &a, &b, &c, &d, &e) == 7 && g < MAX_GPUS && i < MAX_GIS) {
+      instances[g][i] = (struct fake_gi){1, g, i + 1, a, b, c, d, e, {{0}}};
+    } else if (sscanf(line, "ci %u %u %u %u %u", &g, &i, &a, &b, &c) == 5 && g < MAX_GPUS && i < MAX_GIS &&
+               a < MAX_CIS && instances[g][i].used) {
+      instances[g][i].cis[a] = (struct fake_ci){1, b, c};
+    }
+  }
+  fclose(f);
+}
+
+/* mig.kill_after=<function>: the process dies by SIGKILL right after that call succeeded (a kill -9 at
+ * exactly that point, for crash tests). */
+static void maybe_die(const char *fn) {
+  const char *when = cfg("mig.kill_after");
+  if (when != NULL && strcmp(when, fn) == 0) raise(SIGKILL);
+}
+
+static void save_instances(void) {
+  const char *path = cfg("mig.state");
+  if (path == NULL) return;
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (f == NULL) return;
+  for (unsigned g = 0; g < MAX_GPUS; g++) {
+    for (unsigned i = 0; i < MAX_GIS; i++) {
+      const struct fake_gi *gi = &instances[g][i];
+      if (!gi->used) continue;
+      fprintf(f, "gi %u %u %u %u %u %u %u\n", g, i, gi->profile_id, gi->start, gi->size, gi->slices, gi->ofa);
+      for (unsigned c = 0; c < MAX_CIS; c++) {
+        if (gi->cis[c].used) fprintf(f, "ci %u %u %u %u %u\n", g, i, c, gi->cis[c].profile, gi->cis[c].slices);
+      }
+    }
+  }
+  if (fclose(f) == 0) rename(tmp, path);
+}
+
 /* device.<g>.mig.profile.<index>.{id,name,slices,instances,sm,ce,dec,enc,jpeg,ofa,memory_mib,placements};
  * placements is "start:size,start:size,...". Returns 0 when the GPU has no such profile. */
 static int read_profile(unsigned g, unsigned index, struct fake_profile *p) {
@@ -870,6 +922,8 @@ EXPORT nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t d, uns
     /* GPU instance ids as the driver numbers them are opaque to callers; here the slot plus one. */
     *gi = (struct fake_gi){1, d->gpu, i + 1, p.id, placement->start, placement->size, p.slices, p.ofa, {{0}}};
     *gpuInstance = gi;
+    save_instances();
+    maybe_die("nvmlDeviceCreateGpuInstanceWithPlacement");
     return NVML_SUCCESS;
   }
   return NVML_ERROR_INSUFFICIENT_RESOURCES;
@@ -900,6 +954,7 @@ EXPORT nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gi) {
     if (gi->cis[c].used) return NVML_ERROR_IN_USE;
   }
   gi->used = 0;
+  save_instances();
   return NVML_SUCCESS;
 }
 
@@ -946,6 +1001,8 @@ EXPORT nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gi, u
     if (!gi->cis[c].used) {
       gi->cis[c] = (struct fake_ci){1, profileId, need};
       *ci = &gi->cis[c];
+      save_instances();
+      maybe_die("nvmlGpuInstanceCreateComputeInstance");
       return NVML_SUCCESS;
     }
   }
@@ -963,6 +1020,106 @@ EXPORT nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t ci) {
         nvmlReturn_t rc = enter_gi(gi, "nvmlComputeInstanceDestroy");
         if (rc != NVML_SUCCESS) return rc;
         ci->used = 0;
+        save_instances();
+        return NVML_SUCCESS;
+      }
+    }
+  }
+  return NVML_ERROR_INVALID_ARGUMENT;
+}
+
+/* nvmlGpuInstanceInfo_t and nvmlComputeInstanceInfo_t (nvml.h): the handles, the instance id, the profile id
+ * and the placement. The compute instance's MIG device handle is left NULL here: the fake has no handles for
+ * instances created at run time (callers treat a NULL device as "no MIG UUID"). */
+typedef struct {
+  nvmlDevice_t device;
+  unsigned int id;
+  unsigned int profileId;
+  nvmlGpuInstancePlacement_t placement;
+} nvmlGpuInstanceInfo_t;
+
+typedef struct {
+  unsigned int start;
+  unsigned int size;
+} nvmlComputeInstancePlacement_t;
+
+typedef struct {
+  nvmlDevice_t device;
+  nvmlGpuInstance_t gpuInstance;
+  unsigned int id;
+  unsigned int profileId;
+  nvmlComputeInstancePlacement_t placement;
+} nvmlComputeInstanceInfo_t;
+
+_Static_assert(sizeof(nvmlGpuInstanceInfo_t) == 24, "nvmlGpuInstanceInfo_t layout");
+_Static_assert(sizeof(nvmlComputeInstanceInfo_t) == 32, "nvmlComputeInstanceInfo_t layout");
+
+/* NVML_ERROR_NOT_FOUND when no GPU instance has this id. */
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t d, unsigned int id, nvmlGpuInstance_t *gpuInstance) {
+  nvmlReturn_t rc = enter_gpu_mig(d, "nvmlDeviceGetGpuInstanceById");
+  if (rc != NVML_SUCCESS) return rc;
+  if (!mig_enabled(d->gpu)) return NVML_ERROR_NOT_SUPPORTED;
+  if (gpuInstance == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  for (unsigned i = 0; i < MAX_GIS; i++) {
+    if (instances[d->gpu][i].used && instances[d->gpu][i].id == id) {
+      *gpuInstance = &instances[d->gpu][i];
+      return NVML_SUCCESS;
+    }
+  }
+  return NVML_ERROR_NOT_FOUND;
+}
+
+/* The GPU instances of one profile id; *count in: the array's size, out: how many were written. */
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t d, unsigned int profileId, nvmlGpuInstance_t *gpuInstances,
+                                              unsigned int *count) {
+  nvmlReturn_t rc = enter_gpu_mig(d, "nvmlDeviceGetGpuInstances");
+  if (rc != NVML_SUCCESS) return rc;
+  if (!mig_enabled(d->gpu)) return NVML_ERROR_NOT_SUPPORTED;
+  struct fake_profile p;
+  if (gpuInstances == NULL || count == NULL || !profile_by_id(d->gpu, profileId, &p)) return NVML_ERROR_INVALID_ARGUMENT;
+  unsigned n = 0;
+  for (unsigned i = 0; i < MAX_GIS; i++) {
+    if (!instances[d->gpu][i].used || instances[d->gpu][i].profile_id != profileId) continue;
+    if (n == *count) return NVML_ERROR_INSUFFICIENT_SIZE;
+    gpuInstances[n++] = &instances[d->gpu][i];
+  }
+  *count = n;
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gi, nvmlGpuInstanceInfo_t *info) {
+  nvmlReturn_t rc = enter_gi(gi, "nvmlGpuInstanceGetInfo");
+  if (rc != NVML_SUCCESS) return rc;
+  if (info == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  *info = (nvmlGpuInstanceInfo_t){&gpu_handles[gi->gpu], gi->id, gi->profile_id, {gi->start, gi->size}};
+  return NVML_SUCCESS;
+}
+
+/* Compute instance ids are the slot numbers, from 0 as the driver's are. NOT_FOUND when there is none. */
+EXPORT nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gi, unsigned int id,
+                                                          nvmlComputeInstance_t *ci) {
+  nvmlReturn_t rc = enter_gi(gi, "nvmlGpuInstanceGetComputeInstanceById");
+  if (rc != NVML_SUCCESS) return rc;
+  if (ci == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  if (id >= MAX_CIS || !gi->cis[id].used) return NVML_ERROR_NOT_FOUND;
+  *ci = &gi->cis[id];
+  return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t ci, nvmlComputeInstanceInfo_t *info) {
+  if (init_count == 0) return NVML_ERROR_UNINITIALIZED;
+  for (unsigned g = 0; g < MAX_GPUS; g++) {
+    for (unsigned i = 0; i < MAX_GIS; i++) {
+      struct fake_gi *gi = &instances[g][i];
+      for (unsigned c = 0; c < MAX_CIS; c++) {
+        if (ci != &gi->cis[c]) continue;
+        if (!gi->used || !ci->used) return NVML_ERROR_INVALID_ARGUMENT;
+        nvmlReturn_t rc = enter_gi(gi, "nvmlComputeInstanceGetInfo_v2");
+        if (rc != NVML_SUCCESS) return rc;
+        if (info == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+        unsigned start = 0;
+        for (unsigned k = 0; k < c; k++) start += gi->cis[k].used ? gi->cis[k].slices : 0;
+        *info = (nvmlComputeInstanceInfo_t){NULL, gi, c, ci->profile, {start, ci->slices}};
         return NVML_SUCCESS;
       }
     }

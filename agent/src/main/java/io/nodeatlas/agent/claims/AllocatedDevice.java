@@ -11,11 +11,27 @@ import java.util.TreeMap;
  * the quantities are text as the API server stored them.
  */
 public record AllocatedDevice(String request, String driver, String pool, String device, boolean adminAccess,
-    String shareId, Map<String, String> consumedCapacity) {
+    String shareId, Map<String, String> consumedCapacity, java.util.List<String> configs) {
 
   public AllocatedDevice {
     shareId = shareId == null ? "" : shareId;
     consumedCapacity = consumedCapacity == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(consumedCapacity));
+    configs = configs == null ? java.util.List.of() : java.util.List.copyOf(configs);
+  }
+
+  /** A result without opaque configuration. */
+  public AllocatedDevice(String request, String driver, String pool, String device, boolean adminAccess,
+      String shareId, Map<String, String> consumedCapacity) {
+    this(request, driver, pool, device, adminAccess, shareId, consumedCapacity, java.util.List.of());
+  }
+
+  /**
+   * The same result with {@code opaque} as its configuration: the {@code parameters} (JSON text) of the
+   * allocation's {@code config[]} entries for its driver that name its request or none, in allocation
+   * order (the class's before the claim's, KEP-4381), for the device's family to read.
+   */
+  public AllocatedDevice withConfigs(java.util.List<String> opaque) {
+    return new AllocatedDevice(request, driver, pool, device, adminAccess, shareId, consumedCapacity, opaque);
   }
 
   /** A result without share (an exclusive device, or an admin-access result). */

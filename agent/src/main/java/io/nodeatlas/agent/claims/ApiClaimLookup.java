@@ -251,7 +251,7 @@ public final class ApiClaimLookup implements ClaimLookup {
                 if ("devices".equals(a) && at != JsonToken.VALUE_NULL) {
                   typed(p, JsonToken.START_OBJECT, "status.allocation.devices");
                   allocated = true;
-                  readDevices(p, results);
+                  readDevices(p, results, json);
                 } else {
                   p.skipChildren();
                 }
@@ -277,12 +277,30 @@ public final class ApiClaimLookup implements ClaimLookup {
     return results;
   }
 
-  /** {@code allocation.devices}: reads {@code results}, skips the rest (config). */
-  private static void readDevices(JsonParser p, List<AllocatedDevice> out) throws IOException {
+  /** One {@code DeviceAllocationConfiguration} with an opaque configuration: its driver, requests and parameters. */
+  private record Opaque(String driver, List<String> requests, String parameters) {}
+
+  /** Longest {@code opaque.parameters} passed on, as JSON text. */
+  static final int MAX_PARAMETERS_CHARS = 64 * 1024;
+
+  /**
+   * {@code allocation.devices}: {@code results}, and the {@code config[]} entries with an opaque configuration
+   * ({@code resource.k8s.io/v1} {@code DeviceAllocationConfiguration}: source, requests, opaque.driver,
+   * opaque.parameters), attached to the results of their driver they apply to.
+   */
+  private static void readDevices(JsonParser p, List<AllocatedDevice> out, JsonFactory json) throws IOException {
+    List<Opaque> configs = new ArrayList<>();
+    int first = out.size();
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String f = p.currentName();
       JsonToken t = p.nextToken();
-      if ("results".equals(f) && t != JsonToken.VALUE_NULL) {
+      if ("config".equals(f) && t != JsonToken.VALUE_NULL) {
+        typed(p, JsonToken.START_ARRAY, "status.allocation.devices.config");
+        while (p.nextToken() == JsonToken.START_OBJECT) {
+          readConfig(p, json).ifPresent(configs::add);
+        }
+        expect(p.currentToken() == JsonToken.END_ARRAY, "allocation config is not an object");
+      } else if ("results".equals(f) && t != JsonToken.VALUE_NULL) {
         // A results member of another type is a broken answer, not "nothing for this driver".
         typed(p, JsonToken.START_ARRAY, "status.allocation.devices.results");
         while (p.nextToken() == JsonToken.START_OBJECT) {
@@ -293,6 +311,55 @@ public final class ApiClaimLookup implements ClaimLookup {
         p.skipChildren();
       }
     }
+    if (!configs.isEmpty()) {
+      for (int i = first; i < out.size(); i++) {
+        AllocatedDevice a = out.get(i);
+        List<String> mine = configs.stream().filter(c -> c.driver().equals(a.driver())
+            && (c.requests().isEmpty() || c.requests().contains(a.request()) || c.requests().contains(a.baseRequest())))
+            .map(Opaque::parameters).toList();
+        out.set(i, a.withConfigs(mine));
+      }
+    }
+  }
+
+  /** One config entry; empty when it has no opaque configuration. */
+  private static java.util.Optional<Opaque> readConfig(JsonParser p, JsonFactory json) throws IOException {
+    List<String> requests = new ArrayList<>();
+    String driver = null;
+    String parameters = null;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String f = p.currentName();
+      JsonToken t = p.nextToken();
+      if ("requests".equals(f) && t != JsonToken.VALUE_NULL) {
+        typed(p, JsonToken.START_ARRAY, "config.requests");
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+          requests.add(scalar(p, "config.requests"));
+        }
+      } else if ("opaque".equals(f) && t != JsonToken.VALUE_NULL) {
+        typed(p, JsonToken.START_OBJECT, "config.opaque");
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String o = p.currentName();
+          JsonToken ot = p.nextToken();
+          if ("driver".equals(o)) {
+            driver = scalar(p, "config.opaque.driver");
+          } else if ("parameters".equals(o) && ot != JsonToken.VALUE_NULL) {
+            java.io.StringWriter w = new java.io.StringWriter();
+            try (com.fasterxml.jackson.core.JsonGenerator g = json.createGenerator(w)) {
+              g.copyCurrentStructure(p);
+            }
+            parameters = w.toString();
+            expect(parameters.length() <= MAX_PARAMETERS_CHARS, "config.opaque.parameters is longer than "
+                + MAX_PARAMETERS_CHARS + " characters");
+          } else {
+            p.skipChildren();
+          }
+        }
+      } else {
+        p.skipChildren();
+      }
+    }
+    return driver == null || parameters == null ? java.util.Optional.empty()
+        : java.util.Optional.of(new Opaque(driver, List.copyOf(requests), parameters));
   }
 
   /**

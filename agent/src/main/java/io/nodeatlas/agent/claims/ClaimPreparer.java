@@ -6,6 +6,8 @@ import io.nodeatlas.agent.shares.ShareEdits;
 import io.nodeatlas.agent.shares.SharePlanner;
 import io.nodeatlas.agent.shares.SharedDevice;
 import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.share.DeviceRealiser;
+import io.nodeatlas.discovery.share.Placement;
 import io.nodeatlas.discovery.share.Share;
 import io.nodeatlas.discovery.share.SharePlacer;
 import java.io.IOException;
@@ -313,8 +315,15 @@ public final class ClaimPreparer {
       return ClaimResult.failed(e.getMessage());
     }
     long t1 = System.nanoTime();
+    // What the devices' families made real for this claim (a MIG instance), undone unless recorded.
+    Map<String, Placement> realised = new LinkedHashMap<>();
+    boolean committed = false;
     try {
-      SpecPlan plan = plan(reserved);
+      String notReal = realise(reserved, realised);
+      if (notReal != null) {
+        return ClaimResult.failed(notReal);
+      }
+      SpecPlan plan = plan(reserved, realised);
       if (budget.over()) {
         return stopped(budget);
       }
@@ -325,7 +334,7 @@ public final class ClaimPreparer {
         return ClaimResult.failed("cannot write the CDI spec: " + e.getMessage());
       }
       long t2 = System.nanoTime();
-      List<PreparedDevice> prepared = prepared(reserved, plan, cdiIds);
+      List<PreparedDevice> prepared = prepared(reserved, plan, cdiIds, realised);
       if (budget.over()) {
         // The spec is written but not recorded: take it back, so nothing of a claim we answer with an
         // error stays behind.
@@ -336,6 +345,7 @@ public final class ClaimPreparer {
       if (failed != null) {
         return ClaimResult.failed(failed);
       }
+      committed = true;
       if (LOG.isDebugEnabled()) {
         // Where a Prepare's time goes (bench/agent-load.sh reads these at -v 1): the API read, our own checks,
         // the CDI spec write and the checkpoint commit, in microseconds.
@@ -345,7 +355,109 @@ public final class ClaimPreparer {
       }
       return ClaimResult.ok(prepared);
     } finally {
+      if (!committed) {
+        unrealise(claim, realised);
+      }
       release(reserved);
+    }
+  }
+
+  /**
+   * Has each exclusive device whose family makes it real at Prepare made real for the claim
+   * ({@link DeviceRealiser}), into {@code realised}; null when done, else why not (what was made stays in
+   * {@code realised}, to be undone).
+   */
+  private String realise(Reservation r, Map<String, Placement> realised) {
+    for (String name : r.exclusive()) {
+      Device device = r.byName().get(name).device();
+      Optional<DeviceRealiser> family = families.realiser(device);
+      if (family.isEmpty()) {
+        continue;
+      }
+      try {
+        List<String> configs = r.ours().stream().filter(x -> x.device().equals(name))
+            .flatMap(x -> x.configs().stream()).distinct().toList();
+        Placement record = family.get().realise(r.claim().uid(), device, configs);
+        if (!record.empty()) {
+          realised.put(name, record);
+        }
+      } catch (DeviceRealiser.RealiseException e) {
+        return "device " + name + ": " + e.getMessage();
+      }
+    }
+    return null;
+  }
+
+  /** Undoes what was made real for a claim that is not recorded; a failure is logged (the family's start cleans it). */
+  private void unrealise(ClaimRef claim, Map<String, Placement> realised) {
+    realised.forEach((device, record) -> {
+      try {
+        unrealiseRecord(claim.uid(), device, record);
+      } catch (DeviceRealiser.RealiseException | RuntimeException e) {
+        LOG.warn("cannot undo what was made for an unrecorded claim claim={} device={} err=\"{}\"", claim, device,
+            e.getMessage());
+      }
+    });
+  }
+
+  /** Hands {@code record} to the family it is of; a record no family knows is logged and left. */
+  private void unrealiseRecord(String uid, String device, Placement record) throws DeviceRealiser.RealiseException {
+    for (DeviceRealiser r : families.realisers()) {
+      if (r.unrealise(uid, device, record)) {
+        return;
+      }
+    }
+    LOG.warn("no installed family knows the record of a prepared device claimUid={} device={} version={}", uid, device,
+        record.version());
+  }
+
+  /**
+   * At start, before serving: each family that makes devices real gets the records of the checkpoint's claims
+   * and every claim UID, undoes what it made for claims gone (a crash before the commit), and re-makes what is
+   * gone for live ones (a reboot); a changed record replaces the old one, and the claim's spec is removed so the
+   * kubelet's next Prepare writes it again with the new record's edits.
+   */
+  public void reconcileRealised() {
+    if (families.realisers().isEmpty()) {
+      return;
+    }
+    List<DeviceRealiser.Realised> live = new ArrayList<>();
+    java.util.Set<String> uids = new java.util.TreeSet<>();
+    for (PreparedClaim c : checkpoint.all()) {
+      uids.add(c.claim().uid());
+      for (PreparedDevice d : c.devices()) {
+        if (!d.isShare() && !d.placementOrNone().empty()) {
+          live.add(new DeviceRealiser.Realised(c.claim().uid(), d.device(), d.placementOrNone()));
+        }
+      }
+    }
+    for (DeviceRealiser r : families.realisers()) {
+      List<DeviceRealiser.Realised> changed;
+      try {
+        changed = r.reconcile(List.copyOf(live), java.util.Set.copyOf(uids));
+      } catch (RuntimeException e) {
+        LOG.warn("a family could not reconcile what it made err=\"{}\"", e.toString());
+        continue;
+      }
+      for (DeviceRealiser.Realised ch : changed) {
+        Optional<PreparedClaim> c = checkpoint.get(ch.claimUid());
+        if (c.isEmpty()) {
+          continue;
+        }
+        List<PreparedDevice> devices = new ArrayList<>();
+        for (PreparedDevice d : c.get().devices()) {
+          devices.add(!d.isShare() && d.device().equals(ch.device()) ? new PreparedDevice(d.requestNames(), d.pool(),
+              d.device(), d.cdiDeviceIds(), "", Map.of(), ch.record()) : d);
+        }
+        try {
+          checkpoint.put(new PreparedClaim(c.get().claim(), devices));
+          specs.remove(ch.claimUid());
+          LOG.info("re-made a prepared device claim={} device={}", c.get().claim(), ch.device());
+        } catch (IOException e) {
+          LOG.warn("cannot record a re-made device claim={} device={} err=\"{}\"", c.get().claim(), ch.device(),
+              e.getMessage());
+        }
+      }
     }
   }
 
@@ -428,7 +540,7 @@ public final class ClaimPreparer {
   private record SpecPlan(List<Device> devices, Map<String, String> shareDeviceNames) {}
 
   /** The spec holds each exclusive device as published, and one device per share with the families' edits. */
-  private SpecPlan plan(Reservation r) {
+  private SpecPlan plan(Reservation r, Map<String, Placement> realised) {
     List<ShareEdits.Placed> placed = new ArrayList<>();
     Map<String, String> shareDeviceNames = new HashMap<>();
     for (Share s : new java.util.LinkedHashSet<>(r.shares().values())) {
@@ -439,21 +551,23 @@ public final class ClaimPreparer {
     for (AllocatedDevice a : r.ours()) {
       if (!r.shares().containsKey(a) && !shareDeviceNames.containsValue(a.device())
           && whole.stream().noneMatch(x -> x.name().equals(a.device()))) {
-        whole.add(r.byName().get(a.device()).device());
+        whole.add(realisedEdits(r.byName().get(a.device()).device(), realised.getOrDefault(a.device(), Placement.NONE)));
       }
     }
     return new SpecPlan(shareEdits.devices(placed, whole), shareDeviceNames);
   }
 
   /** The claim's devices as the kubelet gets them and the checkpoint records them, with their CDI ids. */
-  private static List<PreparedDevice> prepared(Reservation r, SpecPlan plan, Map<String, List<String>> cdiIds) {
+  private static List<PreparedDevice> prepared(Reservation r, SpecPlan plan, Map<String, List<String>> cdiIds,
+      Map<String, Placement> realised) {
     List<PreparedDevice> prepared = new ArrayList<>();
     for (AllocatedDevice a : r.ours()) {
       Share s = r.shares().get(a);
       if (s == null) {
-        mergeInto(prepared, a, null, cdiIds.getOrDefault(a.device(), List.of()));
+        mergeInto(prepared, a, null, cdiIds.getOrDefault(a.device(), List.of()), realised.get(a.device()));
       } else {
-        mergeInto(prepared, a, s, cdiIds.getOrDefault(plan.shareDeviceNames().get(s.device() + "\n" + s.shareId()), List.of()));
+        mergeInto(prepared, a, s, cdiIds.getOrDefault(plan.shareDeviceNames().get(s.device() + "\n" + s.shareId()), List.of()),
+            null);
       }
     }
     return prepared;
@@ -595,7 +709,7 @@ public final class ClaimPreparer {
       if (d.isShare()) {
         placed.add(new ShareEdits.Placed(device, ShareRecords.held(known.claim().uid(), d)));
       } else {
-        others.add(device.device());
+        others.add(realisedEdits(device.device(), d.placementOrNone()));
       }
     }
     return shareEdits.devices(placed, others);
@@ -605,7 +719,13 @@ public final class ClaimPreparer {
    * Results for the same device (and the same share) under different requests become one entry with
    * both request names; the kubelet matches devices to containers by request name.
    */
-  private static void mergeInto(List<PreparedDevice> prepared, AllocatedDevice a, Share share, List<String> cdiIds) {
+  /** A device held whole as its container gets it: with its family's edits for what was made real for it. */
+  private Device realisedEdits(Device device, Placement record) {
+    return record.empty() ? device : families.realiser(device).map(f -> f.containerEdits(device, record)).orElse(device);
+  }
+
+  private static void mergeInto(List<PreparedDevice> prepared, AllocatedDevice a, Share share, List<String> cdiIds,
+      Placement realised) {
     String shareId = share == null ? "" : share.shareId();
     for (int i = 0; i < prepared.size(); i++) {
       PreparedDevice p = prepared.get(i);
@@ -620,7 +740,7 @@ public final class ClaimPreparer {
       }
     }
     if (share == null) {
-      prepared.add(new PreparedDevice(List.of(a.baseRequest()), a.pool(), a.device(), cdiIds));
+      prepared.add(new PreparedDevice(List.of(a.baseRequest()), a.pool(), a.device(), cdiIds, "", Map.of(), realised));
     } else {
       prepared.add(ShareRecords.prepared(List.of(a.baseRequest()), a.pool(), share, cdiIds));
     }
@@ -642,10 +762,20 @@ public final class ClaimPreparer {
       // not know the claim: a crash between writing the spec and recording the claim, or between these two
       // steps, leaves a spec behind that only this call (repeated by the kubelet until it succeeds) removes.
       specs.checkDirectory();
+      // What a family made real for the claim goes first: while that fails the claim stays recorded, and the
+      // kubelet's repeated Unprepare tries again.
+      Optional<PreparedClaim> known = checkpoint.get(claim.uid());
+      if (known.isPresent()) {
+        for (PreparedDevice d : known.get().devices()) {
+          if (!d.isShare() && !d.placementOrNone().empty()) {
+            unrealiseRecord(claim.uid(), d.device(), d.placementOrNone());
+          }
+        }
+      }
       checkpoint.remove(claim.uid());
       specs.remove(claim.uid());
       return "";
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | DeviceRealiser.RealiseException | RuntimeException e) {
       return "cannot unprepare: " + e.getMessage();
     }
   }

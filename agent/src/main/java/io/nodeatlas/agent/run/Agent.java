@@ -10,14 +10,18 @@ import io.nodeatlas.agent.ops.HealthEndpoints;
 import io.nodeatlas.agent.ops.Notifier;
 import io.nodeatlas.discovery.health.HealthCheck;
 import io.nodeatlas.discovery.report.NodeReport;
+import io.nodeatlas.discovery.share.DeviceRealiser;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +59,7 @@ public final class Agent implements AutoCloseable {
   private HealthEndpoints http;
   private List<HealthCheck> healthChecks = List.of();
   private Duration healthInterval = Duration.ofSeconds(10);
+  private Function<Path, Map<String, DeviceRealiser>> deviceRealisers = dir -> Map.of();
   private Instant nextDiscovery = Instant.EPOCH;
 
   public Agent(AgentSettings settings, Supplier<NodeReport> discovery, KubernetesClient client, Notifier notifier,
@@ -87,6 +92,12 @@ public final class Agent implements AutoCloseable {
     return this;
   }
 
+  /** The families that make devices real at Prepare, from their journals' directory; call before {@link #start()}. */
+  public Agent deviceRealisers(Function<Path, Map<String, DeviceRealiser>> make) {
+    this.deviceRealisers = make;
+    return this;
+  }
+
   /** The device health monitor (cluster mode, after {@link #start()}). */
   public Optional<DeviceHealthMonitor> health() {
     return Optional.ofNullable(cluster).map(c -> c.health);
@@ -113,6 +124,7 @@ public final class Agent implements AutoCloseable {
 
   private void startCluster() throws IOException, CorruptCheckpointException {
     cluster = new ClusterParts(settings, client, inventory, specStore, metrics, clock);
+    cluster.deviceRealisers = deviceRealisers;
     cluster.start(healthChecks, healthInterval, new ClusterParts.Loop(this::requestPublish, this::requestDiscovery));
     slices = cluster.slices;
     readiness.cluster(slices, cluster.claims, cluster.kubelet, handOver);

@@ -107,6 +107,7 @@ public final class AgentLauncher {
             SdNotifier.watchdogInterval(b.environment, ProcessHandle.current().pid()), new AgentMetrics(version),
             Clock.systemUTC());
         agent.healthChecks(b.healthChecks.get(), b.healthInterval);
+        agent.deviceRealisers(b.deviceRealisers);
         LOG.info("starting nodeatlas run mode={} driver={} node={} kubeletRoot={} cdiRoot={} stateDir={} rollingUpdateUID={}",
             agent.standalone() ? "standalone" : "cluster (API server " + client.getMasterUrl() + ")", b.driverName, node,
             b.kubeletRoot, b.cdiRoot, b.stateDir,
@@ -256,6 +257,15 @@ public final class AgentLauncher {
     private Duration lockWait = AgentSettings.DEFAULT_LOCK_WAIT;
     private Supplier<DeviceDiscovery> reload;
     private Supplier<List<io.nodeatlas.discovery.health.HealthCheck>> healthChecks = List::of;
+    private java.util.function.Function<Path, java.util.Map<String, io.nodeatlas.discovery.share.DeviceRealiser>>
+        deviceRealisers = dir -> java.util.Map.of();
+
+    /** The families that make devices real at Prepare, by source name, from their journal directory. */
+    public Builder deviceRealisers(
+        java.util.function.Function<Path, java.util.Map<String, io.nodeatlas.discovery.share.DeviceRealiser>> v) {
+      deviceRealisers = v == null ? dir -> java.util.Map.of() : v;
+      return this;
+    }
     private Duration healthInterval = Duration.ofSeconds(10);
 
     private Builder() {}

@@ -125,13 +125,18 @@ final class ClusterParts implements AutoCloseable {
     claims.guardWrites(lock);
   }
 
+  /** The families that make devices real at Prepare, from the directory of their journals; set before start. */
+  java.util.function.Function<java.nio.file.Path, java.util.Map<String, io.nodeatlas.discovery.share.DeviceRealiser>>
+      deviceRealisers = dir -> java.util.Map.of();
+
   private void readState() throws IOException, CorruptCheckpointException {
     specStore.removeStaleTemporaryFiles().forEach(p -> LOG.info("removed temporary file of a killed writer file={}", p));
     if (checkpoint == null) {
       checkpoint = Checkpoint.open(settings.checkpointFile());
     }
     LOG.info("checkpoint loaded file={} claims={}", checkpoint.file(), checkpoint.all().size());
-    Families families = Families.installed(Agent.class.getClassLoader(), new SharePlacer.Settings(settings.hookPath()));
+    Families families = Families.installed(Agent.class.getClassLoader(), new SharePlacer.Settings(settings.hookPath()))
+        .withRealisers(deviceRealisers.apply(settings.stateDir().resolve("families")));
     // A rolling update's call lock is released when the call returns: its claims then run on the calling
     // thread only, so that no helper thread of a call that ran out of budget still commits after it.
     ClaimWorkers workers = settings.rollingUpdate() ? ClaimWorkers.inline()
@@ -141,6 +146,8 @@ final class ClusterParts implements AutoCloseable {
     claims = new ClaimKeeper(settings, client, inventory, specStore, checkpoint, preparer, apiCalls);
     claims.checkLostCheckpoint();
     if (claims.lostCheckpoint() == null) {
+      // Before the boot is recorded: a re-made device's record is written while its claim is still confirmed.
+      preparer.reconcileRealised();
       claims.recordBoot();
     }
     claimStatus = new ClaimNetworkStatus(client, settings.driverName(), inventory, families);

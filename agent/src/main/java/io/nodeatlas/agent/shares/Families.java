@@ -3,6 +3,7 @@ package io.nodeatlas.agent.shares;
 import io.nodeatlas.discovery.engine.DiscoverySources;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.share.ClaimDevice;
+import io.nodeatlas.discovery.share.DeviceRealiser;
 import io.nodeatlas.discovery.share.SharePlacer;
 import io.nodeatlas.discovery.spi.DiscoverySource;
 import io.nodeatlas.discovery.topology.Topology;
@@ -20,10 +21,34 @@ public final class Families {
 
   private final Map<String, SharePlacer> bySource;
   private final Map<String, DiscoverySource> sources;
+  /** The families that make devices real at Prepare ({@link DeviceRealiser}), by source name. */
+  private final TreeMap<String, DeviceRealiser> realisers;
 
   public Families(Map<String, SharePlacer> bySource, Map<String, DiscoverySource> sources) {
+    this(bySource, sources, Map.of());
+  }
+
+  private Families(Map<String, SharePlacer> bySource, Map<String, DiscoverySource> sources,
+      Map<String, DeviceRealiser> realisers) {
     this.bySource = Map.copyOf(new TreeMap<>(bySource));
     this.sources = Map.copyOf(sources);
+    this.realisers = new TreeMap<>(realisers);
+  }
+
+  /** These families with {@code realisers} (by source name) making their devices real at Prepare. */
+  public Families withRealisers(Map<String, DeviceRealiser> byName) {
+    return new Families(bySource, sources, byName);
+  }
+
+  /** The family that makes {@code device} real at Prepare, if any. */
+  public Optional<DeviceRealiser> realiser(Device device) {
+    DeviceRealiser r = realisers.get(device.source());
+    return r != null && r.realises(device) ? Optional.of(r) : Optional.empty();
+  }
+
+  /** Every family that makes devices real, in source-name order. */
+  public List<DeviceRealiser> realisers() {
+    return List.copyOf(realisers.values());
   }
 
   /** The placers of the sources found on {@code loader}'s class path, their edits pointing at {@code settings}. */

@@ -221,6 +221,20 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
     return () -> sources.stream().map(s -> s.healthCheck(host)).flatMap(java.util.Optional::stream).toList();
   }
 
+  /** Each source that makes devices real at Prepare (MIG instances), by name; none for a replay. */
+  private java.util.function.Function<Path, Map<String, io.nodeatlas.discovery.share.DeviceRealiser>> realisersOf() {
+    if (value(REPLAY_REPORT) != null) {
+      return dir -> Map.of();
+    }
+    List<DiscoverySource> sources = discovery.selectedSources();
+    HostContext host = discovery.hostContext();
+    return dir -> {
+      Map<String, io.nodeatlas.discovery.share.DeviceRealiser> out = new java.util.TreeMap<>();
+      sources.forEach(s -> s.deviceRealiser(host, dir).ifPresent(r -> out.put(s.name(), r)));
+      return out;
+    };
+  }
+
   private int execute() throws Exception {
     DeviceDiscovery discover = discoveryOf();
     try {
@@ -231,7 +245,8 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
           .httpBindAddress(value(HTTP_ADDRESS)).httpPort(value(HTTP_PORT)).healthcheckPort(value(HEALTHCHECK_PORT))
           .resyncInterval(value(RESYNC_INTERVAL)).drainTimeout(value(DRAIN_TIMEOUT))
           .logFormat(value(LOG_FORMAT)).verbosity(value(VERBOSITY))
-          .discovery(discover).healthChecks(healthChecksOf(), java.time.Duration.ofSeconds(10)).environment(System.getenv())
+          .discovery(discover).healthChecks(healthChecksOf(), java.time.Duration.ofSeconds(10))
+          .deviceRealisers(realisersOf()).environment(System.getenv())
           .host(discovery.hostContext().fs()).recover(value(RECOVER)).rollingUpdateUid(value(ROLLING_UPDATE_UID))
           .lockWait(value(LOCK_WAIT))
           // SIGHUP: the config file again (flags and env still win), and the discovery it describes.

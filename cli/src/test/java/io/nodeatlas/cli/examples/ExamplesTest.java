@@ -182,6 +182,28 @@ class ExamplesTest {
   }
 
   @Test
+  void sharingConfigurationsAreOpaqueToTheSchedulerTheClaimsFitAGpu() {
+    assertThat(fits(HGX, "gpu/claim-time-sliced.yaml").out()).contains("allocation gpu -> gpu-0");
+    assertThat(fits(HGX, "gpu/claim-mps.yaml").out()).contains("allocation gpu -> gpu-0");
+  }
+
+  @Test
+  void bothTimeSlicedPodsShareTheOneClaim() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper yaml =
+        new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+    String claim = yaml.readTree(EXAMPLES.resolve("gpu/claim-time-sliced.yaml").toFile()).at("/metadata/name").asText();
+    List<String> named = new ArrayList<>();
+    try (var docs = yaml.readerFor(com.fasterxml.jackson.databind.JsonNode.class)
+        .<com.fasterxml.jackson.databind.JsonNode>readValues(EXAMPLES.resolve("gpu/pods-time-sliced.yaml").toFile())) {
+      docs.forEachRemaining(pod -> {
+        assertThat(pod.get("kind").asText()).isEqualTo("Pod");
+        named.add(pod.at("/spec/resourceClaims/0/resourceClaimName").asText());
+      });
+    }
+    assertThat(named).containsExactly(claim, claim);
+  }
+
+  @Test
   void anRdmaNicUnderTheGpusPcieRoot() {
     assertThat(fits(HGX, "rdma/claim-gpu-nic-aligned.yaml").out())
         .contains("allocation gpu -> gpu-0").contains("allocation nic -> rdma-mlx5-0")

@@ -61,6 +61,10 @@ class DaemonSetPathsTest {
       Map.entry("--config", Use.UNSET),
       Map.entry("--nvml-library", Use.UNSET),
       Map.entry("--replay-report", Use.UNSET),
+      // The GPU sharing tools (nvidia-smi, nvidia-cuda-mps-control) are found on the agent's PATH: the image
+      // does not run the driver's own binaries yet, so a claim asking for TimeSlicing or MPS fails with that reason.
+      Map.entry("--nvidia-smi", Use.UNSET),
+      Map.entry("--gpu-mps-control", Use.UNSET),
       // NFD's features.d is a directory of the host's /etc that the DaemonSet leaves alone: labels reach
       // NFD as a NodeFeature object (`nodeatlas labels --apply`) instead.
       Map.entry("--features-dir", Use.UNSET));

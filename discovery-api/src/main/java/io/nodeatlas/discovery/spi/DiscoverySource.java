@@ -74,6 +74,17 @@ public interface DiscoverySource {
   }
 
   /**
+   * The part of this family that makes an allocated device real at Prepare and undoes it at Unprepare
+   * ({@link io.nodeatlas.discovery.share.DeviceRealiser}: a MIG instance created at the allocated
+   * placement), reading the host through {@code host} and keeping what it must remember across a crash
+   * under {@code stateDir} (a directory of its own the agent gives it); none by default.
+   */
+  default java.util.Optional<io.nodeatlas.discovery.share.DeviceRealiser> deviceRealiser(HostContext host,
+      java.nio.file.Path stateDir) {
+    return java.util.Optional.empty();
+  }
+
+  /**
    * The network interface of one of this family's devices, for its claim's status once prepared
    * (KEP-4817); empty for a device without one (the default).
    */

@@ -72,6 +72,22 @@ public final class GpuDiscoverySource implements DiscoverySource {
       "Publish each MIG-capable GPU with MIG mode on as shared counters and one device per MIG profile and "
           + "placement (partitionable devices, KEP-4815), created when a claim is prepared.");
 
+  /**
+   * {@code --nvidia-smi}: the tool that sets a GPU's compute time slice for a claim whose
+   * {@link GpuConfig} asks for TimeSlicing ({@code compute-policy --set-timeslice}); unset: {@code nvidia-smi}
+   * on the agent's PATH.
+   */
+  public static final SourceSetting NVIDIA_SMI = SourceSetting.path(NAME, "nvidiaSmi", "--nvidia-smi",
+      "NODEATLAS_NVIDIA_SMI",
+      "The nvidia-smi that sets a GPU's compute time slice for claims configured for TimeSlicing "
+          + "(unset: nvidia-smi on the PATH).");
+
+  /** {@code --gpu-mps-control}: the MPS control tool started for a claim configured for MPS. */
+  public static final SourceSetting MPS_CONTROL = SourceSetting.path(NAME, "mpsControl", "--gpu-mps-control",
+      "NODEATLAS_GPU_MPS_CONTROL",
+      "The nvidia-cuda-mps-control that runs one MPS control daemon per GPU of a claim configured for MPS "
+          + "(unset: nvidia-cuda-mps-control on the PATH).");
+
   private final NvmlLoader loader;
 
   /** For {@link java.util.ServiceLoader}: NVML located from the host's {@code gpu.*} options. */
@@ -95,7 +111,7 @@ public final class GpuDiscoverySource implements DiscoverySource {
 
   @Override
   public List<SourceSetting> settings() {
-    return List.of(DRIVER_ROOT, CONTAINER_DRIVER_ROOT, NVML_LIBRARY, MIG_PARTITIONS);
+    return List.of(DRIVER_ROOT, CONTAINER_DRIVER_ROOT, NVML_LIBRARY, MIG_PARTITIONS, NVIDIA_SMI, MPS_CONTROL);
   }
 
   @Override
@@ -129,6 +145,18 @@ public final class GpuDiscoverySource implements DiscoverySource {
     } catch (NvmlException e) {
       return java.util.Optional.empty();
     }
+  }
+
+  /**
+   * The claim-time work on GPUs held whole ({@link GpuRealiser}): a partition's MIG instance created at
+   * Prepare and destroyed at Unprepare ({@link MigRealiser}, journalled under {@code stateDir}), and the
+   * claim's {@link GpuConfig} sharing (time slice, MPS daemon under {@code stateDir}).
+   */
+  @Override
+  public Optional<io.nodeatlas.discovery.share.DeviceRealiser> deviceRealiser(HostContext host, java.nio.file.Path stateDir) {
+    GpuSharing sharing = new GpuSharing(host.options().get(NVIDIA_SMI).orElse("nvidia-smi"),
+        host.options().get(MPS_CONTROL).orElse("nvidia-cuda-mps-control"), stateDir);
+    return Optional.of(new GpuRealiser(new MigRealiser(loader, host, stateDir), sharing));
   }
 
   /** The GPUs' device nodes, and a device plugin that would count the same GPUs twice. */

@@ -172,8 +172,9 @@ public final class MigPartitions {
             .capacity(GpuDevices.ENCODERS, i.encoderCount())
             .capacity(GpuDevices.JPEG_ENGINES, i.jpegCount())
             .capacity(GpuDevices.OFA_ENGINES, i.ofaCount());
-        // No container edits yet: the instance exists only once a claim's Prepare creates it (issue 34's
-        // claim-time side), which then gives the container its capability nodes.
+        // The parent's node, control nodes and driver files; the instance exists only once a claim's Prepare
+        // creates it (MigRealiser), which adds its capability nodes.
+        d.containerEdits(parent.containerEdits());
         partitions.add(d.build().withCounters(List.of(), List.of(new CounterConsumption(setName, uses))));
       }
     }

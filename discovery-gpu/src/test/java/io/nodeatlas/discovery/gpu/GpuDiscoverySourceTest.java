@@ -541,7 +541,14 @@ class GpuDiscoverySourceTest {
   @Test
   void declaresItsSettingsAndReadsThemUnderTheirKeys() throws Exception {
     assertThat(source.settings()).containsExactly(GpuDiscoverySource.DRIVER_ROOT,
-        GpuDiscoverySource.CONTAINER_DRIVER_ROOT, GpuDiscoverySource.NVML_LIBRARY, GpuDiscoverySource.MIG_PARTITIONS);
+        GpuDiscoverySource.CONTAINER_DRIVER_ROOT, GpuDiscoverySource.NVML_LIBRARY, GpuDiscoverySource.MIG_PARTITIONS,
+        GpuDiscoverySource.NVIDIA_SMI, GpuDiscoverySource.MPS_CONTROL);
+    SourceSetting mps = GpuDiscoverySource.MPS_CONTROL;
+    assertThat(List.of(mps.key(), mps.flag(), mps.env(), mps.type()))
+        .containsExactly("gpu.mpsControl", "--gpu-mps-control", "NODEATLAS_GPU_MPS_CONTROL", SourceSetting.Type.PATH);
+    SourceSetting smi = GpuDiscoverySource.NVIDIA_SMI;
+    assertThat(List.of(smi.key(), smi.flag(), smi.env(), smi.type()))
+        .containsExactly("gpu.nvidiaSmi", "--nvidia-smi", "NODEATLAS_NVIDIA_SMI", SourceSetting.Type.PATH);
     SourceSetting partitions = GpuDiscoverySource.MIG_PARTITIONS;
     assertThat(List.of(partitions.key(), partitions.flag(), partitions.env(), partitions.type(), partitions.defaultValue()))
         .containsExactly("gpu.migPartitions", "--gpu-mig-partitions", "NODEATLAS_GPU_MIG_PARTITIONS",

@@ -41,6 +41,14 @@ public final class JnaNvmlLibrary implements NvmlLibrary {
   private static final int NAME_V2_BUFFER = 96;
   /** {@code nvmlGpuInstancePlacement_t}: start, size. */
   private static final int PLACEMENT_SIZE = 8;
+  /** {@code nvmlGpuInstanceInfo_t}: device pointer, id@8, profileId@12, placement (start@16, size@20). */
+  private static final int GI_INFO_SIZE = 24;
+  /** {@code nvmlComputeInstanceInfo_t}: device pointer, gpuInstance pointer, id@16, profileId@20, placement@24. */
+  private static final int CI_INFO_SIZE = 32;
+  /** {@code nvmlComputeInstanceProfileInfo_v2_t}: ten unsigned ints (version, id, sliceCount, instanceCount,
+   * SMs, CE, DEC, ENC, JPEG, OFA) and name[96]@40. */
+  private static final int CI_PROFILE_INFO_V2_SIZE = 136;
+  private static final int CI_PROFILE_INFO_V2_VERSION = CI_PROFILE_INFO_V2_SIZE | (2 << 24);
   /** {@code nvmlEventData_t}: device pointer, eventType, eventData (8 bytes each), gpuInstanceId, computeInstanceId. */
   private static final int EVENT_DATA_SIZE = 32;
   /** Longest single wait: a health poll must come back (the kubelet's and the agent's loops wait on it). */
@@ -379,6 +387,103 @@ public final class JnaNvmlLibrary implements NvmlLibrary {
     public int gpuInstanceRemainingCapacity(NvmlDevice gpu, int profileId) throws NvmlException {
       return integer("nvmlDeviceGetGpuInstanceRemainingCapacity",
           out -> nvml.nvmlDeviceGetGpuInstanceRemainingCapacity(handle(gpu), profileId, out));
+    }
+
+    @Override
+    public GpuInstance createGpuInstance(NvmlDevice gpu, int profileId, Placement placement) throws NvmlException {
+      try (Memory m = new Memory(PLACEMENT_SIZE)) {
+        m.setInt(0, placement.start());
+        m.setInt(4, placement.size());
+        PointerByReference out = new PointerByReference();
+        check("nvmlDeviceCreateGpuInstanceWithPlacement",
+            call(() -> nvml.nvmlDeviceCreateGpuInstanceWithPlacement(handle(gpu), profileId, m, out)));
+        return new GpuInstance(Pointer.nativeValue(out.getValue()));
+      }
+    }
+
+    @Override
+    public GpuInstance gpuInstanceById(NvmlDevice gpu, int id) throws NvmlException {
+      PointerByReference out = new PointerByReference();
+      check("nvmlDeviceGetGpuInstanceById", call(() -> nvml.nvmlDeviceGetGpuInstanceById(handle(gpu), id, out)));
+      return new GpuInstance(Pointer.nativeValue(out.getValue()));
+    }
+
+    @Override
+    public java.util.List<GpuInstance> gpuInstances(NvmlDevice gpu, int profileId, int max) throws NvmlException {
+      int size = Math.max(1, Math.min(max, Placement.MAX_PLACEMENTS));
+      try (Memory m = new Memory((long) size * Native.POINTER_SIZE)) {
+        m.clear();
+        IntByReference count = new IntByReference(size);
+        check("nvmlDeviceGetGpuInstances", call(() -> nvml.nvmlDeviceGetGpuInstances(handle(gpu), profileId, m, count)));
+        int got = Math.min(size, Math.max(0, count.getValue()));
+        java.util.List<GpuInstance> out = new java.util.ArrayList<>(got);
+        for (int i = 0; i < got; i++) {
+          out.add(new GpuInstance(Pointer.nativeValue(m.getPointer((long) i * Native.POINTER_SIZE))));
+        }
+        return java.util.List.copyOf(out);
+      }
+    }
+
+    @Override
+    public GpuInstanceInfo gpuInstanceInfo(GpuInstance gi) throws NvmlException {
+      try (Memory m = new Memory(GI_INFO_SIZE)) {
+        m.clear();
+        check("nvmlGpuInstanceGetInfo", call(() -> nvml.nvmlGpuInstanceGetInfo(new Pointer(gi.handle()), m)));
+        return new GpuInstanceInfo(m.getInt(8), m.getInt(12), new Placement(m.getInt(16), m.getInt(20)));
+      }
+    }
+
+    @Override
+    public void destroyGpuInstance(GpuInstance gi) throws NvmlException {
+      check("nvmlGpuInstanceDestroy", call(() -> nvml.nvmlGpuInstanceDestroy(new Pointer(gi.handle()))));
+    }
+
+    @Override
+    public ComputeInstanceProfile computeInstanceProfile(GpuInstance gi, int profileIndex) throws NvmlException {
+      try (Memory m = new Memory(CI_PROFILE_INFO_V2_SIZE)) {
+        m.clear();
+        m.setInt(0, CI_PROFILE_INFO_V2_VERSION);
+        check("nvmlGpuInstanceGetComputeInstanceProfileInfoV",
+            call(() -> nvml.nvmlGpuInstanceGetComputeInstanceProfileInfoV(new Pointer(gi.handle()), profileIndex, 0, m)));
+        byte[] name = m.getByteArray(40, NAME_V2_BUFFER);
+        int end = 0;
+        while (end < name.length && name[end] != 0) {
+          end++;
+        }
+        return new ComputeInstanceProfile(profileIndex, m.getInt(4), m.getInt(8), m.getInt(12), m.getInt(16),
+            new String(name, 0, end, StandardCharsets.UTF_8));
+      }
+    }
+
+    @Override
+    public ComputeInstance createComputeInstance(GpuInstance gi, int profileId) throws NvmlException {
+      PointerByReference out = new PointerByReference();
+      check("nvmlGpuInstanceCreateComputeInstance",
+          call(() -> nvml.nvmlGpuInstanceCreateComputeInstance(new Pointer(gi.handle()), profileId, out)));
+      return new ComputeInstance(Pointer.nativeValue(out.getValue()));
+    }
+
+    @Override
+    public ComputeInstance computeInstanceById(GpuInstance gi, int id) throws NvmlException {
+      PointerByReference out = new PointerByReference();
+      check("nvmlGpuInstanceGetComputeInstanceById",
+          call(() -> nvml.nvmlGpuInstanceGetComputeInstanceById(new Pointer(gi.handle()), id, out)));
+      return new ComputeInstance(Pointer.nativeValue(out.getValue()));
+    }
+
+    @Override
+    public ComputeInstanceInfo computeInstanceInfo(ComputeInstance ci) throws NvmlException {
+      try (Memory m = new Memory(CI_INFO_SIZE)) {
+        m.clear();
+        check("nvmlComputeInstanceGetInfo_v2",
+            call(() -> nvml.nvmlComputeInstanceGetInfo_v2(new Pointer(ci.handle()), m)));
+        return new ComputeInstanceInfo(m.getLong(0), m.getInt(16), m.getInt(20));
+      }
+    }
+
+    @Override
+    public void destroyComputeInstance(ComputeInstance ci) throws NvmlException {
+      check("nvmlComputeInstanceDestroy", call(() -> nvml.nvmlComputeInstanceDestroy(new Pointer(ci.handle()))));
     }
 
     @Override

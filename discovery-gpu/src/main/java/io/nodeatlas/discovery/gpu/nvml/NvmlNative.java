@@ -85,6 +85,31 @@ interface NvmlNative extends Library {
 
   int nvmlDeviceGetGpuInstanceRemainingCapacity(Pointer device, int profileId, IntByReference count);
 
+  // MIG instance management (NVML API Reference, "Multi Instance GPU Management"): only the gpu family's
+  // claim-time side calls these, for instances it creates at Prepare and destroys at Unprepare.
+  // nvmlGpuInstance_t and nvmlComputeInstance_t are opaque pointers, passed by value.
+  int nvmlDeviceCreateGpuInstanceWithPlacement(Pointer device, int profileId, Pointer placement,
+      PointerByReference gpuInstance);
+
+  int nvmlDeviceGetGpuInstanceById(Pointer device, int id, PointerByReference gpuInstance);
+
+  int nvmlDeviceGetGpuInstances(Pointer device, int profileId, Pointer gpuInstances, IntByReference count);
+
+  int nvmlGpuInstanceGetInfo(Pointer gpuInstance, Pointer info);
+
+  int nvmlGpuInstanceDestroy(Pointer gpuInstance);
+
+  int nvmlGpuInstanceGetComputeInstanceProfileInfoV(Pointer gpuInstance, int profile, int engProfile, Pointer infoV2);
+
+  int nvmlGpuInstanceCreateComputeInstance(Pointer gpuInstance, int profileId, PointerByReference computeInstance);
+
+  int nvmlGpuInstanceGetComputeInstanceById(Pointer gpuInstance, int id, PointerByReference computeInstance);
+
+  /** {@code nvmlComputeInstanceGetInfo} is a macro for this. */
+  int nvmlComputeInstanceGetInfo_v2(Pointer computeInstance, Pointer info);
+
+  int nvmlComputeInstanceDestroy(Pointer computeInstance);
+
   // Events (nvml.h "Event Handling Methods"): nvmlEventSet_t is an opaque pointer, passed by value.
   int nvmlEventSetCreate(PointerByReference set);
 

@@ -97,6 +97,44 @@ public interface NvmlSession extends AutoCloseable {
   /** {@code nvmlDeviceGetGpuInstanceRemainingCapacity}: how many more instances of a profile id fit now. */
   int gpuInstanceRemainingCapacity(NvmlDevice gpu, int profileId) throws NvmlException;
 
+  /**
+   * {@code nvmlDeviceCreateGpuInstanceWithPlacement}: a GPU instance of a profile id at one of its possible
+   * placements. {@code NOT_SUPPORTED}: MIG mode off; {@code INSUFFICIENT_RESOURCES}: the placement overlaps an
+   * instance or the GPU's slices ran out; {@code INVALID_ARGUMENT}: not a possible placement of the profile.
+   */
+  GpuInstance createGpuInstance(NvmlDevice gpu, int profileId, Placement placement) throws NvmlException;
+
+  /** {@code nvmlDeviceGetGpuInstanceById}; {@code NOT_FOUND} when the GPU has no instance of that id. */
+  GpuInstance gpuInstanceById(NvmlDevice gpu, int id) throws NvmlException;
+
+  /** {@code nvmlDeviceGetGpuInstances}: the GPU instances of a profile id, at most {@code max}. */
+  java.util.List<GpuInstance> gpuInstances(NvmlDevice gpu, int profileId, int max) throws NvmlException;
+
+  /** {@code nvmlGpuInstanceGetInfo}: the instance's id, profile id and placement. */
+  GpuInstanceInfo gpuInstanceInfo(GpuInstance gi) throws NvmlException;
+
+  /** {@code nvmlGpuInstanceDestroy}; {@code IN_USE} while it has compute instances. */
+  void destroyGpuInstance(GpuInstance gi) throws NvmlException;
+
+  /**
+   * {@code nvmlGpuInstanceGetComputeInstanceProfileInfoV} with {@code nvmlComputeInstanceProfileInfo_v2_t},
+   * the shared engine profile: the compute instance profile at {@code profileIndex}
+   * ({@code NVML_COMPUTE_INSTANCE_PROFILE_*}); {@code NOT_SUPPORTED} when larger than the GPU instance.
+   */
+  ComputeInstanceProfile computeInstanceProfile(GpuInstance gi, int profileIndex) throws NvmlException;
+
+  /** {@code nvmlGpuInstanceCreateComputeInstance}; {@code INSUFFICIENT_RESOURCES} when its slices are taken. */
+  ComputeInstance createComputeInstance(GpuInstance gi, int profileId) throws NvmlException;
+
+  /** {@code nvmlGpuInstanceGetComputeInstanceById}; {@code NOT_FOUND} when there is none of that id. */
+  ComputeInstance computeInstanceById(GpuInstance gi, int id) throws NvmlException;
+
+  /** {@code nvmlComputeInstanceGetInfo_v2}: its id, profile id and MIG device handle (0 when NVML gives none). */
+  ComputeInstanceInfo computeInstanceInfo(ComputeInstance ci) throws NvmlException;
+
+  /** {@code nvmlComputeInstanceDestroy}. */
+  void destroyComputeInstance(ComputeInstance ci) throws NvmlException;
+
   /** {@code nvmlEventSetCreate}: an event set handle, to be freed with {@link #freeEventSet}. */
   long createEventSet() throws NvmlException;
 
@@ -156,6 +194,25 @@ public interface NvmlSession extends AutoCloseable {
   record Placement(int start, int size) {
     /** More placements than any GPU has memory slices is an answer we do not trust. */
     public static final int MAX_PLACEMENTS = 64;
+  }
+
+  /** An opaque {@code nvmlGpuInstance_t}, valid inside its session. */
+  record GpuInstance(long handle) {}
+
+  /** An opaque {@code nvmlComputeInstance_t}, valid inside its session. */
+  record ComputeInstance(long handle) {}
+
+  /** {@code nvmlGpuInstanceInfo_t}: id, profile id and placement. */
+  record GpuInstanceInfo(int id, int profileId, Placement placement) {}
+
+  /** {@code nvmlComputeInstanceInfo_t}: the MIG device handle (0: none given), id and profile id. */
+  record ComputeInstanceInfo(long migDevice, int id, int profileId) {}
+
+  /** {@code nvmlComputeInstanceProfileInfo_v2_t}: index asked, id (what creation takes), slices, SMs, name. */
+  record ComputeInstanceProfile(int index, int id, int sliceCount, int instanceCount, int multiprocessorCount,
+      String name) {
+    /** {@code NVML_COMPUTE_INSTANCE_PROFILE_COUNT} (nvml.h, NVML 12.x): indexes 0 to 7. */
+    public static final int INDEX_COUNT = 8;
   }
 
   /** {@code nvmlDeviceGetMigMode}'s current and pending mode. */

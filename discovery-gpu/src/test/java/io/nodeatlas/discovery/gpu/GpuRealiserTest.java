@@ -1,0 +1,179 @@
+package io.nodeatlas.discovery.gpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nodeatlas.discovery.gpu.nvml.JnaNvmlLibrary;
+import io.nodeatlas.discovery.gpu.nvml.NvmlSession;
+import io.nodeatlas.discovery.host.HostContext;
+import io.nodeatlas.discovery.host.HostFs;
+import io.nodeatlas.discovery.host.SourceOptions;
+import io.nodeatlas.discovery.model.ContainerEdits;
+import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.share.DeviceRealiser;
+import io.nodeatlas.discovery.share.Placement;
+import io.nodeatlas.discovery.testing.FixtureTree;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A claim's GPU sharing configuration at Prepare against the fake H200 and stand-ins for
+ * {@code nvidia-smi} and {@code nvidia-cuda-mps-control} (src/test/tools): the time slice set and reset,
+ * the MPS control daemon started with the claim's defaults and stopped, what the container gets, and the
+ * refusals.
+ */
+class GpuRealiserTest {
+
+  static final String GPU = "GPU-0a7d4e52-93c1-4f0e-b6a2-1c9d8e7f6a50";
+  static final String HEAD = "{\"apiVersion\":\"gpu.nodeatlas.io/v1alpha1\",\"kind\":\"GpuConfig\"";
+
+  @TempDir Path host;
+  @TempDir Path dir;
+  Path tools;
+  Path state;
+  HostContext ctx;
+  DeviceRealiser realiser;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    StringBuilder minors = new StringBuilder();
+    for (int gi = 0; gi < 15; gi++) {
+      minors.append("gpu0/gi").append(gi).append("/access ").append(100 + gi * 10).append('\n');
+      minors.append("gpu0/gi").append(gi).append("/ci0/access ").append(101 + gi * 10).append('\n');
+    }
+    FixtureTree.at(host).file("dev/nvidia0", "").file("dev/nvidiactl", "")
+        .file("proc/devices", "Character devices:\n195 nvidia-frontend\n235 nvidia-caps\n")
+        .file("proc/driver/nvidia-caps/mig-minors", minors.toString());
+    FakeNvml.h200().set("device.0.mig.mode", "1").set("mig.state", dir.resolve("mig-state").toString()).install(dir);
+    tools = Files.createDirectories(dir.resolve("tools"));
+    for (String t : List.of("fake-nvidia-smi", "fake-nvidia-cuda-mps-control")) {
+      Files.copy(Path.of("src", "test", "tools", t), tools.resolve(t), StandardCopyOption.COPY_ATTRIBUTES);
+    }
+    Map<String, String> options = new HashMap<>();
+    options.put("gpu.nvmlLibrary", FakeNvml.library().toString());
+    options.put("gpu.migPartitions", "true");
+    options.put("gpu.nvidiaSmi", tools.resolve("fake-nvidia-smi").toString());
+    options.put("gpu.mpsControl", tools.resolve("fake-nvidia-cuda-mps-control").toString());
+    ctx = new HostContext(HostFs.of(host), new SourceOptions(options), Clock.systemUTC());
+    state = dir.resolve("state");
+    realiser = new GpuDiscoverySource().deviceRealiser(ctx, state).orElseThrow();
+  }
+
+  @AfterEach
+  void everyInitWasShutDown() {
+    assertThat(FakeNvml.initCount()).as("nvmlInit/nvmlShutdown pairs").isZero();
+  }
+
+  private Device device(String name) throws Exception {
+    return new GpuDiscoverySource().discover(ctx).devices().stream().filter(d -> d.name().equals(name)).findFirst()
+        .orElseThrow();
+  }
+
+  private static int gpuInstances() throws Exception {
+    try (NvmlSession nvml = JnaNvmlLibrary.load(FakeNvml.library()).init()) {
+      int n = 0;
+      for (int profile : List.of(19, 20, 15, 14, 9, 5, 0)) {
+        n += nvml.gpuInstances(nvml.deviceByIndex(0), profile, 16).size();
+      }
+      return n;
+    }
+  }
+
+  @Test
+  void anExclusiveWholeGpuNeedsNothing() throws Exception {
+    Device gpu = device("gpu-0");
+    assertThat(realiser.realises(gpu)).isTrue();
+    assertThat(realiser.realise("uid-1", gpu, List.of())).isEqualTo(Placement.NONE);
+    assertThat(realiser.realise("uid-1", gpu, List.of(HEAD + ",\"sharing\":{\"strategy\":\"Exclusive\"}}")))
+        .isEqualTo(Placement.NONE);
+  }
+
+  @Test
+  void timeSlicingSetsTheSliceForTheClaimAndResetsIt() throws Exception {
+    Device gpu = device("gpu-0");
+    Placement r = realiser.realise("uid-ts", gpu,
+        List.of(HEAD + ",\"sharing\":{\"strategy\":\"TimeSlicing\",\"timeSlicingConfig\":{\"interval\":\"Medium\"}}}"));
+    assertThat(Files.readString(tools.resolve("timeslice-" + GPU)).strip()).isEqualTo("2");
+    assertThat(realiser.containerEdits(gpu, r).containerEdits().env())
+        .contains("NODEATLAS_GPU_SHARING=TimeSlicing", "NODEATLAS_GPU_TIMESLICE=Medium");
+    assertThat(realiser.unrealise("uid-ts", gpu.name(), r)).isTrue();
+    assertThat(Files.readString(tools.resolve("timeslice-" + GPU)).strip()).isEqualTo("0");
+  }
+
+  @Test
+  void mpsStartsOneControlDaemonWithTheClaimsDefaultsAndStopsIt() throws Exception {
+    Device gpu = device("gpu-0");
+    Placement r = realiser.realise("uid-mps", gpu, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\",\"mpsConfig\":"
+        + "{\"defaultActiveThreadPercentage\":40,\"defaultPinnedDeviceMemoryLimit\":\"8Gi\"}}}"));
+    Path pipe = state.resolve("mps/uid-mps/pipe");
+    Path log = state.resolve("mps/uid-mps/log/control.log");
+    assertThat(Files.readString(pipe.resolve("control")).strip()).isEqualTo(GPU);
+    assertThat(Files.readAllLines(log)).containsExactly("started for " + GPU, "set_default_active_thread_percentage 40",
+        "set_default_device_pinned_mem_limit 0 8192M");
+    ContainerEdits edits = realiser.containerEdits(gpu, r).containerEdits();
+    assertThat(edits.env()).contains("NODEATLAS_GPU_SHARING=MPS", "CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps",
+        "CUDA_MPS_LOG_DIRECTORY=/tmp/nvidia-mps-log", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=40",
+        "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=8192M");
+    assertThat(edits.mounts()).extracting(ContainerEdits.Mount::hostPath, ContainerEdits.Mount::containerPath)
+        .contains(org.assertj.core.groups.Tuple.tuple(pipe.toString(), "/tmp/nvidia-mps"),
+            org.assertj.core.groups.Tuple.tuple(state.resolve("mps/uid-mps/log").toString(), "/tmp/nvidia-mps-log"));
+    assertThat(edits.deviceNodes()).extracting(ContainerEdits.DeviceNode::path).contains("/dev/nvidia0");
+    assertThat(realiser.unrealise("uid-mps", gpu.name(), r)).isTrue();
+    assertThat(state.resolve("mps/uid-mps")).doesNotExist();
+  }
+
+  @Test
+  void mpsOnAMigPartitionCreatesTheInstanceAndTheDaemonAndUndoesBoth() throws Exception {
+    Device part = device("gpu-0-mig-3g-71gb-4");
+    Placement r = realiser.realise("uid-mig", part, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}"));
+    assertThat(gpuInstances()).isEqualTo(1);
+    assertThat(state.resolve("mps/uid-mig/pipe/control")).exists();
+    ContainerEdits edits = realiser.containerEdits(part, r).containerEdits();
+    assertThat(edits.deviceNodes()).extracting(ContainerEdits.DeviceNode::path)
+        .contains("/dev/nvidia-caps/nvidia-cap110", "/dev/nvidia-caps/nvidia-cap111");
+    assertThat(edits.env()).contains("CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps");
+    assertThat(realiser.unrealise("uid-mig", part.name(), r)).isTrue();
+    assertThat(gpuInstances()).isZero();
+    assertThat(state.resolve("mps/uid-mig")).doesNotExist();
+  }
+
+  @Test
+  void refusalsLeaveNothingBehind() throws Exception {
+    Device part = device("gpu-0-mig-1g-18gb-0");
+    assertThatThrownBy(() -> realiser.realise("uid-x", part,
+        List.of(HEAD + ",\"sharing\":{\"strategy\":\"TimeSlicing\"}}")))
+        .hasMessageContaining("TimeSlicing applies to a whole GPU");
+    assertThatThrownBy(() -> realiser.realise("uid-x", device("gpu-0"), List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\","
+        + "\"mpsConfig\":{\"defaultActiveThreadPercentage\":0}}}")))
+        .hasMessageContaining("GPU configuration (gpu.nodeatlas.io/v1alpha1 GpuConfig)").hasMessageContaining("from 1 to 100");
+    // The MPS daemon of this claim cannot start (a second start fails): the MIG instance made for it goes again.
+    Files.createDirectories(state.resolve("mps/uid-x/pipe"));
+    Files.writeString(state.resolve("mps/uid-x/pipe/control"), "someone\n");
+    Files.createDirectories(state.resolve("mps/uid-x/log"));
+    assertThatThrownBy(() -> realiser.realise("uid-x", part, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}")))
+        .hasMessageContaining("GPU sharing MPS not set up").hasMessageContaining("already running");
+    assertThat(gpuInstances()).isZero();
+  }
+
+  @Test
+  void theDaemonOfAClaimThatIsGoneIsStoppedAtStart() throws Exception {
+    Device gpu = device("gpu-0");
+    Placement kept = realiser.realise("uid-live", gpu, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}"));
+    realiser.realise("uid-gone", gpu, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}"));
+    DeviceRealiser restarted = new GpuDiscoverySource().deviceRealiser(ctx, state).orElseThrow();
+    assertThat(restarted.reconcile(List.of(new DeviceRealiser.Realised("uid-live", gpu.name(), kept)),
+        Set.of("uid-live"))).isEmpty();
+    assertThat(state.resolve("mps/uid-gone")).doesNotExist();
+    assertThat(state.resolve("mps/uid-live/pipe/control")).exists();
+  }
+}
