@@ -82,19 +82,33 @@ final class CostEstimator {
 
   private record Local(List<String> path, Size size, Entries entries) {}
 
+  /** The environment's size estimator (cel-go's {@code CostEstimator.EstimateSize}): the bound of a path or type. */
+  interface SizeBounds {
+    Optional<Size> of(List<String> path, Optional<CelType> type);
+  }
+
+  /** DRA's: what is reachable from {@code device}. */
+  static final SizeBounds DRA = (path, type) -> estimateSize(path);
+
   private final CelAbstractSyntaxTree ast;
+  private final SizeBounds bounds;
   private final Map<Long, List<String>> paths = new HashMap<>();
   private final Map<Long, Size> sizes = new HashMap<>();
   private final Map<Long, Entries> entries = new HashMap<>();
   private final Map<String, Deque<Local>> locals = new HashMap<>();
   private int depth;
 
-  private CostEstimator(CelAbstractSyntaxTree ast) {
+  private CostEstimator(CelAbstractSyntaxTree ast, SizeBounds bounds) {
     this.ast = ast;
+    this.bounds = bounds;
   }
 
   static long estimate(CelAbstractSyntaxTree ast) {
-    return new CostEstimator(ast).cost(ast.getExpr());
+    return estimate(ast, DRA);
+  }
+
+  static long estimate(CelAbstractSyntaxTree ast, SizeBounds bounds) {
+    return new CostEstimator(ast, bounds).cost(ast.getExpr());
   }
 
   private long cost(CelExpr e) {
@@ -223,6 +237,10 @@ final class CostEstimator {
     }
     if (ext != null) {
       return new Call(add(ext.cost, argSum), ext.size);
+    }
+    if (function.equals("strings.quote") && args.size() == 1) {
+      Size sz = sizeOrUnknown(args.get(0));
+      return new Call(add(factor(sz.max, STRING_TRAVERSAL), argSum), new Size(sz.min + 2, add(multiply(sz.max, 2), 2)));
     }
     switch (overload) {
       case "string_to_bytes", "bytes_to_string", "starts_with_string", "ends_with_string" -> {
@@ -375,7 +393,8 @@ final class CostEstimator {
             long el = 1;
             if (elem.get().kind() == CelKind.STRING || elem.get().kind() == CelKind.BYTES) {
               List<String> p = path(target);
-              long itemSize = p == null ? UNKNOWN : estimateSize(append(p, "@items")).map(Size::max).orElse(UNKNOWN);
+              long itemSize = bounds.of(p == null ? List.of() : append(p, "@items"), elem).map(Size::max)
+                  .orElse(UNKNOWN);
               el = add(el, factor(itemSize, STRING_TRAVERSAL));
             }
             return new Call(multiply(sizeOrUnknown(target).max, el), null);
@@ -425,9 +444,9 @@ final class CostEstimator {
           Size list = sizeOrUnknown(target);
           Size sz = new Size(0, 0);
           List<String> p = path(target);
-          if (type(target).map(t -> !t.parameters().isEmpty()).orElse(false)) {
-            Size item = p == null ? Size.UNKNOWN_SIZE
-                : estimateSize(append(p, "@items")).orElse(Size.UNKNOWN_SIZE);
+          Optional<CelType> elem = type(target).filter(t -> !t.parameters().isEmpty()).map(t -> t.parameters().get(0));
+          if (elem.isPresent()) {
+            Size item = bounds.of(p == null ? List.of() : append(p, "@items"), elem).orElse(Size.UNKNOWN_SIZE);
             sz = list.times(item);
           }
           if (!args.isEmpty()) {
@@ -667,8 +686,8 @@ final class CostEstimator {
       default -> { }
     }
     List<String> p = path(e);
-    if (p != null && !(e.getKind() == CelExpr.ExprKind.Kind.IDENT && isAccumulator(e.ident().name()))) {
-      Optional<Size> est = estimateSize(p);
+    {
+      Optional<Size> est = bounds.of(p == null ? List.of() : p, type(e));
       if (est.isPresent()) {
         sizes.put(e.id(), est.get());
         return est.get();

@@ -168,6 +168,11 @@ public final class DraCelEnvironment {
    * Compiles a selector as the API server validates it; the exception carries the first error's position.
    */
   public CompiledSelector compile(String expression) throws SelectorCompileException {
+    return compile(expression, CostEstimator.DRA);
+  }
+
+  /** {@link #compile(String)} with another size estimator (upstream's library tests bound strings at 12). */
+  CompiledSelector compile(String expression, CostEstimator.SizeBounds bounds) throws SelectorCompileException {
     int bytes = expression.getBytes(StandardCharsets.UTF_8).length;
     if (bytes > MAX_EXPRESSION_BYTES) {
       throw new SelectorCompileException("expression is " + bytes + " bytes, the API allows at most "
@@ -178,7 +183,7 @@ public final class DraCelEnvironment {
     if (!result.equals(SimpleType.BOOL) && !result.equals(SimpleType.DYN) && !result.equals(SimpleType.ANY)) {
       throw new SelectorCompileException("must evaluate to bool or the unknown type, not " + result.name(), 1, 1);
     }
-    long estimate = CostEstimator.estimate(ast);
+    long estimate = CostEstimator.estimate(ast, bounds);
     if (estimate > MAX_COST) {
       throw new SelectorCompileException("too complex: estimated cost " + estimate + " exceeds the limit of "
           + MAX_COST, 1, 1);
@@ -188,6 +193,11 @@ public final class DraCelEnvironment {
     } catch (dev.cel.common.CelException e) {
       throw new SelectorCompileException("program instantiation failed: " + e.getMessage(), 0, 0);
     }
+  }
+
+  /** The worst-case cost of any expression of this environment, whatever its result type. */
+  long estimate(String expression, CostEstimator.SizeBounds bounds) throws SelectorCompileException {
+    return CostEstimator.estimate(parseAndCheck(expression), bounds);
   }
 
   /** cel-java's parse and type check, on a thread with {@link #COMPILE_STACK_BYTES} of stack. */

@@ -311,6 +311,9 @@ final class KubernetesLibraries {
     if (a instanceof com.google.protobuf.ByteString x && b instanceof com.google.protobuf.ByteString y) {
       return com.google.protobuf.ByteString.unsignedLexicographicalComparator().compare(x, y);
     }
+    if (a instanceof dev.cel.common.values.CelByteString x && b instanceof dev.cel.common.values.CelByteString y) {
+      return dev.cel.common.values.CelByteString.unsignedLexicographicalComparator().compare(x, y);
+    }
     if (a instanceof String x && b instanceof String y) {
       return compareUtf8(x, y);
     }
