@@ -183,7 +183,13 @@ public final class DraCelEnvironment {
     if (!result.equals(SimpleType.BOOL) && !result.equals(SimpleType.DYN) && !result.equals(SimpleType.ANY)) {
       throw new SelectorCompileException("must evaluate to bool or the unknown type, not " + result.name(), 1, 1);
     }
-    long estimate = CostEstimator.estimate(ast, bounds);
+    long estimate;
+    try {
+      estimate = CostEstimator.estimate(ast, bounds);
+    } catch (RuntimeException e) {
+      // An AST shape the estimator does not know is a verdict on the input, not a crash.
+      throw new SelectorCompileException("cost estimation failed: " + e, 1, 1);
+    }
     if (estimate > MAX_COST) {
       throw new SelectorCompileException("too complex: estimated cost " + estimate + " exceeds the limit of "
           + MAX_COST, 1, 1);

@@ -17,9 +17,9 @@ import java.util.TreeMap;
 
 /**
  * The parts of a {@code core/v1} Pod that decide where its devices come from: {@code spec.resourceClaims},
- * the extended resources of its containers (requests, or limits where requests leave them out; the sum of
- * the app containers or the largest init container, whichever is more, as the scheduler computes a pod's
- * request), {@code spec.nodeName}, {@code spec.nodeSelector} and {@code spec.tolerations}.
+ * the resources of each init container and container (requests, or limits where requests leave them out,
+ * as the API server defaults them; their pod total as the scheduler computes a pod's request), and
+ * {@code spec.nodeName}, {@code spec.nodeSelector} and {@code spec.tolerations}.
  */
 final class PodReader {
 

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code examples/extended-resources/README.md} as written: every {@code ./nodeatlas} command there runs from
  * the repository root and prints exactly the text block that follows it (exit status 0 when every claim is
- * satisfiable, else 1). Also keeps {@code examples/nodes/cores-01.json}, the saved node in cores mode, current.
+ * satisfiable, else 1). Also keeps {@code examples/extended-resources/nodes/cores-01.json}, the saved node in cores mode, current.
  */
 class ExtendedResourceExamplesTest {
 
@@ -60,7 +60,7 @@ class ExtendedResourceExamplesTest {
 
   @Test
   void theSavedCoresNodeIsCurrent() throws Exception {
-    Path file = ROOT.resolve("examples/nodes/cores-01.json");
+    Path file = ROOT.resolve("examples/extended-resources/nodes/cores-01.json");
     String doc = new NodeReportCodec().toJson(coresNode());
     if (Boolean.getBoolean("nodeatlas.examples.write")) {
       Files.writeString(file, doc);
