@@ -157,7 +157,7 @@ class DraCelEnvironmentTest {
   @CsvSource(delimiter = '|', value = {
       "semver(\"01.1.1\") == semver(\"1.1.1\")|not a semantic version",
       "semver(\"1.0\") == semver(\"1.0.0\")|not a semantic version",
-      "quantity(\"200K\").sign() == 1|quantities must match",
+      "quantity(\"200K\").sign() == 1|unable to parse quantity's suffix",
       "quantity(\"500m\").asInteger() == 0|cannot convert value to integer",
       "device.capacity[\"nodeatlas.io\"].memory == dyn(85520809984)|no such overload",
   })
