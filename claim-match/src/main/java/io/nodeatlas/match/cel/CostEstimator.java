@@ -5,6 +5,7 @@ import dev.cel.common.ast.CelConstant;
 import dev.cel.common.ast.CelExpr;
 import dev.cel.common.types.CelKind;
 import dev.cel.common.types.CelType;
+import io.nodeatlas.match.cel.LibraryCallCosts.Call;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -23,17 +24,16 @@ import java.util.Optional;
  *       list creation 10, map creation 30, a call 1 plus its arguments unless a rule below says otherwise;
  *       strings are charged a tenth per character and regular expressions a quarter per pattern character; a
  *       comprehension costs its range size times its loop condition and step;
- *   <li>the overload estimators of cel-go's {@code ext} lists (version 3) and sets libraries;
- *   <li>k8s.io/apiserver {@code pkg/cel/library/cost.go} ({@code CostEstimator.EstimateCallCost}) for the
- *       Kubernetes libraries and the string extension;
- *   <li>DRA's {@code cel/compile.go}: {@code includes} costs {@link KubernetesLibraries#MAX_LIST_VALUES}, and
- *       the sizes reachable from {@code device}: a driver name of 63 characters, domains of 63, identifiers of
- *       32, 32 domains and 32 names per map, an attribute of 64 characters or values.
+ *   <li>the call costs of the libraries ({@link LibraryCallCosts}): cel-go's {@code ext} lists and sets
+ *       estimators, k8s.io/apiserver {@code pkg/cel/library/cost.go} and DRA's {@code includes};
+ *   <li>DRA's {@code cel/compile.go} size estimator, the sizes reachable from {@code device}: a driver name of
+ *       63 characters, domains of 63, identifiers of 32, 32 domains and 32 names per map, an attribute of 64
+ *       characters or values.
  * </ul>
  *
  * <p>A size nothing bounds is unknown ({@link Long#MAX_VALUE}); a cost that depends on one is over the limit.
  */
-final class CostEstimator {
+final class CostEstimator implements LibraryCallCosts.Coster {
 
   /** ResourceSliceMaxAttributesAndCapacitiesPerDevice. */
   static final long DEVICE_MAP_SIZE = 32;
@@ -43,9 +43,9 @@ final class CostEstimator {
   static final long ID_SIZE = 32;
   static final long DRIVER_SIZE = 63;
   static final long UNKNOWN = Long.MAX_VALUE;
-  private static final double STRING_TRAVERSAL = 0.1;
-  private static final double REGEX_LENGTH = 0.25;
-  private static final long LIST_CREATE = 10;
+  static final double STRING_TRAVERSAL = 0.1;
+  static final double REGEX_LENGTH = 0.25;
+  static final long LIST_CREATE = 10;
   private static final long MAP_CREATE = 30;
   private static final long STRUCT_CREATE = 40;
 
@@ -92,6 +92,11 @@ final class CostEstimator {
 
   private final CelAbstractSyntaxTree ast;
   private final SizeBounds bounds;
+
+  @Override
+  public SizeBounds bounds() {
+    return bounds;
+  }
   private final Map<Long, List<String>> paths = new HashMap<>();
   private final Map<Long, Size> sizes = new HashMap<>();
   private final Map<Long, Entries> entries = new HashMap<>();
@@ -202,9 +207,9 @@ final class CostEstimator {
     Size result = null;
     for (String overload : overloads) {
       Call est = functionCost(e, call.function(), overload, target, args, argCosts);
-      fn = Math.max(fn, est.cost);
-      if (est.size != null) {
-        result = result == null ? est.size : result.union(est.size);
+      fn = Math.max(fn, est.cost());
+      if (est.size() != null) {
+        result = result == null ? est.size() : result.union(est.size());
       }
       if (overload.equals("index_list") || overload.equals("index_map")) {
         if (!args.isEmpty()) {
@@ -223,7 +228,6 @@ final class CostEstimator {
     return add(sum, fn);
   }
 
-  private record Call(long cost, Size size) {}
 
   private Call functionCost(CelExpr e, String function, String overload, CelExpr target, List<CelExpr> args,
       long[] argCosts) {
@@ -231,12 +235,12 @@ final class CostEstimator {
     for (long c : argCosts) {
       argSum = add(argSum, c);
     }
-    Call ext = extensionCost(function, overload, target, args);
+    Call ext = LibraryCallCosts.extension(this, function, overload, target, args);
     if (ext == null) {
-      ext = kubernetesCost(function, overload, target, args);
+      ext = LibraryCallCosts.kubernetes(this, function, overload, target, args);
     }
     if (ext != null) {
-      return new Call(add(ext.cost, argSum), ext.size);
+      return new Call(add(ext.cost(), argSum), ext.size());
     }
     if (function.equals("strings.quote") && args.size() == 1) {
       Size sz = sizeOrUnknown(args.get(0));
@@ -306,215 +310,6 @@ final class CostEstimator {
       default -> { }
     }
     return new Call(add(1, argSum), null);
-  }
-
-  /** cel-go's {@code ext} lists (version 3) and sets overload estimators; consulted first, as cel-go does. */
-  private Call extensionCost(String function, String overload, CelExpr target, List<CelExpr> args) {
-    switch (function) {
-      case "slice" -> {
-        if (target != null && args.size() == 2) {
-          long max = sizeOrUnknown(target).max;
-          long start = literalUint(args.get(0), 0);
-          long end = literalUint(args.get(1), max);
-          return allocatingList(1, end < start ? Size.UNKNOWN_SIZE : Size.fixed(end - start));
-        }
-      }
-      case "lists.range" -> {
-        if (target == null && args.size() == 1) {
-          return allocatingList(1, Size.fixed(literalUint(args.get(0), UNKNOWN)));
-        }
-      }
-      case "reverse" -> {
-        if (target != null && args.isEmpty() && isList(target)) {
-          return allocatingList(1, sizeOrUnknown(target));
-        }
-      }
-      case "flatten" -> {
-        if (target != null && args.size() <= 1) {
-          long levels = args.isEmpty() ? 1 : literalUint(args.get(0), UNKNOWN);
-          Size sz = sizeOrUnknown(target);
-          return new Call(add(add(multiply(sz.max, levels), 1), LIST_CREATE), sz);
-        }
-      }
-      case "distinct" -> {
-        if (target != null && args.isEmpty()) {
-          Size sz = sizeOrUnknown(target);
-          return allocatingList(2, sz.times(sz));
-        }
-      }
-      case "sort" -> {
-        if (target != null && args.isEmpty()) {
-          return sortCost(target);
-        }
-      }
-      case "sets.contains", "sets.intersects", "sets.equivalent" -> {
-        if (args.size() == 2) {
-          long n = multiply(sizeOrUnknown(args.get(0)).max, sizeOrUnknown(args.get(1)).max);
-          return new Call(add(function.equals("sets.equivalent") ? multiply(n, 2) : n, 1), null);
-        }
-      }
-      default -> {
-        if (function.endsWith("sortByAssociatedKeys") && target != null && args.size() == 1) {
-          return sortCost(args.get(0));
-        }
-      }
-    }
-    return null;
-  }
-
-  private Call sortCost(CelExpr list) {
-    Size sz = sizeOrUnknown(list);
-    double f = 2.0;
-    Optional<CelType> elem = type(list).filter(t -> t.kind() == CelKind.LIST && !t.parameters().isEmpty())
-        .map(t -> t.parameters().get(0));
-    if (elem.isPresent() && (elem.get().kind() == CelKind.STRING || elem.get().kind() == CelKind.BYTES)) {
-      f += STRING_TRAVERSAL;
-    }
-    return allocatingList(f, sz.times(sz));
-  }
-
-  private static Call allocatingList(double factor, Size size) {
-    return new Call(add(add(factor(size.max, factor), 1), LIST_CREATE), size);
-  }
-
-  /** k8s.io/apiserver {@code library.CostEstimator.EstimateCallCost}, with DRA's {@code includes} rule first. */
-  private Call kubernetesCost(String function, String overload, CelExpr target, List<CelExpr> args) {
-    switch (function) {
-      case "includes" -> {
-        if (target != null) {
-          return new Call(KubernetesLibraries.MAX_LIST_VALUES, null);
-        }
-      }
-      case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf" -> {
-        if (target != null) {
-          Optional<CelType> elem = type(target).filter(t -> t.kind() == CelKind.LIST && !t.parameters().isEmpty())
-              .map(t -> t.parameters().get(0));
-          if (elem.isPresent()) {
-            long el = 1;
-            if (elem.get().kind() == CelKind.STRING || elem.get().kind() == CelKind.BYTES) {
-              List<String> p = path(target);
-              long itemSize = bounds.of(p == null ? List.of() : append(p, "@items"), elem).map(Size::max)
-                  .orElse(UNKNOWN);
-              el = add(el, factor(itemSize, STRING_TRAVERSAL));
-            }
-            return new Call(multiply(sizeOrUnknown(target).max, el), null);
-          }
-          return new Call(factor(sizeOrUnknown(target).max, STRING_TRAVERSAL), null);
-        }
-      }
-      case "lowerAscii", "upperAscii", "substring", "trim" -> {
-        if (target != null) {
-          Size sz = sizeOrUnknown(target);
-          return new Call(factor(sz.max, STRING_TRAVERSAL), sz);
-        }
-      }
-      case "replace" -> {
-        if (target != null && args.size() >= 2) {
-          Size sz = sizeOrUnknown(target);
-          Size from = sizeOrUnknown(args.get(0));
-          Size with = sizeOrUnknown(args.get(1));
-          long count;
-          long retained = 0;
-          if (from.min == 0) {
-            count = sz.max == UNKNOWN ? UNKNOWN : sz.max + 1;
-            retained = sz.max;
-          } else if (with.max <= from.min) {
-            count = 0;
-            retained = sz.max;
-          } else {
-            count = (long) Math.ceil((double) sz.max / from.min);
-          }
-          Size out = new Size(0, add(multiply(count, with.max), retained));
-          return new Call(factor(sz.max, 2 * STRING_TRAVERSAL), out);
-        }
-      }
-      case "split" -> {
-        if (target != null) {
-          Size sz = sizeOrUnknown(target);
-          long max = sz.max;
-          if (args.size() > 1 && args.get(1).getKind() == CelExpr.ExprKind.Kind.CONSTANT
-              && args.get(1).constant().getKind() == CelConstant.Kind.INT64_VALUE) {
-            max = args.get(1).constant().int64Value();
-          }
-          return new Call(factor(sz.max, 2 * STRING_TRAVERSAL), new Size(0, max));
-        }
-      }
-      case "join" -> {
-        if (target != null) {
-          Size list = sizeOrUnknown(target);
-          Size sz = new Size(0, 0);
-          List<String> p = path(target);
-          Optional<CelType> elem = type(target).filter(t -> !t.parameters().isEmpty()).map(t -> t.parameters().get(0));
-          if (elem.isPresent()) {
-            Size item = bounds.of(p == null ? List.of() : append(p, "@items"), elem).orElse(Size.UNKNOWN_SIZE);
-            sz = list.times(item);
-          }
-          if (!args.isEmpty()) {
-            Size sep = sizeOrUnknown(args.get(0));
-            sz = sz.plus(sep.times(new Size(Math.max(0, list.min - 1), Math.max(0, list.max - 1))));
-          }
-          return new Call(factor(sz.max, STRING_TRAVERSAL), sz);
-        }
-      }
-      case "find", "findAll" -> {
-        if (target != null && !args.isEmpty()) {
-          Size sz = sizeOrUnknown(target);
-          long str = factor(add(sz.max, 1), STRING_TRAVERSAL);
-          long re = factor(sizeOrUnknown(args.get(0)).max, REGEX_LENGTH);
-          return new Call(multiply(str, re), new Size(0, sz.max));
-        }
-      }
-      case "cidr", "isIP", "isCIDR", "quantity", "isQuantity", "semver", "isSemver" -> {
-        if (!args.isEmpty()) {
-          return new Call(factor(sizeOrUnknown(args.get(0)).max, STRING_TRAVERSAL), null);
-        }
-      }
-      case "ip" -> {
-        if (overload.equals("cidr_ip")) {
-          return new Call(1, null);
-        }
-        if (!args.isEmpty()) {
-          return new Call(factor(sizeOrUnknown(args.get(0)).max, STRING_TRAVERSAL), null);
-        }
-      }
-      case "ip.isCanonical" -> {
-        if (!args.isEmpty()) {
-          return new Call(factor(sizeOrUnknown(args.get(0)).max, 2 * STRING_TRAVERSAL), null);
-        }
-      }
-      case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
-          "isLinkLocalUnicast", "isGlobalUnicast", "sign", "asInteger", "isInteger", "asApproximateFloat",
-          "isGreaterThan", "isLessThan", "compareTo", "add", "sub", "major", "minor", "patch" -> {
-        return new Call(1, null);
-      }
-      case "containsIP", "containsCIDR" -> {
-        if (!args.isEmpty()) {
-          long c = factor(32, STRING_TRAVERSAL); // two 4-to-16-byte addresses compared
-          if (function.equals("containsCIDR")) {
-            c = add(c, add(factor(16, STRING_TRAVERSAL), 1));
-          }
-          if (overload.endsWith("_string")) {
-            c = add(c, factor(sizeOrUnknown(args.get(0)).max, STRING_TRAVERSAL));
-          }
-          return new Call(c, null);
-        }
-      }
-      case "_==_" -> {
-        if (args.size() == 2) {
-          Optional<CelType> l = type(args.get(0));
-          Optional<CelType> r = type(args.get(1));
-          if (l.isPresent() && l.equals(r)) {
-            String name = l.get().name();
-            if (name.equals("net.IP") || name.equals("net.CIDR") || name.equals("kubernetes.Quantity")
-                || name.equals("kubernetes.Semver")) {
-              return new Call(1, null);
-            }
-          }
-        }
-      }
-      default -> { }
-    }
-    return null;
   }
 
   private long comprehension(CelExpr e) {
@@ -608,7 +403,8 @@ final class CostEstimator {
     return d == null || d.isEmpty() ? null : d.peek();
   }
 
-  private List<String> path(CelExpr e) {
+  @Override
+  public List<String> path(CelExpr e) {
     if (e.getKind() == CelExpr.ExprKind.Kind.IDENT) {
       Local v = peek(e.ident().name());
       if (v != null) {
@@ -618,17 +414,19 @@ final class CostEstimator {
     return paths.get(e.id());
   }
 
-  private static List<String> append(List<String> path, String element) {
+  static List<String> append(List<String> path, String element) {
     List<String> out = new ArrayList<>(path == null ? List.of() : path);
     out.add(element);
     return List.copyOf(out);
   }
 
-  private Optional<CelType> type(CelExpr e) {
+  @Override
+  public Optional<CelType> type(CelExpr e) {
     return ast.getType(e.id());
   }
 
-  private boolean isList(CelExpr e) {
+  @Override
+  public boolean isList(CelExpr e) {
     return type(e).map(t -> t.kind() == CelKind.LIST).orElse(false);
   }
 
@@ -657,7 +455,8 @@ final class CostEstimator {
     }
   }
 
-  private Size sizeOrUnknown(CelExpr e) {
+  @Override
+  public Size sizeOrUnknown(CelExpr e) {
     Size s = computeSize(e);
     return s == null ? Size.UNKNOWN_SIZE : s;
   }
@@ -765,18 +564,7 @@ final class CostEstimator {
     return d.max < 0 ? Optional.empty() : Optional.of(new Size(0, d.max));
   }
 
-  private static long literalUint(CelExpr e, long fallback) {
-    if (e.getKind() == CelExpr.ExprKind.Kind.CONSTANT) {
-      if (e.constant().getKind() == CelConstant.Kind.INT64_VALUE && e.constant().int64Value() >= 0) {
-        return e.constant().int64Value();
-      }
-      if (e.constant().getKind() == CelConstant.Kind.UINT64_VALUE) {
-        long v = e.constant().uint64Value().longValue();
-        return v < 0 ? UNKNOWN : v;
-      }
-    }
-    return fallback;
-  }
+
 
   /** cel-go's {@code MultiplyByCostFactor}: rounded up, saturating. */
   static long factor(long size, double perUnit) {
