@@ -33,9 +33,18 @@ public final class DeviceVariable {
       String[] name = split(e.getKey(), driver);
       capacity.computeIfAbsent(name[0], k -> new TreeMap<>()).put(name[1], QuantityValue.of(e.getValue()));
     }
+    return assemble(driver, device.allowMultipleAllocations(), attributes, capacity);
+  }
+
+  /**
+   * The {@code device} value from CEL values already split by domain (for tests and readers of other sources):
+   * attribute values are Long, Boolean, String, {@link SemverValue} or lists of them.
+   */
+  static Map<String, Object> assemble(String driver, boolean allowMultipleAllocations,
+      Map<String, ? extends Map<String, Object>> attributes, Map<String, ? extends Map<String, Object>> capacity) {
     Map<String, Object> out = new TreeMap<>();
     out.put("driver", driver);
-    out.put("allowMultipleAllocations", device.allowMultipleAllocations());
+    out.put("allowMultipleAllocations", allowMultipleAllocations);
     out.put("attributes", new DomainMap(attributes));
     out.put("capacity", new DomainMap(capacity));
     return Collections.unmodifiableMap(out);

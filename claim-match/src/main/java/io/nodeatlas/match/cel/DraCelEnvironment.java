@@ -41,21 +41,22 @@ import java.util.Optional;
  * <ul>
  *   <li>one variable, {@code device} of object type {@code kubernetes.DRADevice} with {@code driver},
  *       {@code attributes}, {@code capacity} and {@code allowMultipleAllocations};
- *   <li>attribute values typed as the API types them: int, bool, string and {@code kubernetes.Semver};
- *       capacities are {@code kubernetes.Quantity};
- *   <li>the apiserver's quantity and semver libraries, {@code cel.bind}, the strings, sets and optional
- *       extensions of the base environment;
- *   <li>equality as cel-go runs it for these types: {@code 1 == "1"} is false, but comparing a Semver or a
- *       Quantity with anything else is a "no such overload" error ({@code Semver.Equal} /
- *       {@code Quantity.Equal} return {@code MaybeNoSuchOverloadErr});
+ *   <li>attribute values typed as the API types them: int, bool, string, {@code kubernetes.Semver}, or a list of
+ *       them (KEP-5491); capacities are {@code kubernetes.Quantity}; the {@code includes()} member function;
+ *   <li>the base environment of k8s.io/apiserver {@code pkg/cel/environment/base.go} at compatibility version
+ *       1.37: {@code cel.bind}, optional types, two-variable comprehensions, the strings extension (version 2),
+ *       the lists extension (version 3), sets, and the apiserver's quantity, semver, regex ({@code find},
+ *       {@code findAll}), lists (version 1), ip and cidr libraries ({@link KubernetesLibraries});
+ *   <li>equality as cel-go runs it for these types: {@code 1 == "1"} is false, but comparing a Semver, a
+ *       Quantity, an IP or a CIDR with anything else is a "no such overload" error ({@code MaybeNoSuchOverloadErr});
  *   <li>the API's limits: at most 10 KiB of expression text, an estimated and a run-time cost of at most
- *       1,000,000 ({@code CELSelectorExpressionMaxLength}, {@code CELSelectorExpressionMaxCost}).
+ *       1,000,000 ({@code CELSelectorExpressionMaxLength}, {@code CELSelectorExpressionMaxCost}); the estimate
+ *       follows cel-go's with the apiserver's and DRA's estimators ({@link CostEstimator}).
  * </ul>
  *
- * <p>Not provided, because cel-java has no counterpart and nodeatlas does not re-implement them: the
- * apiserver's list, regex, URL, IP/CIDR and format libraries, the quantity {@code mul}/{@code div}
- * methods, and the {@code includes()} function of list-typed attributes (1.36 alpha). A selector using
- * them fails to compile here with a message naming the function.
+ * <p>Not provided, because cel-java has no counterpart: the strings extension's {@code format} and the
+ * apiserver's URL, format ({@code format.named}) and authorizer libraries (a DRA selector has no authorizer).
+ * A selector using them fails to compile here with a message naming the function.
  *
  * <p>Instances are immutable and thread-safe; build one and reuse it.
  */
@@ -98,8 +99,16 @@ public final class DraCelEnvironment {
 
   /** Functions of the apiserver CEL libraries this environment does not provide, for a clearer compile error. */
   private static final List<String> KUBERNETES_LIBRARY_FUNCTIONS = List.of(
-      "isSorted", "sum", "min", "max", "indexOf", "lastIndexOf", "find", "findAll", "url", "isURL", "ip", "isIP",
-      "cidr", "isCIDR", "format", "mul", "div", "divInt", "includes", "authorizer");
+      "url", "isURL", "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery", "format",
+      "format.named", "authorizer");
+
+  /** cel-go's strings extension at version 2 (base.go since 1.29): everything but {@code reverse} (version 3). */
+  private static final dev.cel.extensions.CelStringExtensions STRINGS_V2 = CelExtensions.strings(
+      java.util.EnumSet.complementOf(java.util.EnumSet.of(dev.cel.extensions.CelStringExtensions.Function.REVERSE)));
+
+  /** The parser's (ANTLR's) messages, which cel-go reports as "Syntax error: ...". */
+  private static final java.util.regex.Pattern SYNTAX_ERROR = java.util.regex.Pattern.compile(
+      "(extraneous input|mismatched input|no viable alternative|token recognition error|missing .* at)");
 
   private final Cel cel;
   private final long costLimit;
@@ -126,7 +135,7 @@ public final class DraCelEnvironment {
     CelTypeProvider types = new CelTypeProvider() {
       @Override
       public ImmutableCollection<CelType> types() {
-        return ImmutableList.of(DEVICE, SEMVER, QUANTITY);
+        return ImmutableList.of(DEVICE, SEMVER, QUANTITY, KubernetesLibraries.IP, KubernetesLibraries.CIDR);
       }
 
       @Override
@@ -142,11 +151,14 @@ public final class DraCelEnvironment {
         .setStandardFunctions(standard)
         .setTypeProvider(types)
         .addVar("device", DEVICE)
-        .addCompilerLibraries(CelExtensions.bindings(), CelExtensions.strings(), CelExtensions.sets(options),
-            CelOptionalLibrary.INSTANCE)
-        .addRuntimeLibraries(CelExtensions.strings(), CelExtensions.sets(options), CelOptionalLibrary.INSTANCE)
+        .addCompilerLibraries(CelExtensions.bindings(), STRINGS_V2, CelExtensions.lists(),
+            CelExtensions.sets(options), CelExtensions.comprehensions(), CelOptionalLibrary.INSTANCE)
+        .addRuntimeLibraries(STRINGS_V2, CelExtensions.lists(), CelExtensions.sets(options),
+            CelExtensions.comprehensions(), CelOptionalLibrary.INSTANCE)
         .addFunctionDeclarations(declarations())
+        .addFunctionDeclarations(KubernetesLibraries.declarations())
         .addFunctionBindings(equalityBindings(equality))
+        .addFunctionBindings(KubernetesLibraries.bindings((a, b) -> lenientEquals(equality, a, b)))
         .addFunctionBindings(semverBindings())
         .addFunctionBindings(quantityBindings())
         .build();
@@ -156,6 +168,11 @@ public final class DraCelEnvironment {
    * Compiles a selector as the API server validates it; the exception carries the first error's position.
    */
   public CompiledSelector compile(String expression) throws SelectorCompileException {
+    return compile(expression, CostEstimator.DRA);
+  }
+
+  /** {@link #compile(String)} with another size estimator (upstream's library tests bound strings at 12). */
+  CompiledSelector compile(String expression, CostEstimator.SizeBounds bounds) throws SelectorCompileException {
     int bytes = expression.getBytes(StandardCharsets.UTF_8).length;
     if (bytes > MAX_EXPRESSION_BYTES) {
       throw new SelectorCompileException("expression is " + bytes + " bytes, the API allows at most "
@@ -166,7 +183,13 @@ public final class DraCelEnvironment {
     if (!result.equals(SimpleType.BOOL) && !result.equals(SimpleType.DYN) && !result.equals(SimpleType.ANY)) {
       throw new SelectorCompileException("must evaluate to bool or the unknown type, not " + result.name(), 1, 1);
     }
-    long estimate = CostEstimator.estimate(ast);
+    long estimate;
+    try {
+      estimate = CostEstimator.estimate(ast, bounds);
+    } catch (RuntimeException e) {
+      // An AST shape the estimator does not know is a verdict on the input, not a crash.
+      throw new SelectorCompileException("cost estimation failed: " + e, 1, 1);
+    }
     if (estimate > MAX_COST) {
       throw new SelectorCompileException("too complex: estimated cost " + estimate + " exceeds the limit of "
           + MAX_COST, 1, 1);
@@ -176,6 +199,11 @@ public final class DraCelEnvironment {
     } catch (dev.cel.common.CelException e) {
       throw new SelectorCompileException("program instantiation failed: " + e.getMessage(), 0, 0);
     }
+  }
+
+  /** The worst-case cost of any expression of this environment, whatever its result type. */
+  long estimate(String expression, CostEstimator.SizeBounds bounds) throws SelectorCompileException {
+    return CostEstimator.estimate(parseAndCheck(expression), bounds);
   }
 
   /** cel-java's parse and type check, on a thread with {@link #COMPILE_STACK_BYTES} of stack. */
@@ -231,11 +259,15 @@ public final class DraCelEnvironment {
       first = "expression nested deeper than the limit of " + MAX_PARSE_DEPTH + " levels (cel-java "
           + "maxParseRecursionDepth); the deepest nesting starts here";
     }
+    if (SYNTAX_ERROR.matcher(first).lookingAt()) {
+      first = "Syntax error: " + first; // cel-go's wording for a parse error
+    }
     StringBuilder message = new StringBuilder("compilation failed: ");
     message.append(line > 0 ? "line " + line + ", column " + column + ": " : "").append(first);
     for (String fn : KUBERNETES_LIBRARY_FUNCTIONS) {
       if (first.contains("'" + fn + "'")) {
-        message.append(" (").append(fn).append(" belongs to a Kubernetes CEL library that nodeatlas match does not provide)");
+        message.append(" (").append(fn).append(" belongs to a CEL library of the Kubernetes base environment that "
+            + "nodeatlas match does not provide)");
         break;
       }
     }
@@ -324,10 +356,20 @@ public final class DraCelEnvironment {
         CelFunctionBinding.from("in_map", Object.class, Map.class, (key, map) -> map.containsKey(key)));
   }
 
+  private static boolean opaque(Object v) {
+    return v instanceof SemverValue || v instanceof QuantityValue || v instanceof NetAddress || v instanceof NetPrefix;
+  }
+
+  /** cel-go's {@code Val.Equal(...) == True}: a type mismatch is simply not equal (lists, {@code includes}). */
+  private static boolean lenientEquals(RuntimeEquality equality, Object a, Object b) {
+    if (opaque(a) || opaque(b)) {
+      return a != null && b != null && a.getClass() == b.getClass() && a.equals(b);
+    }
+    return equality.objectEquals(a, b);
+  }
+
   private static boolean typedEquals(RuntimeEquality equality, Object a, Object b) throws CelEvaluationException {
-    boolean opaqueA = a instanceof SemverValue || a instanceof QuantityValue;
-    boolean opaqueB = b instanceof SemverValue || b instanceof QuantityValue;
-    if (opaqueA || opaqueB) {
+    if (opaque(a) || opaque(b)) {
       if (a == null || b == null || a.getClass() != b.getClass()) {
         throw new CelEvaluationException("no such overload: " + typeName(a) + " == " + typeName(b));
       }
@@ -344,6 +386,10 @@ public final class DraCelEnvironment {
       return "kubernetes.Semver";
     } else if (v instanceof QuantityValue) {
       return "kubernetes.Quantity";
+    } else if (v instanceof NetAddress) {
+      return "net.IP";
+    } else if (v instanceof NetPrefix) {
+      return "net.CIDR";
     } else if (v instanceof Long) {
       return "int";
     } else if (v instanceof Boolean) {

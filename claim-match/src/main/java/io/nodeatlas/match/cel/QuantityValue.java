@@ -38,6 +38,10 @@ public final class QuantityValue implements Comparable<QuantityValue> {
     try {
       q = new Quantity(text);
     } catch (IllegalArgumentException e) {
+      if (text != null && text.matches("^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")) {
+        // apimachinery's ParseQuantity: the text has the shape of a quantity but no suffix it knows ("10Mm").
+        throw new IllegalArgumentException("unable to parse quantity's suffix: \"" + text + "\"", e);
+      }
       throw new IllegalArgumentException("quantities must match the regular expression "
           + "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': \"" + (text == null ? "null" : text) + "\"", e);
     }

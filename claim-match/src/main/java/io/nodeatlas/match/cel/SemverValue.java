@@ -41,7 +41,10 @@ public final class SemverValue implements Comparable<SemverValue> {
     }
     Matcher m = STRICT.matcher(text);
     if (!m.matches()) {
-      throw new IllegalArgumentException("\"" + truncate(text) + "\" is not a semantic version (MAJOR.MINOR.PATCH[-PRE][+BUILD])");
+      // blang/semver's wording (the apiserver's library) where the three numbers are missing.
+      String why = text.split("[-+]", 2)[0].split("\\.", -1).length != 3 ? ": No Major.Minor.Patch elements found" : "";
+      throw new IllegalArgumentException("\"" + truncate(text) + "\" is not a semantic version (MAJOR.MINOR.PATCH[-PRE][+BUILD])"
+          + why);
     }
     List<String> pre = m.group(4) == null ? List.of() : List.of(m.group(4).split("\\."));
     return new SemverValue(number(m.group(1), text), number(m.group(2), text), number(m.group(3), text), pre, text);

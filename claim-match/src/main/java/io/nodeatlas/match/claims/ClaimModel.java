@@ -38,15 +38,18 @@ public final class ClaimModel {
 
   /**
    * What a Pod asks of DRA ({@code core/v1} {@code PodSpec}): its {@code resourceClaims} (by ResourceClaim
-   * or ResourceClaimTemplate name), the extended resources its containers request (summed over the
-   * containers, the largest init container counted as the scheduler does) and where it may run
-   * ({@code requiredNodeAffinity} null when the pod has none).
+   * or ResourceClaimTemplate name), the extended resources its containers request ({@code containers}, init
+   * containers first, as the scheduler indexes them; {@code extendedResources} their pod total, the largest
+   * init container counted as the scheduler does) and where it may run ({@code requiredNodeAffinity} null
+   * when the pod has none).
    */
   public record Pod(String namespace, String name, List<PodClaim> claims, java.util.SortedMap<String, Long> extendedResources,
-      String nodeName, Map<String, String> nodeSelector, NodeSelectorTerms requiredNodeAffinity, List<Toleration> tolerations,
+      List<Container> containers, String nodeName, Map<String, String> nodeSelector, NodeSelectorTerms requiredNodeAffinity,
+      List<Toleration> tolerations,
       Origin origin) {
     public Pod {
       claims = List.copyOf(claims);
+      containers = List.copyOf(containers);
       tolerations = List.copyOf(tolerations);
       extendedResources = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(extendedResources));
       nodeSelector = Map.copyOf(nodeSelector);
@@ -54,6 +57,20 @@ public final class ClaimModel {
 
     public String displayName() {
       return "Pod " + (namespace == null ? "" : namespace + "/") + name;
+    }
+  }
+
+  /**
+   * One container of {@code initContainers} + {@code containers}: {@code index} in that joint list;
+   * {@code shortLived} for an init container that is not a sidecar ({@code restartPolicy: Always});
+   * {@code requestNames} every resource it requests once limits are defaulted into requests, sorted (the
+   * scheduler numbers a request by its place there); {@code extended} the whole-number extended resources.
+   */
+  public record Container(String name, int index, boolean shortLived, List<String> requestNames,
+      SortedMap<String, Long> extended) {
+    public Container {
+      requestNames = List.copyOf(requestNames);
+      extended = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(extended));
     }
   }
 

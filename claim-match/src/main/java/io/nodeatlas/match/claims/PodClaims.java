@@ -1,24 +1,20 @@
 package io.nodeatlas.match.claims;
 
-import io.nodeatlas.match.claims.ClaimModel.AllocationMode;
 import io.nodeatlas.match.claims.ClaimModel.Claim;
-import io.nodeatlas.match.claims.ClaimModel.DeviceClass;
-import io.nodeatlas.match.claims.ClaimModel.DeviceSelection;
 import io.nodeatlas.match.claims.ClaimModel.Documents;
 import io.nodeatlas.match.claims.ClaimModel.Pod;
 import io.nodeatlas.match.claims.ClaimModel.PodClaim;
 import io.nodeatlas.match.claims.ClaimModel.Request;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
  * The claims a pod brings to the scheduler, together: each {@code spec.resourceClaims} entry's
- * ResourceClaim or ResourceClaimTemplate from the input, and for its extended resources one claim with a
- * request per resource for the DeviceClass that serves it ({@code spec.extendedResourceName}, or the
- * implicit {@code deviceclass.resource.kubernetes.io/<class>}, KEP-5004).
+ * ResourceClaim or ResourceClaimTemplate from the input, and for its extended resources the claim the
+ * scheduler generates ({@link ExtendedResourceRequests}: a request per container and resource for the
+ * DeviceClass that serves it by {@code spec.extendedResourceName} or the implicit
+ * {@code deviceclass.resource.kubernetes.io/<class>}, KEP-5004).
  */
 public final class PodClaims {
 
@@ -51,21 +47,9 @@ public final class PodClaims {
               + "files; add it with -f"));
       claims.add(found);
     }
-    List<Request> requests = new ArrayList<>();
-    for (Map.Entry<String, Long> e : pod.extendedResources().entrySet()) {
-      if (e.getValue() == 0) {
-        continue;
-      }
-      DeviceClass serving = documents.deviceClasses().stream()
-          .filter(c -> e.getKey().equals(c.extendedResourceName()) || e.getKey().equals(IMPLICIT_PREFIX + c.name()))
-          .findFirst().orElse(null);
-      if (serving == null) {
-        // Not a DRA resource: a device plugin's, which the scheduler counts elsewhere.
-        continue;
-      }
-      requests.add(new Request("container-" + requests.size(), List.of(new DeviceSelection(null, serving.name(), List.of(),
-          AllocationMode.EXACT_COUNT, e.getValue(), new TreeMap<>())), false));
-    }
+    List<Request> requests = ExtendedResourceRequests.of(pod.containers(), resource -> documents.deviceClasses()
+        .stream().filter(c -> resource.equals(c.extendedResourceName()) || resource.equals(IMPLICIT_PREFIX + c.name()))
+        .findFirst());
     if (!requests.isEmpty()) {
       claims.add(new Claim("ResourceClaim", pod.namespace(), pod.name() + "-extended-resources", requests, List.of(),
           pod.origin()));

@@ -17,10 +17,9 @@ import java.util.TreeMap;
 
 /**
  * The parts of a {@code core/v1} Pod that decide where its devices come from: {@code spec.resourceClaims},
- * the extended resources of its containers (requests, or limits where requests leave them out; the sum of
- * the app containers or the largest init container, whichever is more, as the scheduler computes a pod's
- * request), {@code spec.nodeName}, {@code spec.nodeSelector}, the required node affinity and
- * {@code spec.tolerations}.
+ * the resources of each init container and container (requests, or limits where requests leave them out,
+ * as the API server defaults them; their pod total as the scheduler computes a pod's request), and
+ * {@code spec.nodeName}, {@code spec.nodeSelector}, the required node affinity and {@code spec.tolerations}.
  */
 final class PodReader {
 
@@ -52,8 +51,18 @@ final class PodReader {
       }
       claims.add(new PodClaim(n, claim, template));
     }
-    Map<String, Long> apps = extended(spec.path("containers"), where, false);
-    Map<String, Long> inits = extended(spec.path("initContainers"), where, true);
+    List<ClaimModel.Container> containers = new ArrayList<>();
+    for (JsonNode c : spec.path("initContainers")) {
+      containers.add(container(c, containers.size(), !"Always".equals(c.path("restartPolicy").asText("")), where));
+    }
+    for (JsonNode c : spec.path("containers")) {
+      containers.add(container(c, containers.size(), false, where));
+    }
+    TreeMap<String, Long> apps = new TreeMap<>();
+    TreeMap<String, Long> inits = new TreeMap<>();
+    for (ClaimModel.Container c : containers) {
+      c.extended().forEach((k, v) -> (c.shortLived() ? inits : apps).merge(k, v, c.shortLived() ? Math::max : Long::sum));
+    }
     TreeMap<String, Long> resources = new TreeMap<>(apps);
     inits.forEach((k, v) -> resources.merge(k, v, Math::max));
     Map<String, String> selector = new LinkedHashMap<>();
@@ -74,37 +83,39 @@ final class PodReader {
             + e.getMessage());
       }
     }
-    return new Pod(namespace, name, claims, resources, nodeName, selector, affinity, tolerations, origin);
+    return new Pod(namespace, name, claims, resources, containers, nodeName, selector, affinity, tolerations, origin);
   }
 
-  /** Extended resources of {@code containers}: summed, or with {@code max} the largest of each. */
-  private static Map<String, Long> extended(JsonNode containers, String where, boolean max) throws ClaimInputException {
+  /**
+   * One container's resources as the API server stores them (a limit without a request is also the request,
+   * {@code core/v1} defaulting) and its whole-number extended resources.
+   */
+  private static ClaimModel.Container container(JsonNode c, int index, boolean shortLived, String where)
+      throws ClaimInputException {
+    Map<String, JsonNode> asked = new TreeMap<>();
+    c.path("resources").path("limits").properties().forEach(e -> asked.put(e.getKey(), e.getValue()));
+    c.path("resources").path("requests").properties().forEach(e -> asked.put(e.getKey(), e.getValue()));
     Map<String, Long> out = new TreeMap<>();
-    for (JsonNode c : containers) {
-      Map<String, JsonNode> asked = new TreeMap<>();
-      c.path("resources").path("limits").properties().forEach(e -> asked.put(e.getKey(), e.getValue()));
-      c.path("resources").path("requests").properties().forEach(e -> asked.put(e.getKey(), e.getValue()));
-      for (Map.Entry<String, JsonNode> e : asked.entrySet()) {
-        String resource = e.getKey();
-        if (NATIVE.contains(resource) || resource.startsWith("hugepages-") || resource.startsWith("kubernetes.io/")
-            || !resource.contains("/")) {
-          continue;
-        }
-        BigDecimal amount;
-        try {
-          amount = Quantity.parse(e.getValue().asText()).toBigDecimal();
-        } catch (IllegalArgumentException ex) {
-          throw new ClaimInputException(where + ": resources of container " + c.path("name").asText("") + ": " + resource
-              + ": " + ex.getMessage());
-        }
-        if (amount.signum() < 0 || amount.stripTrailingZeros().scale() > 0 || amount.compareTo(BigDecimal.valueOf(128)) > 0) {
-          throw new ClaimInputException(where + ": extended resource " + resource + ": " + e.getValue().asText()
-              + " is not a whole number of devices from 0 to 128");
-        }
-        long n = amount.longValueExact();
-        out.merge(resource, n, max ? Math::max : Long::sum);
+    for (Map.Entry<String, JsonNode> e : asked.entrySet()) {
+      String resource = e.getKey();
+      if (NATIVE.contains(resource) || resource.startsWith("hugepages-") || resource.startsWith("kubernetes.io/")
+          || !resource.contains("/")) {
+        continue;
       }
+      BigDecimal amount;
+      try {
+        amount = Quantity.parse(e.getValue().asText()).toBigDecimal();
+      } catch (IllegalArgumentException ex) {
+        throw new ClaimInputException(where + ": resources of container " + c.path("name").asText("") + ": " + resource
+            + ": " + ex.getMessage());
+      }
+      if (amount.signum() < 0 || amount.stripTrailingZeros().scale() > 0 || amount.compareTo(BigDecimal.valueOf(128)) > 0) {
+        throw new ClaimInputException(where + ": extended resource " + resource + ": " + e.getValue().asText()
+            + " is not a whole number of devices from 0 to 128");
+      }
+      out.put(resource, amount.longValueExact());
     }
-    return out;
+    return new ClaimModel.Container(c.path("name").asText(""), index, shortLived, List.copyOf(asked.keySet()),
+        new TreeMap<>(out));
   }
 }

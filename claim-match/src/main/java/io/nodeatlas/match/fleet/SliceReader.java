@@ -133,8 +133,13 @@ public final class SliceReader {
       return AttributeValue.string(v.get("string").asText());
     } else if (v.has("version") && v.get("version").isTextual()) {
       return AttributeValue.version(v.get("version").asText());
+    } else if (v.has("strings") && v.get("strings").isArray()) {
+      // A KEP-5491 list attribute (resource.kubernetes.io/pcieRoot of cpu devices with --cpu-pcie-roots).
+      List<String> values = new ArrayList<>();
+      v.get("strings").forEach(s -> values.add(s.asText()));
+      return new AttributeValue.StringsValue(values);
     }
-    throw new IllegalArgumentException("attribute " + name + " has none of int, bool, string, version");
+    throw new IllegalArgumentException("attribute " + name + " has none of int, bool, string, version, strings");
   }
 
   private static RequestPolicy policy(JsonNode p) {

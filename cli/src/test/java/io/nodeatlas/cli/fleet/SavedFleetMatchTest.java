@@ -161,10 +161,10 @@ class SavedFleetMatchTest {
     Path two = pod("containers: [{name: a, image: x, resources: {limits: {example.com/gpu: 1}}},\n"
         + "  {name: b, image: x, resources: {requests: {example.com/gpu: 1, cpu: 2}}}]");
     Result r = run("match", "-f", classes.toString(), "-f", two.toString(), "--discovered", fleet.toString());
-    assertThat(r.out()).as(r.err()).startsWith("1 of 2 nodes fit: hgx-01\n").contains("hgx-01  yes   container-0 -> gpu-0, gpu-1");
+    assertThat(r.out()).as(r.err()).startsWith("1 of 2 nodes fit: hgx-01\n").contains("hgx-01  yes   container-0-request-0 -> gpu-0; container-1-request-1 -> gpu-1");
     Path nine = pod("containers: [{name: a, image: x, resources: {limits: {deviceclass.resource.kubernetes.io/gpus: 9}}}]");
     assertThat(run("match", "-f", classes.toString(), "-f", nine.toString(), "--discovered", fleet.toString()).out())
-        .contains("hgx-01  no    ResourceClaim trainer-extended-resources: request container-0 needs 9 devices, this node has 8 "
+        .contains("hgx-01  no    ResourceClaim trainer-extended-resources: request container-0-request-0 needs 9 devices, this node has 8 "
             + "matching devices");
   }
 }
