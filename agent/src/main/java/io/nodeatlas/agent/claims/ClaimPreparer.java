@@ -76,6 +76,8 @@ public final class ClaimPreparer {
   /** Told about each prepared claim's devices (the claim's network status, KEP-4817); never fails Prepare. */
   private volatile java.util.function.BiConsumer<ClaimRef, List<PreparedDevice>> onPrepared = (c, d) -> {};
   private final ClaimWorkers workers;
+  /** The files a prepared claim's containers get beside its devices (KEP-5304 device metadata). */
+  private volatile ClaimMetadata metadata = ClaimMetadata.NONE;
 
   /** The budget of a call made without one (tools, tests): the kubelet's own deadline is 45 s. */
   public static final java.time.Duration DEFAULT_CALL_BUDGET = java.time.Duration.ofSeconds(20);
@@ -138,6 +140,12 @@ public final class ClaimPreparer {
    */
   public void refusePrepare(String reason) {
     refusal = reason;
+  }
+
+  /** The device metadata files of prepared claims (KEP-5304); none unless set. */
+  public ClaimPreparer withMetadata(ClaimMetadata files) {
+    this.metadata = files;
+    return this;
   }
 
   /** Calls {@code hook} after each successful Prepare of a claim (with its devices); its faults are logged only. */
@@ -247,7 +255,7 @@ public final class ClaimPreparer {
     if (stale == null) {
       stale = restoreSpec(known);
     }
-    return stale == null ? ClaimResult.ok(known.devices()) : ClaimResult.failed(stale);
+    return stale == null ? ClaimResult.ok(metadata.restored(known)) : ClaimResult.failed(stale);
   }
 
   private ClaimResult prepareOne(ClaimRef claim, CallBudget budget) {
@@ -256,12 +264,13 @@ public final class ClaimPreparer {
       return fromCheckpoint(known.get());
     }
     long t0 = System.nanoTime();
-    List<AllocatedDevice> allocation;
+    AllocatedClaim found;
     try {
-      allocation = lookup.allocation(claim, budget);
+      found = lookup.allocatedClaim(claim, budget);
     } catch (ClaimLookupException e) {
       return ClaimResult.failed(e.getMessage());
     }
+    List<AllocatedDevice> allocation = found.results();
     long tl = System.nanoTime();
     if (budget.over()) {
       return stopped(budget);
@@ -304,7 +313,7 @@ public final class ClaimPreparer {
         LOG.debug("prepare spans claim={} lookupUs={} checkUs={} cdiUs={} checkpointUs={}", claim.uid(),
             (tl - t0) / 1000, (t1 - tl) / 1000, (t2 - t1) / 1000, (t3 - t2) / 1000);
       }
-      return ClaimResult.ok(prepared);
+      return ClaimResult.ok(metadata.prepared(claim, new AllocatedClaim(ours, found.podClaimName()), prepared));
     } finally {
       release(reserved);
     }
@@ -605,6 +614,7 @@ public final class ClaimPreparer {
       specs.checkDirectory();
       checkpoint.remove(claim.uid());
       specs.remove(claim.uid());
+      metadata.remove(claim.uid());
       return "";
     } catch (IOException | RuntimeException e) {
       return "cannot unprepare: " + e.getMessage();

@@ -98,6 +98,7 @@ public final class Agent implements AutoCloseable {
   private java.util.concurrent.ScheduledExecutorService healthScheduler;
   private io.nodeatlas.agent.health.DeviceHealthMonitor health;
   private io.nodeatlas.agent.status.ClaimNetworkStatus claimStatus;
+  private boolean deviceMetadata = true;
 
   /** API calls leave the loop's thread: a hung server delays them, never the loop (issue: hung watch). */
   private ExecutorService apiCalls;
@@ -161,6 +162,15 @@ public final class Agent implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Whether prepared claims get the device metadata files of KEP-5304 (on by default); call before
+   * {@link #start()}. Off, Unprepare still removes the files claims got while it was on.
+   */
+  public Agent deviceMetadata(boolean on) {
+    this.deviceMetadata = on;
+    return this;
+  }
+
   /** The device health monitor (cluster mode, after {@link #start()}). */
   public Optional<io.nodeatlas.agent.health.DeviceHealthMonitor> health() {
     return Optional.ofNullable(health);
@@ -191,6 +201,8 @@ public final class Agent implements AutoCloseable {
           Agent.class.getClassLoader(), new io.nodeatlas.discovery.share.SharePlacer.Settings(settings.hookPath()));
       preparer = new ClaimPreparer(settings.driverName(), inventory, new ApiClaimLookup(client),
           specStore, checkpoint, metrics, families, ClaimWorkers.pooled(ClaimPreparer.CALL_PARALLELISM));
+      preparer.withMetadata(new io.nodeatlas.agent.metadata.DeviceMetadataFiles(settings.stateDir(), settings.cdiRoot(),
+          settings.driverName(), inventory, families::networkData, deviceMetadata));
       claims = new ClaimKeeper(settings, client, inventory, specStore, checkpoint, preparer, apiCalls);
       claims.checkLostCheckpoint();
       if (claims.lostCheckpoint() == null) {

@@ -99,6 +99,7 @@ public final class AgentLauncher {
             SdNotifier.watchdogInterval(b.environment, ProcessHandle.current().pid()), new AgentMetrics(version),
             Clock.systemUTC());
         agent.healthChecks(b.healthChecks.get(), b.healthInterval);
+        agent.deviceMetadata(b.deviceMetadata);
         LOG.info("starting nodeatlas run mode={} driver={} node={} kubeletRoot={} cdiRoot={} stateDir={} podUID={}",
             agent.standalone() ? "standalone" : "cluster (API server " + client.getMasterUrl() + ")", b.driverName, node,
             b.kubeletRoot, b.cdiRoot, b.stateDir,
@@ -244,6 +245,7 @@ public final class AgentLauncher {
     private PrintStream log = System.err;
     private io.nodeatlas.discovery.host.HostFs host;
     private boolean recover;
+    private boolean deviceMetadata = true;
     private String podUid = "";
     private Duration lockWait = AgentSettings.DEFAULT_LOCK_WAIT;
     private Supplier<DeviceDiscovery> reload;
@@ -277,6 +279,12 @@ public final class AgentLauncher {
     /** Reconcile the claim specs from the API server when the checkpoint is missing. */
     public Builder recover(boolean v) {
       recover = v;
+      return this;
+    }
+
+    /** Whether prepared claims get device metadata files (KEP-5304); on by default. */
+    public Builder deviceMetadata(boolean v) {
+      deviceMetadata = v;
       return this;
     }
 
