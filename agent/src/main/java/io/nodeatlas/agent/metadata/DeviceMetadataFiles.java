@@ -81,11 +81,19 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
   private final DeviceInventory inventory;
   private final Function<Device, Optional<NetworkData>> networkData;
   private final boolean enabled;
-  private final CdiSpecWriter writer = CdiSpecWriter.withoutFsync();
+  /**
+   * The claim specs' writer ({@link io.nodeatlas.agent.claims.ClaimSpecStore#writer()}): one index of the
+   * CDI directory, so the claim specs' conflict scans never parse these files (with a writer each,
+   * concurrent Prepares parsed each other's new specs again and again).
+   */
+  private final CdiSpecWriter writer;
   /** Claims whose files this process wrote or checked: answered again with a look at the spec alone. */
   private final Set<String> current = ConcurrentHashMap.newKeySet();
-  /** One lock per claim UID's stripe: a recorded claim may be answered by two calls at once. */
-  private final Object[] stripes = new Object[32];
+  /**
+   * One lock per claim UID's stripe: a recorded claim may be answered by two calls at once. Many, so
+   * that claims prepared at once rarely wait for each other's IO.
+   */
+  private final Object[] stripes = new Object[256];
 
   /**
    * {@code enabled} false: no file is written and answers carry no metadata ids, but Unprepare still
@@ -93,6 +101,13 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
    */
   public DeviceMetadataFiles(Path stateDir, Path cdiRoot, String driver, DeviceInventory inventory,
       Function<Device, Optional<NetworkData>> networkData, boolean enabled) {
+    this(stateDir, cdiRoot, CdiSpecWriter.withoutFsync(), driver, inventory, networkData, enabled);
+  }
+
+  /** With {@code writer}, the writer of the other specs of {@code cdiRoot} (the claim specs). */
+  public DeviceMetadataFiles(Path stateDir, Path cdiRoot, CdiSpecWriter writer, String driver, DeviceInventory inventory,
+      Function<Device, Optional<NetworkData>> networkData, boolean enabled) {
+    this.writer = writer;
     this.layout = MetadataLayout.under(stateDir, driver);
     this.cdiRoot = cdiRoot;
     this.driver = driver;
@@ -318,21 +333,23 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
    */
   private void mkdirs(Path dir) throws IOException {
     Path stateDir = layout.root().getParent();
-    if (!Files.isDirectory(stateDir, LinkOption.NOFOLLOW_LINKS)) {
-      throw new IOException("the state directory " + stateDir + " is missing or a link");
-    }
     Path at = stateDir;
     for (Path segment : stateDir.relativize(dir)) {
       at = at.resolve(segment);
-      if (!Files.isDirectory(at, LinkOption.NOFOLLOW_LINKS)) {
-        try {
-          Files.createDirectory(at, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
-        } catch (java.nio.file.FileAlreadyExistsException e) {
+      try {
+        Files.createDirectory(at, DIRECTORY_MODE);
+      } catch (java.nio.file.FileAlreadyExistsException e) {
+        if (!Files.isDirectory(at, LinkOption.NOFOLLOW_LINKS)) {
           throw new IOException(at + " is in the way of the device metadata (a file or a link, not a directory)", e);
         }
+      } catch (NoSuchFileException e) {
+        throw new IOException("the state directory " + stateDir + " is missing", e);
       }
     }
   }
+
+  private static final java.nio.file.attribute.FileAttribute<Set<java.nio.file.attribute.PosixFilePermission>> DIRECTORY_MODE =
+      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x"));
 
   /** The claim's CDI spec: per request a device that bind-mounts the request's file read-only. */
   private void writeSpec(String uid, String part, Set<String> requests) throws IOException {
@@ -345,11 +362,11 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
     CdiSpec draft = new CdiSpec(CdiVersion.EARLIEST.text(), driver + "/metadata", null, devices, null);
     CdiSpec spec = draft.withCdiVersion(CdiVersion.minimumRequired(draft).text());
     try {
-      writer.write(cdiRoot, new CdiSpecFile(specFileName(uid), spec, SpecFormat.JSON));
+      // Kind <driver>/metadata and names <uid>-<request> are this class's alone: no conflict scan, which
+      // cost as much as the claim spec's own (a listing and a stat of every spec of the directory).
+      writer.writeUnique(cdiRoot, new CdiSpecFile(specFileName(uid), spec, SpecFormat.JSON));
     } catch (CdiValidationException e) {
       throw new IOException("the device metadata CDI spec is invalid: " + e.getMessage(), e);
-    } catch (NoSuchFileException e) {
-      throw new IOException("the CDI directory " + cdiRoot + " is missing: " + e.getMessage(), e);
     }
   }
 

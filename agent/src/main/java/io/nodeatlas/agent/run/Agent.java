@@ -202,7 +202,7 @@ public final class Agent implements AutoCloseable {
       preparer = new ClaimPreparer(settings.driverName(), inventory, new ApiClaimLookup(client),
           specStore, checkpoint, metrics, families, ClaimWorkers.pooled(ClaimPreparer.CALL_PARALLELISM));
       preparer.withMetadata(new io.nodeatlas.agent.metadata.DeviceMetadataFiles(settings.stateDir(), settings.cdiRoot(),
-          settings.driverName(), inventory, families::networkData, deviceMetadata));
+          specStore.writer(), settings.driverName(), inventory, families::networkData, deviceMetadata));
       claims = new ClaimKeeper(settings, client, inventory, specStore, checkpoint, preparer, apiCalls);
       claims.checkLostCheckpoint();
       if (claims.lostCheckpoint() == null) {
