@@ -147,6 +147,24 @@ public final class CdiSpecWriter {
   }
 
   /**
+   * {@link #write} for a spec no other file can conflict with by construction (a kind of the caller's
+   * own and device names that carry a claim UID, one file per claim): the content and file name are
+   * validated, the directory is not scanned for conflicts, and the file is remembered like every file
+   * this writer writes, so its other writes' scans do not read it back.
+   */
+  public Change writeUnique(Path dir, CdiSpecFile file) throws IOException, CdiValidationException {
+    List<CdiProblem> problems = new ArrayList<>();
+    if (!file.fileName().equals(dir.resolve(file.fileName()).getFileName().toString())) {
+      problems.add(new CdiProblem(file.fileName(), null, CdiRule.FILE_NAME, "not a plain file name"));
+    }
+    problems.addAll(validator.validate(file.spec(), file.fileName()));
+    if (!problems.isEmpty()) {
+      throw new CdiValidationException(problems);
+    }
+    return writeValidated(dir, file);
+  }
+
+  /**
    * Makes {@code dir} hold exactly {@code wanted} among the files {@code ownership} owns. Everything is
    * validated before anything changes: if one wanted spec is invalid or conflicts with a file we do not
    * own (or with another wanted spec), nothing is written or removed. Returns the changes in order.

@@ -70,6 +70,9 @@ public record Flag<T>(List<String> names, String label, Class<T> type, String en
         .userObject(this);
     if (type != boolean.class) {
       b.paramLabel(label);
+    } else if (defaultValue.equals("true")) {
+      // A flag that is on by default is turned off as --name=false (and by its env twin or the config file).
+      b.arity("0..1").fallbackValue("true");
     }
     if (converter != null) {
       b.converters(converter);

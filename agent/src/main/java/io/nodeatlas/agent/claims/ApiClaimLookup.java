@@ -41,10 +41,10 @@ import java.util.concurrent.TimeoutException;
  *       held for answers stay under {@code concurrentReads × maxBytes} (24 MiB) however many claims
  *       the kubelet sends at once (32 concurrent claims of 1.4 MB ended a 96 MiB heap without it); a
  *       read waits for its turn within the call's budget;</li>
- *   <li>only the fields Prepare needs read from the answer ({@code metadata.uid} and
- *       {@code status.allocation.devices.results}), with Jackson's streaming parser: no object model of
- *       the whole claim, and the rest of the answer (managed fields, annotations, the spec) skipped
- *       without being decoded.</li>
+ *   <li>only the fields Prepare needs read from the answer ({@code metadata.uid}, the annotation
+ *       {@code resource.kubernetes.io/pod-claim-name} and {@code status.allocation.devices.results}), with
+ *       Jackson's streaming parser: no object model of the whole claim, and the rest of the answer
+ *       (managed fields, other annotations, the spec) skipped without being decoded.</li>
  * </ul>
  */
 public final class ApiClaimLookup implements ClaimLookup {
@@ -112,6 +112,11 @@ public final class ApiClaimLookup implements ClaimLookup {
 
   @Override
   public List<AllocatedDevice> allocation(ClaimRef ref, CallBudget budget) throws ClaimLookupException {
+    return allocatedClaim(ref, budget).results();
+  }
+
+  @Override
+  public AllocatedClaim allocatedClaim(ClaimRef ref, CallBudget budget) throws ClaimLookupException {
     String what = "ResourceClaim " + ref.namespace() + "/" + ref.name();
     // Checked again here (the kubelet path checks first): these go into a URL.
     if (!Names.isDnsLabel(ref.namespace()) || !Names.isDnsSubdomain(ref.name())) {
@@ -227,9 +232,12 @@ public final class ApiClaimLookup implements ClaimLookup {
     return "";
   }
 
-  /** What Prepare needs of a claim: its UID and our results, checked as the upstream kubelet plugin helper does. */
-  private List<AllocatedDevice> parse(ClaimRef ref, String what, List<ByteBuffer> body) throws ClaimLookupException {
-    String uid = null;
+  /**
+   * What Prepare needs of a claim: its UID and our results, checked as the upstream kubelet plugin helper
+   * does, and the pod's name for a template-generated claim (device metadata, KEP-5304).
+   */
+  private AllocatedClaim parse(ClaimRef ref, String what, List<ByteBuffer> body) throws ClaimLookupException {
+    String[] meta = {null, ""};
     boolean allocated = false;
     List<AllocatedDevice> results = new ArrayList<>();
     try (JsonParser p = json.createParser(stream(body))) {
@@ -238,7 +246,7 @@ public final class ApiClaimLookup implements ClaimLookup {
         String field = p.currentName();
         JsonToken t = p.nextToken();
         if ("metadata".equals(field) && t == JsonToken.START_OBJECT) {
-          uid = stringMember(p, "uid");
+          readMetadata(p, meta);
         } else if ("status".equals(field) && t == JsonToken.START_OBJECT) {
           while (p.nextToken() == JsonToken.FIELD_NAME) {
             String s = p.currentName();
@@ -267,6 +275,7 @@ public final class ApiClaimLookup implements ClaimLookup {
     } catch (IOException | RuntimeException e) {
       throw new ClaimLookupException("cannot read " + what + " from the API server's answer: " + ClaimGet.describe(e));
     }
+    String uid = meta[0];
     if (!ref.uid().equals(uid)) {
       throw new ClaimLookupException(what + " got replaced: the kubelet asked for UID " + ref.uid()
           + ", the API server has UID " + uid);
@@ -274,7 +283,33 @@ public final class ApiClaimLookup implements ClaimLookup {
     if (!allocated) {
       throw new ClaimLookupException(what + " is not allocated");
     }
-    return results;
+    return new AllocatedClaim(results, meta[1]);
+  }
+
+  /**
+   * {@code metadata}: {@code uid} into {@code out[0]} and the annotation
+   * {@link AllocatedClaim#POD_CLAIM_NAME_ANNOTATION} into {@code out[1]}; the rest skipped.
+   */
+  private static void readMetadata(JsonParser p, String[] out) throws IOException {
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String f = p.currentName();
+      JsonToken t = p.nextToken();
+      if ("uid".equals(f) && t == JsonToken.VALUE_STRING) {
+        out[0] = p.getText();
+      } else if ("annotations".equals(f) && t == JsonToken.START_OBJECT) {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String key = p.currentName();
+          JsonToken v = p.nextToken();
+          if (AllocatedClaim.POD_CLAIM_NAME_ANNOTATION.equals(key) && v == JsonToken.VALUE_STRING) {
+            out[1] = p.getText();
+          } else {
+            p.skipChildren();
+          }
+        }
+      } else {
+        p.skipChildren();
+      }
+    }
   }
 
   /** One {@code DeviceAllocationConfiguration} with an opaque configuration: its driver, requests and parameters. */
@@ -417,21 +452,6 @@ public final class ApiClaimLookup implements ClaimLookup {
       throw new IOException(field + " is not a scalar");
     }
     return p.getText();
-  }
-
-  /** The string member {@code name} of the object the parser is in (skipping the rest); null when absent. */
-  private static String stringMember(JsonParser p, String name) throws IOException {
-    String value = null;
-    while (p.nextToken() == JsonToken.FIELD_NAME) {
-      String f = p.currentName();
-      p.nextToken();
-      if (name.equals(f) && p.currentToken() == JsonToken.VALUE_STRING) {
-        value = p.getText();
-      } else {
-        p.skipChildren();
-      }
-    }
-    return value;
   }
 
   /** Fails the answer when the member just read ({@code what}) is not of the JSON type {@code start}. */

@@ -25,6 +25,14 @@ public interface ClaimLookup {
     return allocation(claim);
   }
 
+  /**
+   * As {@link #allocation(ClaimRef, CallBudget)}, with the pod's name for a template-generated claim
+   * where the lookup reads it (the API server's answer); without it, none.
+   */
+  default AllocatedClaim allocatedClaim(ClaimRef claim, CallBudget budget) throws ClaimLookupException {
+    return new AllocatedClaim(allocation(claim, budget), "");
+  }
+
   /** The lookup of a node without an API server: every claim fails with a clear reason. */
   static ClaimLookup unavailable(String reason) {
     return claim -> {

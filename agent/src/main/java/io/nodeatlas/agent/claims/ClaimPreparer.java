@@ -77,9 +77,13 @@ public final class ClaimPreparer {
   private volatile String refusal;
   private final ShareEdits shareEdits;
   private final Families families;
+  private final DeviceRealisations realisations;
+  private final SpecRestorer restorer;
   /** Told about each prepared claim's devices (the claim's network status, KEP-4817); never fails Prepare. */
   private volatile java.util.function.BiConsumer<ClaimRef, List<PreparedDevice>> onPrepared = (c, d) -> {};
   private final ClaimWorkers workers;
+  /** The files a prepared claim's containers get beside its devices (KEP-5304 device metadata). */
+  private volatile ClaimMetadata metadata = ClaimMetadata.NONE;
 
   /** The budget of a call made without one (tools, tests): the kubelet's own deadline is 45 s. */
   public static final java.time.Duration DEFAULT_CALL_BUDGET = java.time.Duration.ofSeconds(20);
@@ -132,6 +136,8 @@ public final class ClaimPreparer {
     this.inventory = inventory;
     this.lookup = lookup;
     this.specs = specs;
+    this.realisations = new DeviceRealisations(families);
+    this.restorer = new SpecRestorer(specs, inventory, families, realisations, shareEdits);
     this.checkpoint = checkpoint;
     this.listener = listener;
   }
@@ -142,6 +148,17 @@ public final class ClaimPreparer {
    */
   public void refusePrepare(String reason) {
     refusal = reason;
+  }
+
+  /** The device metadata files of prepared claims (KEP-5304); none unless set. */
+  /** At start, before serving: see {@link DeviceRealisations#reconcile}. */
+  public void reconcileRealised() {
+    realisations.reconcile(checkpoint, specs);
+  }
+
+  public ClaimPreparer withMetadata(ClaimMetadata files) {
+    this.metadata = files;
+    return this;
   }
 
   /** Calls {@code hook} after each successful Prepare of a claim (with its devices); its faults are logged only. */
@@ -286,9 +303,9 @@ public final class ClaimPreparer {
   private ClaimResult fromCheckpoint(PreparedClaim known) {
     String stale = recheckShares(known);
     if (stale == null) {
-      stale = restoreSpec(known);
+      stale = restorer.restore(known, checkpoint);
     }
-    return stale == null ? ClaimResult.ok(known.devices()) : ClaimResult.failed(stale);
+    return stale == null ? ClaimResult.ok(metadata.restored(known)) : ClaimResult.failed(stale);
   }
 
   private ClaimResult prepareOne(ClaimRef claim, CallBudget budget) {
@@ -297,12 +314,13 @@ public final class ClaimPreparer {
       return fromCheckpoint(known.get());
     }
     long t0 = System.nanoTime();
-    List<AllocatedDevice> allocation;
+    AllocatedClaim found;
     try {
-      allocation = lookup.allocation(claim, budget);
+      found = lookup.allocatedClaim(claim, budget);
     } catch (ClaimLookupException e) {
       return ClaimResult.failed(e.getMessage());
     }
+    List<AllocatedDevice> allocation = found.results();
     long tl = System.nanoTime();
     if (budget.over()) {
       return stopped(budget);
@@ -319,7 +337,8 @@ public final class ClaimPreparer {
     Map<String, Placement> realised = new LinkedHashMap<>();
     boolean committed = false;
     try {
-      String notReal = realise(reserved, realised);
+      String notReal = realisations.realise(reserved.claim().uid(), reserved.exclusive(),
+          name -> reserved.byName().get(name).device(), reserved.ours(), realised);
       if (notReal != null) {
         return ClaimResult.failed(notReal);
       }
@@ -353,111 +372,12 @@ public final class ClaimPreparer {
         LOG.debug("prepare spans claim={} lookupUs={} checkUs={} cdiUs={} checkpointUs={}", claim.uid(),
             (tl - t0) / 1000, (t1 - tl) / 1000, (t2 - t1) / 1000, (t3 - t2) / 1000);
       }
-      return ClaimResult.ok(prepared);
+      return ClaimResult.ok(metadata.prepared(claim, new AllocatedClaim(ours, found.podClaimName()), prepared));
     } finally {
       if (!committed) {
-        unrealise(claim, realised);
+        realisations.undo(claim, realised);
       }
       release(reserved);
-    }
-  }
-
-  /**
-   * Has each exclusive device whose family makes it real at Prepare made real for the claim
-   * ({@link DeviceRealiser}), into {@code realised}; null when done, else why not (what was made stays in
-   * {@code realised}, to be undone).
-   */
-  private String realise(Reservation r, Map<String, Placement> realised) {
-    for (String name : r.exclusive()) {
-      Device device = r.byName().get(name).device();
-      Optional<DeviceRealiser> family = families.realiser(device);
-      if (family.isEmpty()) {
-        continue;
-      }
-      try {
-        List<String> configs = r.ours().stream().filter(x -> x.device().equals(name))
-            .flatMap(x -> x.configs().stream()).distinct().toList();
-        Placement record = family.get().realise(r.claim().uid(), device, configs);
-        if (!record.empty()) {
-          realised.put(name, record);
-        }
-      } catch (DeviceRealiser.RealiseException e) {
-        return "device " + name + ": " + e.getMessage();
-      }
-    }
-    return null;
-  }
-
-  /** Undoes what was made real for a claim that is not recorded; a failure is logged (the family's start cleans it). */
-  private void unrealise(ClaimRef claim, Map<String, Placement> realised) {
-    realised.forEach((device, record) -> {
-      try {
-        unrealiseRecord(claim.uid(), device, record);
-      } catch (DeviceRealiser.RealiseException | RuntimeException e) {
-        LOG.warn("cannot undo what was made for an unrecorded claim claim={} device={} err=\"{}\"", claim, device,
-            e.getMessage());
-      }
-    });
-  }
-
-  /** Hands {@code record} to the family it is of; a record no family knows is logged and left. */
-  private void unrealiseRecord(String uid, String device, Placement record) throws DeviceRealiser.RealiseException {
-    for (DeviceRealiser r : families.realisers()) {
-      if (r.unrealise(uid, device, record)) {
-        return;
-      }
-    }
-    LOG.warn("no installed family knows the record of a prepared device claimUid={} device={} version={}", uid, device,
-        record.version());
-  }
-
-  /**
-   * At start, before serving: each family that makes devices real gets the records of the checkpoint's claims
-   * and every claim UID, undoes what it made for claims gone (a crash before the commit), and re-makes what is
-   * gone for live ones (a reboot); a changed record replaces the old one, and the claim's spec is removed so the
-   * kubelet's next Prepare writes it again with the new record's edits.
-   */
-  public void reconcileRealised() {
-    if (families.realisers().isEmpty()) {
-      return;
-    }
-    List<DeviceRealiser.Realised> live = new ArrayList<>();
-    java.util.Set<String> uids = new java.util.TreeSet<>();
-    for (PreparedClaim c : checkpoint.all()) {
-      uids.add(c.claim().uid());
-      for (PreparedDevice d : c.devices()) {
-        if (!d.isShare() && !d.placementOrNone().empty()) {
-          live.add(new DeviceRealiser.Realised(c.claim().uid(), d.device(), d.placementOrNone()));
-        }
-      }
-    }
-    for (DeviceRealiser r : families.realisers()) {
-      List<DeviceRealiser.Realised> changed;
-      try {
-        changed = r.reconcile(List.copyOf(live), java.util.Set.copyOf(uids));
-      } catch (RuntimeException e) {
-        LOG.warn("a family could not reconcile what it made err=\"{}\"", e.toString());
-        continue;
-      }
-      for (DeviceRealiser.Realised ch : changed) {
-        Optional<PreparedClaim> c = checkpoint.get(ch.claimUid());
-        if (c.isEmpty()) {
-          continue;
-        }
-        List<PreparedDevice> devices = new ArrayList<>();
-        for (PreparedDevice d : c.get().devices()) {
-          devices.add(!d.isShare() && d.device().equals(ch.device()) ? new PreparedDevice(d.requestNames(), d.pool(),
-              d.device(), d.cdiDeviceIds(), "", Map.of(), ch.record()) : d);
-        }
-        try {
-          checkpoint.put(new PreparedClaim(c.get().claim(), devices));
-          specs.remove(ch.claimUid());
-          LOG.info("re-made a prepared device claim={} device={}", c.get().claim(), ch.device());
-        } catch (IOException e) {
-          LOG.warn("cannot record a re-made device claim={} device={} err=\"{}\"", c.get().claim(), ch.device(),
-              e.getMessage());
-        }
-      }
     }
   }
 
@@ -551,7 +471,7 @@ public final class ClaimPreparer {
     for (AllocatedDevice a : r.ours()) {
       if (!r.shares().containsKey(a) && !shareDeviceNames.containsValue(a.device())
           && whole.stream().noneMatch(x -> x.name().equals(a.device()))) {
-        whole.add(realisedEdits(r.byName().get(a.device()).device(), realised.getOrDefault(a.device(), Placement.NONE)));
+        whole.add(realisations.edits(r.byName().get(a.device()).device(), realised.getOrDefault(a.device(), Placement.NONE)));
       }
     }
     return new SpecPlan(shareEdits.devices(placed, whole), shareDeviceNames);
@@ -667,63 +587,9 @@ public final class ClaimPreparer {
   }
 
   /**
-   * Re-creates a recorded claim's CDI spec when it is missing, with the same ids, before the claim is
-   * answered: {@code /var/run/cdi} is tmpfs on most hosts, and after a reboot the kubelet prepares its
-   * claims again (KEP-4381) while the checkpoint still names ids whose spec is gone. The claim is then
-   * confirmed for this boot. Null when done, else why the claim fails.
-   */
-  private String restoreSpec(PreparedClaim known) {
-    try {
-      // Specs are written without fsync (see the commit in prepareOne): only a power cut or a kernel crash
-      // can leave one missing, empty or partial, and either starts a new boot, which makes every recorded
-      // claim unconfirmed (Checkpoint.startBoot). So the spec of an unconfirmed claim, or of any claim on a
-      // host whose boot cannot be told, is read and checked; for the others finding the file is enough.
-      String uid = known.claim().uid();
-      Optional<Map<String, List<String>>> written = checkpoint.isUnconfirmed(uid) || checkpoint.bootId().isEmpty()
-          ? specs.ensureValid(known.claim(), () -> recordedDevices(known),
-              known.devices().stream().flatMap(d -> d.cdiDeviceIds().stream()).toList())
-          : specs.ensure(known.claim(), () -> recordedDevices(known));
-      if (written.isPresent()) {
-        List<String> ids = written.get().values().stream().flatMap(List::stream).toList();
-        for (PreparedDevice d : known.devices()) {
-          if (!ids.containsAll(d.cdiDeviceIds())) {
-            return "the re-created CDI spec lacks the recorded ids " + d.cdiDeviceIds() + " of device " + d.device();
-          }
-        }
-        LOG.info("re-created the missing CDI spec of a recorded claim claim={} ids={}", known.claim(), ids.size());
-      }
-      checkpoint.confirm(known.claim().uid());
-      return null;
-    } catch (IOException | RuntimeException e) {
-      return "cannot re-create the missing CDI spec of the recorded claim: " + e.getMessage();
-    }
-  }
-
-  /** The devices of a recorded claim's spec, as {@link #prepareOne} wrote them: shares first, then the others. */
-  private List<Device> recordedDevices(PreparedClaim known) {
-    List<ShareEdits.Placed> placed = new ArrayList<>();
-    List<Device> others = new ArrayList<>();
-    for (PreparedDevice d : known.devices()) {
-      SharedDevice device = inventory.shared(d.device(), families::shared).orElseThrow(() -> new IllegalStateException("device "
-          + d.device() + " is not (or not yet) discovered on this node"));
-      if (d.isShare()) {
-        placed.add(new ShareEdits.Placed(device, ShareRecords.held(known.claim().uid(), d)));
-      } else {
-        others.add(realisedEdits(device.device(), d.placementOrNone()));
-      }
-    }
-    return shareEdits.devices(placed, others);
-  }
-
-  /**
    * Results for the same device (and the same share) under different requests become one entry with
    * both request names; the kubelet matches devices to containers by request name.
    */
-  /** A device held whole as its container gets it: with its family's edits for what was made real for it. */
-  private Device realisedEdits(Device device, Placement record) {
-    return record.empty() ? device : families.realiser(device).map(f -> f.containerEdits(device, record)).orElse(device);
-  }
-
   private static void mergeInto(List<PreparedDevice> prepared, AllocatedDevice a, Share share, List<String> cdiIds,
       Placement realised) {
     String shareId = share == null ? "" : share.shareId();
@@ -768,12 +634,13 @@ public final class ClaimPreparer {
       if (known.isPresent()) {
         for (PreparedDevice d : known.get().devices()) {
           if (!d.isShare() && !d.placementOrNone().empty()) {
-            unrealiseRecord(claim.uid(), d.device(), d.placementOrNone());
+            realisations.undoRecord(claim.uid(), d.device(), d.placementOrNone());
           }
         }
       }
       checkpoint.remove(claim.uid());
       specs.remove(claim.uid());
+      metadata.remove(claim.uid());
       return "";
     } catch (IOException | DeviceRealiser.RealiseException | RuntimeException e) {
       return "cannot unprepare: " + e.getMessage();

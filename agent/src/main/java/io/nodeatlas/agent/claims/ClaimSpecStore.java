@@ -33,6 +33,15 @@ public final class ClaimSpecStore implements ClaimSpecs {
     this.cdiRoot = cdiRoot;
   }
 
+  /**
+   * The writer of the claim specs, for the agent's other per-claim specs in the same directory (device
+   * metadata): one writer knows its own files without reading them back, so sharing it spares each
+   * Prepare the parse of the other writer's new files.
+   */
+  public CdiSpecWriter writer() {
+    return writer;
+  }
+
   @Override
   public Map<String, List<String>> write(ClaimRef claim, List<Device> devices) throws IOException {
     ClaimCdiSpecs.ClaimSpec spec = claimSpecs.forClaim(claim.uid(), devices);

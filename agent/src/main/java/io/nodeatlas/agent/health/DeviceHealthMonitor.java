@@ -2,10 +2,10 @@ package io.nodeatlas.agent.health;
 
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder;
-import io.nodeatlas.agent.kubelet.api.health.v1alpha1.DeviceHealth;
-import io.nodeatlas.agent.kubelet.api.health.v1alpha1.DeviceIdentifier;
-import io.nodeatlas.agent.kubelet.api.health.v1alpha1.HealthStatus;
-import io.nodeatlas.agent.kubelet.api.health.v1alpha1.NodeWatchResourcesResponse;
+import io.nodeatlas.agent.kubelet.api.health.v1.DeviceHealth;
+import io.nodeatlas.agent.kubelet.api.health.v1.DeviceIdentifier;
+import io.nodeatlas.agent.kubelet.api.health.v1.HealthStatus;
+import io.nodeatlas.agent.kubelet.api.health.v1.NodeWatchResourcesResponse;
 import io.nodeatlas.discovery.health.DeviceProblem;
 import io.nodeatlas.discovery.health.HealthCheck;
 import io.nodeatlas.discovery.model.Device;
@@ -177,12 +177,24 @@ public final class DeviceHealthMonitor implements AutoCloseable {
         h.setHealth(HealthStatus.HEALTHY).setLastUpdatedTime(healthySince.getOrDefault(d.name(), now).getEpochSecond());
       } else {
         h.setHealth(HealthStatus.UNHEALTHY).setLastUpdatedTime(p.since().getEpochSecond())
-            .setMessage(p.problem().reason() + ": " + p.problem().message());
+            .setMessage(message(p.problem()));
       }
       b.addDevices(h);
     }
     return b.build();
   }
+
+  /**
+   * The stream's {@code message} of a problem: its reason and message, within the 1024 characters the
+   * kubelet keeps ({@code dra-health/v1} {@code DeviceHealth.message}; longer ones end in {@code ...}).
+   */
+  static String message(DeviceProblem p) {
+    String m = p.message().isEmpty() ? p.reason() : p.reason() + ": " + p.message();
+    return m.length() <= MAX_MESSAGE ? m : m.substring(0, MAX_MESSAGE - 3) + "...";
+  }
+
+  /** {@code DeviceHealth.message}'s bound, in characters. */
+  static final int MAX_MESSAGE = 1024;
 
   /** Stops polling, closes the checks and ends the kubelet's streams. */
   @Override

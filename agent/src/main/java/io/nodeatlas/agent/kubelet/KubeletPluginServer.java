@@ -65,9 +65,9 @@ public final class KubeletPluginServer implements AutoCloseable {
 
   /**
    * Binds both sockets and starts serving, with the device health stream when {@code health} is given:
-   * served on the DRA socket and advertised in {@code supported_versions} as
-   * {@code v1alpha1.DRAResourceHealth}, after the DRAPlugin versions (the kubelet takes the first DRAPlugin
-   * version it knows and looks for the health service by its own name, KEP-4680).
+   * served on the DRA socket and advertised in {@code supported_versions} as {@code v1.DRAResourceHealth}
+   * and {@code v1alpha1.DRAResourceHealth}, after the DRAPlugin versions (the kubelet takes the first
+   * DRAPlugin version it knows, and looks for the health services by their own names, KEP-4680).
    */
   public static KubeletPluginServer start(KubeletPaths paths, ClaimPreparer preparer,
       io.nodeatlas.agent.health.ResourceHealthService health) throws IOException {
@@ -78,8 +78,8 @@ public final class KubeletPluginServer implements AutoCloseable {
       List<BindableService> dra = new ArrayList<>(List.of(v1, new DraV1beta1Service(v1), s.health.getHealthService()));
       List<String> versions = new ArrayList<>(SUPPORTED_VERSIONS);
       if (health != null) {
-        dra.add(health);
-        versions.add(io.nodeatlas.agent.health.ResourceHealthService.SUPPORTED_VERSION);
+        dra.addAll(health.services());
+        versions.addAll(io.nodeatlas.agent.health.ResourceHealthService.SUPPORTED_VERSIONS);
       }
       // The DRA socket's callbacks run on the event loop: its services answer at once (health, the health
       // stream) or hand the call to s.executor themselves (DraV1Service), one wake-up per call.

@@ -10,19 +10,15 @@ import io.nodeatlas.agent.ops.HealthEndpoints;
 import io.nodeatlas.agent.ops.Notifier;
 import io.nodeatlas.discovery.health.HealthCheck;
 import io.nodeatlas.discovery.report.NodeReport;
-import io.nodeatlas.discovery.share.DeviceRealiser;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,9 +53,7 @@ public final class Agent implements AutoCloseable {
   private ClusterParts cluster;
   private SliceSync slices;
   private HealthEndpoints http;
-  private List<HealthCheck> healthChecks = List.of();
-  private Duration healthInterval = Duration.ofSeconds(10);
-  private Function<Path, Map<String, DeviceRealiser>> deviceRealisers = dir -> Map.of();
+  private ClusterOptions options = ClusterOptions.DEFAULTS;
   private Instant nextDiscovery = Instant.EPOCH;
 
   public Agent(AgentSettings settings, Supplier<NodeReport> discovery, KubernetesClient client, Notifier notifier,
@@ -82,19 +76,11 @@ public final class Agent implements AutoCloseable {
   }
 
   /**
-   * The sources' health checks, polled every {@code interval} once {@link #start()} ran (cluster mode):
-   * unhealthy devices are tainted in the slices and reported on the kubelet's health stream. Call
-   * before {@link #start()}; the agent closes them.
+   * Cluster mode's health checks, device realisers and device metadata ({@link ClusterOptions}); call before
+   * {@link #start()}. The agent closes the health checks.
    */
-  public Agent healthChecks(List<HealthCheck> checks, Duration interval) {
-    this.healthChecks = List.copyOf(checks);
-    this.healthInterval = interval;
-    return this;
-  }
-
-  /** The families that make devices real at Prepare, from their journals' directory; call before {@link #start()}. */
-  public Agent deviceRealisers(Function<Path, Map<String, DeviceRealiser>> make) {
-    this.deviceRealisers = make;
+  public Agent options(UnaryOperator<ClusterOptions> change) {
+    options = change.apply(options);
     return this;
   }
 
@@ -124,8 +110,7 @@ public final class Agent implements AutoCloseable {
 
   private void startCluster() throws IOException, CorruptCheckpointException {
     cluster = new ClusterParts(settings, client, inventory, specStore, metrics, clock);
-    cluster.deviceRealisers = deviceRealisers;
-    cluster.start(healthChecks, healthInterval, new ClusterParts.Loop(this::requestPublish, this::requestDiscovery));
+    cluster.start(options, new ClusterParts.Loop(this::requestPublish, this::requestDiscovery));
     slices = cluster.slices;
     readiness.cluster(slices, cluster.claims, cluster.kubelet, handOver);
     // A newer instance asks for the state directory, or (rolling update) the lock came to this one: publish now.
@@ -288,7 +273,7 @@ public final class Agent implements AutoCloseable {
       cluster.close(handOver.handedOver());
     }
     if (cluster == null || cluster.health == null) {
-      healthChecks.forEach(HealthCheck::close);
+      options.healthChecks().forEach(HealthCheck::close);
     }
     if (http != null) {
       http.close();

@@ -106,8 +106,8 @@ public final class AgentLauncher {
         Agent agent = new Agent(settings, b.discovery, client, notifier,
             SdNotifier.watchdogInterval(b.environment, ProcessHandle.current().pid()), new AgentMetrics(version),
             Clock.systemUTC());
-        agent.healthChecks(b.healthChecks.get(), b.healthInterval);
-        agent.deviceRealisers(b.deviceRealisers);
+        agent.options(o -> o.withHealthChecks(b.healthChecks.get(), b.healthInterval).withDeviceRealisers(b.deviceRealisers)
+            .withDeviceMetadata(b.deviceMetadata));
         LOG.info("starting nodeatlas run mode={} driver={} node={} kubeletRoot={} cdiRoot={} stateDir={} rollingUpdateUID={}",
             agent.standalone() ? "standalone" : "cluster (API server " + client.getMasterUrl() + ")", b.driverName, node,
             b.kubeletRoot, b.cdiRoot, b.stateDir,
@@ -254,6 +254,7 @@ public final class AgentLauncher {
     private io.nodeatlas.discovery.host.HostFs host;
     private boolean recover;
     private String rollingUpdateUid = "";
+    private boolean deviceMetadata = true;
     private Duration lockWait = AgentSettings.DEFAULT_LOCK_WAIT;
     private Supplier<DeviceDiscovery> reload;
     private Supplier<List<io.nodeatlas.discovery.health.HealthCheck>> healthChecks = List::of;
@@ -298,6 +299,12 @@ public final class AgentLauncher {
     /** Reconcile the claim specs from the API server when the checkpoint is missing. */
     public Builder recover(boolean v) {
       recover = v;
+      return this;
+    }
+
+    /** Whether prepared claims get device metadata files (KEP-5304); on by default. */
+    public Builder deviceMetadata(boolean v) {
+      deviceMetadata = v;
       return this;
     }
 

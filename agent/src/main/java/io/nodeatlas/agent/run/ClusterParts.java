@@ -14,15 +14,13 @@ import io.nodeatlas.agent.health.ResourceHealthService;
 import io.nodeatlas.agent.kubelet.KubeletPaths;
 import io.nodeatlas.agent.kubelet.KubeletPluginServer;
 import io.nodeatlas.agent.ops.AgentMetrics;
+import io.nodeatlas.agent.metadata.DeviceMetadataFiles;
 import io.nodeatlas.agent.shares.Families;
 import io.nodeatlas.agent.slices.ResourceSlicePublisher;
 import io.nodeatlas.agent.status.ClaimNetworkStatus;
-import io.nodeatlas.discovery.health.HealthCheck;
 import io.nodeatlas.discovery.share.SharePlacer;
 import java.io.IOException;
 import java.time.Clock;
-import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -72,18 +70,18 @@ final class ClusterParts implements AutoCloseable {
   }
 
   /** Opens the checkpoint, starts the health checks' polling and binds the sockets. */
-  void start(List<HealthCheck> healthChecks, Duration healthInterval, Loop loop)
-      throws IOException, CorruptCheckpointException {
+  void start(ClusterOptions options, Loop loop) throws IOException, CorruptCheckpointException {
+    this.options = options;
     openState();
     ResourceSlicePublisher publisher = new ResourceSlicePublisher(client, settings.driverName(), settings.nodeName());
     ResourceHealthService healthStream = new ResourceHealthService();
-    health = new DeviceHealthMonitor(healthChecks, inventory::all, clock, loop.requestPublish(), healthStream,
+    health = new DeviceHealthMonitor(options.healthChecks(), inventory::all, clock, loop.requestPublish(), healthStream,
         publisher.poolName());
     slices = new SliceSync(settings, client, publisher, inventory, metrics, clock, apiCalls, watchCalls,
         loop.requestPublish(), loop.requestDiscovery(), health::taints);
     kubelet = KubeletPluginServer.start(new KubeletPaths(settings.kubeletRoot(), settings.driverName(),
         settings.rollingUpdateUid()), preparer, healthStream);
-    health.start(healthScheduler, healthInterval);
+    health.start(healthScheduler, options.healthInterval());
     kubelet.setServing(false);
     if (settings.healthcheckPort() >= 0) {
       try {
@@ -125,9 +123,7 @@ final class ClusterParts implements AutoCloseable {
     claims.guardWrites(lock);
   }
 
-  /** The families that make devices real at Prepare, from the directory of their journals; set before start. */
-  java.util.function.Function<java.nio.file.Path, java.util.Map<String, io.nodeatlas.discovery.share.DeviceRealiser>>
-      deviceRealisers = dir -> java.util.Map.of();
+  private ClusterOptions options = ClusterOptions.DEFAULTS;
 
   private void readState() throws IOException, CorruptCheckpointException {
     specStore.removeStaleTemporaryFiles().forEach(p -> LOG.info("removed temporary file of a killed writer file={}", p));
@@ -136,13 +132,15 @@ final class ClusterParts implements AutoCloseable {
     }
     LOG.info("checkpoint loaded file={} claims={}", checkpoint.file(), checkpoint.all().size());
     Families families = Families.installed(Agent.class.getClassLoader(), new SharePlacer.Settings(settings.hookPath()))
-        .withRealisers(deviceRealisers.apply(settings.stateDir().resolve("families")));
+        .withRealisers(options.deviceRealisers().apply(settings.stateDir().resolve("families")));
     // A rolling update's call lock is released when the call returns: its claims then run on the calling
     // thread only, so that no helper thread of a call that ran out of budget still commits after it.
     ClaimWorkers workers = settings.rollingUpdate() ? ClaimWorkers.inline()
         : ClaimWorkers.pooled(ClaimPreparer.CALL_PARALLELISM);
     preparer = new ClaimPreparer(settings.driverName(), inventory, new ApiClaimLookup(client),
         specStore, checkpoint, metrics, families, workers);
+    preparer.withMetadata(new DeviceMetadataFiles(settings.stateDir(), settings.cdiRoot(), specStore.writer(),
+        settings.driverName(), inventory, families::networkData, options.deviceMetadata()));
     claims = new ClaimKeeper(settings, client, inventory, specStore, checkpoint, preparer, apiCalls);
     claims.checkLostCheckpoint();
     if (claims.lostCheckpoint() == null) {

@@ -12,11 +12,9 @@ import io.grpc.stub.StreamObserver;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.nodeatlas.agent.kubelet.KubeletPaths;
 import io.nodeatlas.agent.kubelet.UnixSocketServers;
-import io.nodeatlas.agent.kubelet.api.health.v1alpha1.DRAResourceHealthGrpc;
-import io.nodeatlas.agent.kubelet.api.health.v1alpha1.DeviceHealth;
-import io.nodeatlas.agent.kubelet.api.health.v1alpha1.HealthStatus;
-import io.nodeatlas.agent.kubelet.api.health.v1alpha1.NodeWatchResourcesRequest;
-import io.nodeatlas.agent.kubelet.api.health.v1alpha1.NodeWatchResourcesResponse;
+import io.nodeatlas.agent.kubelet.api.health.v1.DRAResourceHealthGrpc;
+import io.nodeatlas.agent.kubelet.api.health.v1.NodeWatchResourcesRequest;
+import io.nodeatlas.agent.kubelet.api.health.v1.NodeWatchResourcesResponse;
 import io.nodeatlas.agent.kubelet.api.registration.InfoRequest;
 import io.nodeatlas.agent.ops.AgentMetrics;
 import io.nodeatlas.agent.run.Agent;
@@ -73,14 +71,32 @@ class DeviceHealthTest {
     }
   }
 
-  /** The kubelet's side of the health stream: every message received, the latest kept. */
-  static final class Watcher implements StreamObserver<NodeWatchResourcesResponse> {
-    final AtomicReference<NodeWatchResourcesResponse> latest = new AtomicReference<>();
+  /** One device's entry of a health message, as either API version states it. */
+  record Entry(String pool, String device, String health, long lastUpdated, long timeout, String message) {}
+
+  static List<Entry> entries(NodeWatchResourcesResponse r) {
+    return r.getDevicesList().stream().map(d -> new Entry(d.getDevice().getPoolName(), d.getDevice().getDeviceName(),
+        d.getHealth().name(), d.getLastUpdatedTime(), d.getHealthCheckTimeoutSeconds(), d.getMessage())).toList();
+  }
+
+  static List<Entry> entries(io.nodeatlas.agent.kubelet.api.health.v1alpha1.NodeWatchResourcesResponse r) {
+    return r.getDevicesList().stream().map(d -> new Entry(d.getDevice().getPoolName(), d.getDevice().getDeviceName(),
+        d.getHealth().name(), d.getLastUpdatedTime(), d.getHealthCheckTimeoutSeconds(), d.getMessage())).toList();
+  }
+
+  /** The kubelet's side of the health stream of one API version: the latest message kept, as entries. */
+  static final class Watcher<M> implements StreamObserver<M> {
+    final java.util.function.Function<M, List<Entry>> read;
+    final AtomicReference<List<Entry>> latest = new AtomicReference<>();
     volatile boolean completed;
 
+    Watcher(java.util.function.Function<M, List<Entry>> read) {
+      this.read = read;
+    }
+
     @Override
-    public void onNext(NodeWatchResourcesResponse value) {
-      latest.set(value);
+    public void onNext(M value) {
+      latest.set(read.apply(value));
     }
 
     @Override
@@ -93,10 +109,13 @@ class DeviceHealthTest {
       completed = true;
     }
 
-    Optional<DeviceHealth> device(String name) {
-      NodeWatchResourcesResponse r = latest.get();
-      return r == null ? Optional.empty()
-          : r.getDevicesList().stream().filter(d -> d.getDevice().getDeviceName().equals(name)).findFirst();
+    Optional<Entry> device(String name) {
+      List<Entry> r = latest.get();
+      return r == null ? Optional.empty() : r.stream().filter(d -> d.device().equals(name)).findFirst();
+    }
+
+    String health(String name) {
+      return device(name).map(Entry::health).orElse(null);
     }
   }
 
@@ -121,37 +140,52 @@ class DeviceHealthTest {
     Clock clock = Clock.fixed(Instant.parse("2026-11-23T12:00:00Z"), ZoneOffset.UTC);
     // One scheduled poll at start; the test drives the others (the scheduler's interval is an hour).
     Agent agent = new Agent(settings, () -> TestDevices.report(TestDevices.gpus(3)), client, n -> {}, Optional.empty(),
-        new AgentMetrics("test"), clock).healthChecks(List.of(check), Duration.ofHours(1));
+        new AgentMetrics("test"), clock).options(o -> o.withHealthChecks(List.of(check), Duration.ofHours(1)));
     agent.start();
     Thread loop = new Thread(agent::run, "agent-loop");
     loop.start();
     KubeletPaths paths = new KubeletPaths(settings.kubeletRoot(), "nodeatlas.io");
     EventLoopGroup group = UnixSocketServers.newEventLoopGroup(1);
     ManagedChannel channel = UnixSocketServers.channel(paths.draSocket(), group);
-    Watcher watcher = new Watcher();
+    // The 1.37 kubelet's client (v1) and an older kubelet's (v1alpha1), each over the real DRA socket.
+    Watcher<NodeWatchResourcesResponse> watcher = new Watcher<>(DeviceHealthTest::entries);
+    Watcher<io.nodeatlas.agent.kubelet.api.health.v1alpha1.NodeWatchResourcesResponse> alpha =
+        new Watcher<>(DeviceHealthTest::entries);
     try (FakeKubelet kubelet = new FakeKubelet(paths.registrationSocket(), paths.draSocket())) {
-      // Advertised after the DRAPlugin versions, and served on the DRA socket.
+      // Advertised after the DRAPlugin versions, v1 first, and served on the DRA socket.
       assertThat(kubelet.registration().getInfo(InfoRequest.getDefaultInstance()).getSupportedVersionsList())
-          .containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin", "v1alpha1.DRAResourceHealth");
+          .containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin", "v1.DRAResourceHealth", "v1alpha1.DRAResourceHealth");
       DRAResourceHealthGrpc.newStub(channel).nodeWatchResources(NodeWatchResourcesRequest.getDefaultInstance(), watcher);
+      io.nodeatlas.agent.kubelet.api.health.v1alpha1.DRAResourceHealthGrpc.newStub(channel).nodeWatchResources(
+          io.nodeatlas.agent.kubelet.api.health.v1alpha1.NodeWatchResourcesRequest.getDefaultInstance(), alpha);
       await(() -> taintsInSlices().size() == 3);
       HealthMonitorDriver drive = new HealthMonitorDriver(agent);
       drive.poll();
-      await(() -> watcher.device("gpu-2").map(DeviceHealth::getHealth).orElse(null) == HealthStatus.HEALTHY);
-      assertThat(watcher.latest.get().getDevicesList()).hasSize(3)
+      await(() -> "HEALTHY".equals(watcher.health("gpu-2")));
+      assertThat(watcher.latest.get()).hasSize(3)
           .allSatisfy(d -> {
-            assertThat(d.getDevice().getPoolName()).isEqualTo("node-a");
-            assertThat(d.getHealthCheckTimeoutSeconds()).isPositive();
+            assertThat(d.pool()).isEqualTo("node-a");
+            assertThat(d.timeout()).isPositive();
           });
+      await(() -> watcher.latest.get().equals(alpha.latest.get()));
       assertThat(taintsInSlices().values()).allSatisfy(t -> assertThat(t).isEmpty());
 
       check.answer.set(List.of(new DeviceProblem("gpu-1", "xid-48", false, "GPU reported critical XID 48")));
       drive.poll();
       await(() -> taint("gpu-1", "xid-48", "NoSchedule"));
-      await(() -> watcher.device("gpu-1").map(DeviceHealth::getHealth).orElse(null) == HealthStatus.UNHEALTHY);
-      assertThat(watcher.device("gpu-1").orElseThrow().getMessage()).contains("xid-48").contains("XID 48");
-      assertThat(watcher.device("gpu-1").orElseThrow().getLastUpdatedTime()).isEqualTo(clock.instant().getEpochSecond());
+      await(() -> "UNHEALTHY".equals(watcher.health("gpu-1")));
+      assertThat(watcher.device("gpu-1").orElseThrow().message()).contains("xid-48").contains("XID 48");
+      assertThat(watcher.device("gpu-1").orElseThrow().lastUpdated()).isEqualTo(clock.instant().getEpochSecond());
+      assertThat(watcher.device("gpu-1").orElseThrow().timeout()).isPositive();
+      // The v1alpha1 stream says the same.
+      await(() -> watcher.latest.get().equals(alpha.latest.get()));
       assertThat(taintsInSlices().get("gpu-0")).isEmpty();
+
+      // A message at the problem's own bound still fits the kubelet's 1024 characters once the reason leads it.
+      check.answer.set(List.of(new DeviceProblem("gpu-1", "xid-48", false, "x".repeat(DeviceProblem.MAX_MESSAGE))));
+      drive.poll();
+      await(() -> watcher.device("gpu-1").map(Entry::message).orElse("").endsWith("..."));
+      assertThat(watcher.device("gpu-1").orElseThrow().message()).hasSize(1024).startsWith("xid-48: xxx");
 
       // Lost: NoExecute, pods using it are evicted.
       check.answer.set(List.of(new DeviceProblem("gpu-1", "gpu-lost", true, "GPU is lost")));
@@ -162,9 +196,9 @@ class DeviceHealthTest {
       check.answer.set(List.of(new DeviceProblem("gpu-9", "xid-48", false, "")));
       drive.poll();
       await(() -> taintsInSlices().values().stream().allMatch(List::isEmpty));
-      await(() -> watcher.device("gpu-1").map(DeviceHealth::getHealth).orElse(null) == HealthStatus.HEALTHY);
-      assertThat(watcher.latest.get().getDevicesList()).extracting(d -> d.getDevice().getDeviceName())
-          .containsExactly("gpu-0", "gpu-1", "gpu-2");
+      await(() -> "HEALTHY".equals(watcher.health("gpu-1")));
+      assertThat(watcher.latest.get()).extracting(Entry::device).containsExactly("gpu-0", "gpu-1", "gpu-2");
+      await(() -> "HEALTHY".equals(alpha.health("gpu-1")));
     } finally {
       agent.requestStop();
       loop.join(10_000);
@@ -173,7 +207,7 @@ class DeviceHealthTest {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(2, TimeUnit.SECONDS);
     }
     assertThat(check.closed).isTrue();
-    await(() -> watcher.completed);
+    await(() -> watcher.completed && alpha.completed);
   }
 
   @Test

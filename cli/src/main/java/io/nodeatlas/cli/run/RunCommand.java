@@ -107,10 +107,15 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
           + "or for the other instance's call to end (rolling update)")
       .convertedBy(new DurationConverter());
 
+  static final Flag<Boolean> DEVICE_METADATA = Flag.of("--device-metadata", "", boolean.class, "NODEATLAS_DEVICE_METADATA",
+      "true", "Mount each prepared request's device metadata file (KEP-5304: the allocated devices' attributes and "
+          + "network data, as JSON) read-only into its containers under /var/run/kubernetes.io/dra-device-attributes; "
+          + "--device-metadata=false turns it off");
+
   /** The daemon's own flags; the settings of the agent are named as their config keys ({@link #flagOf}). */
   private final Flag.Table flags = new Flag.Table(DRIVER_NAME, NODE_NAME, KUBECONFIG, STANDALONE, KUBELET_ROOT,
       CDI_ROOT, STATE_DIR, HOOK_PATH, HTTP_PORT, HEALTHCHECK_PORT, HTTP_ADDRESS, RESYNC_INTERVAL, DRAIN_TIMEOUT, LOG_FORMAT,
-      VERBOSITY, REPLAY_REPORT, FEATURES_DIR, RECOVER, ROLLING_UPDATE_UID, LOCK_WAIT);
+      VERBOSITY, REPLAY_REPORT, FEATURES_DIR, RECOVER, ROLLING_UPDATE_UID, LOCK_WAIT, DEVICE_METADATA);
 
   /** The command as the user gave it, before the config file was merged in: what SIGHUP merges the file into again. */
   private RunCommand asGiven = this;

@@ -98,6 +98,19 @@ class ConfigFileTest {
   }
 
   @Test
+  void deviceMetadataIsOnUnlessAFlagOrTheFileTurnsItOff() throws Exception {
+    Path none = Files.writeString(dir.resolve("empty.yaml"), "");
+    assertThat(parse(Map.of(), "--config", none.toString()).value(RunCommand.DEVICE_METADATA)).isTrue();
+    assertThat(parse(Map.of(), "--config", none.toString(), "--device-metadata").value(RunCommand.DEVICE_METADATA)).isTrue();
+    assertThat(parse(Map.of(), "--config", none.toString(), "--device-metadata=false").value(RunCommand.DEVICE_METADATA)).isFalse();
+    Path file = Files.writeString(dir.resolve("config.yaml"), "deviceMetadata: false\n");
+    assertThat(parse(Map.of(), "--config", file.toString()).value(RunCommand.DEVICE_METADATA)).isFalse();
+    assertThat(RunCommand.DEVICE_METADATA.env()).isEqualTo("NODEATLAS_DEVICE_METADATA");
+    // A flag that is off by default is still turned on by its name alone.
+    assertThat(parse(Map.of(), "--config", none.toString(), "--standalone").value(RunCommand.STANDALONE)).isTrue();
+  }
+
+  @Test
   void unknownKeysAreUsageErrors() throws Exception {
     Path file = dir.resolve("config.yaml");
     Files.writeString(file, "driverNmae: x\n");

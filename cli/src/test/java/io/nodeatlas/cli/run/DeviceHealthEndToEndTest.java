@@ -139,7 +139,7 @@ class DeviceHealthEndToEndTest {
         tmp.resolve("state"), "127.0.0.1", 0, -1, Duration.ofMinutes(10), Duration.ofSeconds(2));
     // The scheduled poll runs once at start; the test polls when it has changed the hardware.
     Agent agent = new Agent(settings, () -> NodeDiscovery.run(sources, ctx), client, n -> {}, Optional.empty(),
-        new AgentMetrics("test"), Clock.systemUTC()).healthChecks(checks, Duration.ofHours(1));
+        new AgentMetrics("test"), Clock.systemUTC()).options(o -> o.withHealthChecks(checks, Duration.ofHours(1)));
     agent.start();
     Thread loop = new Thread(agent::run, "agent-loop");
     loop.start();

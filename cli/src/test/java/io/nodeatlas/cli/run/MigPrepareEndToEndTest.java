@@ -142,7 +142,8 @@ class MigPrepareEndToEndTest {
     Running(Function<DeviceRealiser, DeviceRealiser> wrap) throws Exception {
       agent = new Agent(settings, () -> NodeDiscovery.run(sources, ctx), client, n -> {}, Optional.empty(),
           new AgentMetrics("test"), Clock.systemUTC())
-          .deviceRealisers(dir -> Map.of("gpu", wrap.apply(sources.get(0).deviceRealiser(ctx, dir).orElseThrow())));
+          .options(o -> o.withDeviceRealisers(
+              dir -> Map.of("gpu", wrap.apply(sources.get(0).deviceRealiser(ctx, dir).orElseThrow()))));
       agent.start();
       loop = new Thread(agent::run, "agent-loop");
       loop.start();
@@ -241,7 +242,7 @@ class MigPrepareEndToEndTest {
 
   private String spec(String uid) throws Exception {
     try (var files = Files.list(settings.cdiRoot())) {
-      return files.filter(f -> f.getFileName().toString().contains(uid)).map(f -> {
+      return files.filter(f -> f.getFileName().toString().contains("-claim_" + uid)).map(f -> {
         try {
           return Files.readString(f);
         } catch (java.io.IOException e) {

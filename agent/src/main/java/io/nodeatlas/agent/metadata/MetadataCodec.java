@@ -1,0 +1,130 @@
+package io.nodeatlas.agent.metadata;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The metadata file's format (KEP-5304; k8s.io/dynamic-resource-allocation {@code api/metadata/doc.go}):
+ * a concatenated JSON stream holding the same {@code DeviceMetadata} object once per API version, newest
+ * first, each with {@code apiVersion} and {@code kind}, so that a reader takes the first version it knows
+ * and skips the others (the reference reader, {@code devicemetadata/decode.go}, skips unregistered
+ * versions and fails on anything else). The only version upstream defines is
+ * {@code metadata.resource.k8s.io/v1alpha1} ({@code api/metadata/v1alpha1/types.go}); a newer one goes
+ * first in {@link #VERSIONS} once upstream defines it.
+ */
+public final class MetadataCodec {
+
+  /** The API group of the metadata types ({@code api/metadata/register.go}). */
+  public static final String GROUP = "metadata.resource.k8s.io";
+  /** {@code kind} of every object of the stream. */
+  public static final String KIND = "DeviceMetadata";
+  /** The versions written, newest first. */
+  public static final List<String> VERSIONS = List.of(GROUP + "/v1alpha1");
+  /** A file larger than this is refused when written and invalid when read (a request's devices fit in a few KiB). */
+  public static final int MAX_BYTES = 1 << 20;
+
+  private static final ObjectMapper JSON = JsonMapper.builder()
+      .enable(SerializationFeature.INDENT_OUTPUT)
+      .build();
+  private static final ObjectMapper READER = JsonMapper.builder(new com.fasterxml.jackson.core.JsonFactoryBuilder()
+      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(16).maxStringLength(MAX_BYTES).build())
+      .build()).build();
+
+  private MetadataCodec() {}
+
+  /** The file's bytes: the object once per version of {@link #VERSIONS}, each on lines of its own. */
+  public static byte[] encode(RequestMetadata m) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (String version : VERSIONS) {
+      out.write(JSON.writeValueAsBytes(object(version, m)));
+      out.write('\n');
+    }
+    if (out.size() > MAX_BYTES) {
+      throw new IOException("the metadata of request " + m.request() + " would be " + out.size() + " bytes, more than "
+          + MAX_BYTES);
+    }
+    return out.toByteArray();
+  }
+
+  /** {@code v1alpha1.DeviceMetadata}; members in the order of the Go type, empty optionals left out. */
+  private static ObjectNode object(String version, RequestMetadata m) {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("apiVersion", version);
+    o.put("kind", KIND);
+    ObjectNode meta = o.putObject("metadata");
+    meta.put("name", m.claimName());
+    meta.put("namespace", m.namespace());
+    meta.put("uid", m.claimUid());
+    meta.put("generation", m.generation());
+    if (!m.podClaimName().isEmpty()) {
+      o.put("podClaimName", m.podClaimName());
+    }
+    ObjectNode request = o.putArray("requests").addObject();
+    request.put("name", m.request());
+    if (!m.devices().isEmpty()) {
+      var devices = request.putArray("devices");
+      for (RequestMetadata.DeviceEntry d : m.devices()) {
+        ObjectNode device = devices.addObject();
+        device.put("driver", d.driver());
+        device.put("pool", d.pool());
+        device.put("name", d.name());
+        if (!d.attributes().isEmpty()) {
+          // resource.k8s.io/v1 DeviceAttribute: one member named after the value's type.
+          ObjectNode attributes = device.putObject("attributes");
+          d.attributes().forEach((name, value) -> attributes.putObject(name).set(value.typeName(), JSON.valueToTree(value.asObject())));
+        }
+        d.networkData().ifPresent(n -> {
+          // resource.k8s.io/v1 NetworkDeviceData: interfaceName, ips, hardwareAddress; no IPs are known here.
+          ObjectNode network = device.putObject("networkData");
+          if (!n.interfaceName().isEmpty()) {
+            network.put("interfaceName", n.interfaceName());
+          }
+          if (!n.hardwareAddress().isEmpty()) {
+            network.put("hardwareAddress", n.hardwareAddress());
+          }
+        });
+      }
+    }
+    return o;
+  }
+
+  /**
+   * The first object of a metadata stream whose {@code apiVersion} this codec knows, read as the
+   * reference reader does: objects without {@code apiVersion} or of another {@code kind} fail the
+   * stream, versions of another API group or unknown versions of ours are skipped; empty when no object
+   * is of a known version. Throws on bytes that are not a stream of JSON objects.
+   */
+  public static Optional<JsonNode> firstKnown(byte[] stream) throws IOException {
+    if (stream.length > MAX_BYTES) {
+      throw new IOException("the metadata file is " + stream.length + " bytes, more than " + MAX_BYTES);
+    }
+    try (JsonParser p = READER.createParser(stream); MappingIterator<JsonNode> it = READER.readValues(p, JsonNode.class)) {
+      while (it.hasNextValue()) {
+        JsonNode o = it.nextValue();
+        if (!o.isObject() || !o.path("apiVersion").isTextual() || o.path("apiVersion").asText().isEmpty()) {
+          throw new IOException("a metadata object without apiVersion");
+        }
+        if (!VERSIONS.contains(o.get("apiVersion").asText())) {
+          continue;
+        }
+        if (!KIND.equals(o.path("kind").asText())) {
+          throw new IOException("a metadata object of kind " + o.path("kind").asText() + ", not " + KIND);
+        }
+        return Optional.of(o);
+      }
+    } catch (com.fasterxml.jackson.core.JsonProcessingException | RuntimeException e) {
+      throw new IOException("not a stream of JSON objects: " + e.getMessage(), e);
+    }
+    return Optional.empty();
+  }
+}
