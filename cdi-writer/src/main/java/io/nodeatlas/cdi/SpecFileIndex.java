@@ -14,22 +14,26 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * The CDI names that the spec files of a directory define, kept between writes so that a write's
- * conflict check (a device defined by two files is dropped by the runtime) neither re-reads every file
- * nor lists the directory and stats every file each time. Design and bounds: docs/design/cdi-index.md.
+ * The CDI names that the spec files of a directory define (name → files), kept between writes so that
+ * a write's conflict check (a device defined by two files is dropped by the runtime) neither re-reads
+ * every file nor lists the directory and stats every file each time, and looks up only the names it
+ * writes. Design and bounds: docs/design/cdi-index.md.
  *
  * <p>A check stats the directory (device, inode, size, mtime, ctime) and lists it only when that stamp
  * moved, when this writer changed the directory since the last listing, or when the stamp was "racy"
@@ -61,7 +65,27 @@ final class SpecFileIndex {
     Instant fullScanAt;
     /** This writer renamed or removed a file here since the last listing. */
     boolean ownChange;
-    final SortedMap<String, Entry> files = new TreeMap<>();
+    final Map<String, Entry> files = new HashMap<>();
+    /** Qualified device name → the valid files (by name) that define it. */
+    final Map<String, SortedSet<String>> definers = new HashMap<>();
+
+    void put(String name, Entry e) {
+      drop(name);
+      files.put(name, e);
+      e.qualifiedNames().ifPresent(qs -> qs.forEach(q -> definers.computeIfAbsent(q, k -> new TreeSet<>()).add(name)));
+    }
+
+    void drop(String name) {
+      Entry old = files.remove(name);
+      if (old != null) {
+        old.qualifiedNames().ifPresent(qs -> qs.forEach(q -> {
+          SortedSet<String> f = definers.get(q);
+          if (f != null && f.remove(name) && f.isEmpty()) {
+            definers.remove(q);
+          }
+        }));
+      }
+    }
   }
 
   private final ConcurrentHashMap<Path, Dir> dirs = new ConcurrentHashMap<>();
@@ -81,13 +105,14 @@ final class SpecFileIndex {
   }
 
   /**
-   * The qualified device names of every valid spec file of {@code dir} (file → names, in file name
-   * order), except the names in {@code skip}. {@code loadValid} reads, parses and validates one file;
-   * it is called only for files not seen before or changed since.
+   * For each of {@code names} (qualified CDI device names), the valid spec files of {@code dir} that
+   * define it, except the files named in {@code skip}; names no such file defines are left out. {@code
+   * loadValid} reads, parses and validates one file; it is called only for files not seen before or
+   * changed since.
    */
-  Map<Path, List<String>> validFiles(Path dir, Set<String> skip, Function<Path, Optional<CdiSpec>> loadValid)
-      throws IOException {
-    Map<Path, List<String>> out = new LinkedHashMap<>();
+  Map<String, List<Path>> definers(Path dir, Set<String> skip, Collection<String> names,
+      Function<Path, Optional<CdiSpec>> loadValid) throws IOException {
+    Map<String, List<Path>> out = new HashMap<>();
     Instant now = clock.instant();
     // The stamp comes before the listing, so a change made during the listing moves it for the next check.
     Optional<Stamp> stamp = directoryStamp(dir);
@@ -97,36 +122,51 @@ final class SpecFileIndex {
     }
     Dir d = dirs.computeIfAbsent(dir, k -> new Dir());
     synchronized (d) {
-      boolean full = d.fullScanAt == null || stamp.get().changed() == null || isDue(d.fullScanAt, now);
-      if (full || d.ownChange || !stamp.get().equals(d.stamp) || isRacy(d.stamp, d.takenAt)) {
-        d.stamp = stamp.get();
-        d.takenAt = now;
-        d.ownChange = false;
-        if (full) {
-          d.fullScanAt = now;
-        }
-        SortedMap<String, Path> listed = list(dir);
-        d.files.keySet().retainAll(listed.keySet());
-        for (Map.Entry<String, Path> f : listed.entrySet()) {
-          Entry e = d.files.get(f.getKey());
-          if (full || e == null || !e.ours()) {
-            refresh(d, f.getKey(), f.getValue(), now, loadValid);
-          }
-        }
-      } else {
-        for (Entry e : List.copyOf(d.files.values())) {
-          if (!e.ours()) {
-            refresh(d, e.path().getFileName().toString(), e.path(), now, loadValid);
+      refresh(d, dir, stamp.get(), now, loadValid);
+      for (String q : names) {
+        SortedSet<String> files = d.definers.get(q);
+        if (files != null) {
+          for (String f : files) {
+            if (!skip.contains(f)) {
+              out.computeIfAbsent(q, k -> new ArrayList<>()).add(d.files.get(f).path());
+            }
           }
         }
       }
-      d.files.forEach((name, e) -> {
-        if (!skip.contains(name) && e.qualifiedNames().isPresent()) {
-          out.put(e.path(), e.qualifiedNames().get());
-        }
-      });
     }
     return out;
+  }
+
+  /** Brings {@code d} up to date: lists the directory only when needed, stats only the others' files otherwise. */
+  private void refresh(Dir d, Path dir, Stamp stamp, Instant now, Function<Path, Optional<CdiSpec>> loadValid)
+      throws IOException {
+    boolean full = d.fullScanAt == null || stamp.changed() == null || isDue(d.fullScanAt, now);
+    if (full || d.ownChange || !stamp.equals(d.stamp) || isRacy(d.stamp, d.takenAt)) {
+      d.stamp = stamp;
+      d.takenAt = now;
+      d.ownChange = false;
+      if (full) {
+        d.fullScanAt = now;
+      }
+      SortedMap<String, Path> listed = list(dir);
+      for (String gone : new ArrayList<>(d.files.keySet())) {
+        if (!listed.containsKey(gone)) {
+          d.drop(gone);
+        }
+      }
+      for (Map.Entry<String, Path> f : listed.entrySet()) {
+        Entry e = d.files.get(f.getKey());
+        if (full || e == null || !e.ours()) {
+          refreshFile(d, f.getKey(), f.getValue(), now, loadValid);
+        }
+      }
+    } else {
+      for (Map.Entry<String, Entry> e : List.copyOf(d.files.entrySet())) {
+        if (!e.getValue().ours()) {
+          refreshFile(d, e.getKey(), e.getValue().path(), now, loadValid);
+        }
+      }
+    }
   }
 
   /**
@@ -141,9 +181,9 @@ final class SpecFileIndex {
     Dir d = dirs.computeIfAbsent(dir, k -> new Dir());
     synchronized (d) {
       if (stamp.isPresent()) {
-        d.files.put(name, new Entry(file, stamp.get(), now, true, Optional.of(qualifiedNames(spec))));
+        d.put(name, new Entry(file, stamp.get(), now, true, Optional.of(qualifiedNames(spec))));
       } else {
-        d.files.remove(name);
+        d.drop(name);
       }
       d.ownChange |= renamed;
     }
@@ -154,18 +194,18 @@ final class SpecFileIndex {
     Dir d = dirs.get(dir);
     if (d != null) {
       synchronized (d) {
-        d.files.remove(name);
+        d.drop(name);
         d.ownChange |= removed;
       }
     }
   }
 
   /** Stats one file and re-reads it when its stamp changed or was racy; a file of ours stays ours while its names do. */
-  private void refresh(Dir d, String name, Path file, Instant now, Function<Path, Optional<CdiSpec>> loadValid)
+  private void refreshFile(Dir d, String name, Path file, Instant now, Function<Path, Optional<CdiSpec>> loadValid)
       throws IOException {
     Optional<Stamp> stamp = stamp(file);
     if (stamp.isEmpty()) {
-      d.files.remove(name); // gone since the listing, or not a regular file: a runtime skips it too
+      d.drop(name); // gone since the listing, or not a regular file: a runtime skips it too
       return;
     }
     Entry e = d.files.get(name);
@@ -174,7 +214,7 @@ final class SpecFileIndex {
     }
     Optional<List<String>> names = loadValid.apply(file).map(SpecFileIndex::qualifiedNames);
     boolean ours = e != null && e.ours() && names.equals(e.qualifiedNames());
-    d.files.put(name, new Entry(file, stamp.get(), now, ours, names));
+    d.put(name, new Entry(file, stamp.get(), now, ours, names));
   }
 
   private boolean isDue(Instant since, Instant now) {

@@ -204,6 +204,21 @@ class SpecFileIndexTest {
   }
 
   @Test
+  void aFileOfSomeoneElseThatTurnsInvalidNoLongerConflictsAndOneThatTurnsValidAgainDoes(@TempDir Path dir)
+      throws Exception {
+    CdiSpecWriter writer = writer(index(HOUR));
+    Path other = dir.resolve("other.json");
+    String conflicting = othersSpec(writer, "uid-2");
+    Files.writeString(other, conflicting);
+    assertThatThrownBy(() -> writer.write(dir, claim("uid-2"))).hasMessageContaining(conflictWith("uid-2"));
+    // A runtime skips an invalid file whole, so its devices cannot conflict.
+    Files.writeString(other, "{ not json");
+    assertThat(writer.planWrite(dir, List.of(claim("uid-2"))).writes()).hasSize(1);
+    Files.writeString(other, conflicting);
+    assertThatThrownBy(() -> writer.write(dir, claim("uid-2"))).hasMessageContaining(conflictWith("uid-2"));
+  }
+
+  @Test
   void ourFileRewrittenInPlaceBySomeoneElseIsSeenWithinTheRescanPeriod(@TempDir Path dir) throws Exception {
     Duration period = Duration.ofSeconds(5);
     SpecFileIndex index = index(period);
