@@ -142,12 +142,8 @@ final class SpecFileIndex {
       throws IOException {
     boolean full = d.fullScanAt == null || stamp.changed() == null || isDue(d.fullScanAt, now);
     if (full || d.ownChange || !stamp.equals(d.stamp) || isRacy(d.stamp, d.takenAt)) {
-      d.stamp = stamp;
-      d.takenAt = now;
-      d.ownChange = false;
-      if (full) {
-        d.fullScanAt = now;
-      }
+      // The new stamp is trusted only once the listing and its stats all went through.
+      d.stamp = null;
       SortedMap<String, Path> listed = list(dir);
       for (String gone : new ArrayList<>(d.files.keySet())) {
         if (!listed.containsKey(gone)) {
@@ -159,6 +155,12 @@ final class SpecFileIndex {
         if (full || e == null || !e.ours()) {
           refreshFile(d, f.getKey(), f.getValue(), now, loadValid);
         }
+      }
+      d.stamp = stamp;
+      d.takenAt = now;
+      d.ownChange = false;
+      if (full) {
+        d.fullScanAt = now;
       }
     } else {
       for (Map.Entry<String, Entry> e : List.copyOf(d.files.entrySet())) {
