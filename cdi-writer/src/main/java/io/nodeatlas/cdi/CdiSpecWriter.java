@@ -48,10 +48,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *       ours left (done by the first reconcile of each directory, and by the agent at start-up).</li>
  * </ul>
  * Thread-safe as long as two writers do not write the same file name at once. The conflict check
- * keeps the directory's other files as last read ({@link SpecFileIndex}: re-read only when their stat
- * changed, and this writer's own files are known without reading them back), so a write costs a
- * directory listing and a stat per file rather than a parse and validation of every file; use one
- * writer per process for that to pay off.
+ * keeps the CDI names of the directory's files ({@link SpecFileIndex}: this writer's own files are known
+ * from what it wrote, the others' files are stat'ed and re-read when changed, and the directory is
+ * listed only when its own stat says it changed), so a write costs a few stats rather than a listing
+ * and a stat of every file; use one writer per process for that to pay off.
  */
 public final class CdiSpecWriter {
 
@@ -97,7 +97,7 @@ public final class CdiSpecWriter {
   private final CdiValidator validator;
   /** Whether a write is {@code fsync}ed (file and directory) before it returns. */
   private final boolean durable;
-  private final SpecFileIndex index = new SpecFileIndex();
+  private final SpecFileIndex index;
   /** Directories whose stale temporary files this writer has removed already. */
   private final Set<Path> cleaned = ConcurrentHashMap.newKeySet();
 
@@ -110,9 +110,15 @@ public final class CdiSpecWriter {
   }
 
   private CdiSpecWriter(CdiSpecCodec codec, boolean durable) {
+    this(codec, durable, new SpecFileIndex());
+  }
+
+  /** A writer whose conflict check keeps its directories in {@code index} (tests inject its clock and read its counts). */
+  CdiSpecWriter(CdiSpecCodec codec, boolean durable, SpecFileIndex index) {
     this.codec = codec;
     this.validator = new CdiValidator(codec);
     this.durable = durable;
+    this.index = index;
   }
 
   /**
@@ -247,7 +253,7 @@ public final class CdiSpecWriter {
       throw new IllegalArgumentException("not a plain file name: " + fileName);
     }
     boolean removed = AtomicFiles.delete(target);
-    index.forget(dir, fileName);
+    index.forget(dir, fileName, removed);
     return removed;
   }
 
@@ -273,7 +279,7 @@ public final class CdiSpecWriter {
     byte[] bytes = render(file);
     Path target = dir.resolve(file.fileName());
     if (sameContent(target, bytes)) {
-      index.remember(dir, file.fileName(), file.spec());
+      index.remember(dir, file.fileName(), file.spec(), false);
       return new Change(target, Outcome.UNCHANGED);
     }
     if (!Files.isDirectory(dir)) {
@@ -285,7 +291,7 @@ public final class CdiSpecWriter {
       AtomicFiles.replace(target, bytes, AtomicFiles.WORLD_READABLE);
     }
     // What is there now is ours: no other writer writes this file name (see the class comment).
-    index.remember(dir, file.fileName(), file.spec());
+    index.remember(dir, file.fileName(), file.spec(), true);
     return new Change(target, Outcome.WRITTEN);
   }
 

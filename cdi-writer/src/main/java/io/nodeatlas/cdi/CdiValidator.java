@@ -470,20 +470,13 @@ public final class CdiValidator {
     });
     Set<String> skip = new HashSet<>(ignored);
     skip.addAll(candidates.keySet());
-    Map<Path, List<String>> others = index.validFiles(dir, skip, file -> {
+    Map<String, List<Path>> others = index.definers(dir, skip, definers.keySet(), file -> {
       LoadedFile loaded = load(file);
       // A runtime ignores an invalid file entirely, so its devices cannot conflict.
       return loaded.spec() != null && validate(loaded.spec(), file.getFileName().toString()).isEmpty()
           ? Optional.of(loaded.spec()) : Optional.empty();
     });
-    others.forEach((file, names) -> {
-      for (String qualified : names) {
-        List<Path> files = definers.get(qualified);
-        if (files != null) {
-          files.add(file);
-        }
-      }
-    });
+    others.forEach((qualified, files) -> definers.get(qualified).addAll(files));
     SortedMap<String, List<Path>> conflicting = new TreeMap<>();
     definers.forEach((qualified, files) -> {
       if (files.size() > 1) {

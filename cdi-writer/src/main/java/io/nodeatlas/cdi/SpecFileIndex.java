@@ -10,57 +10,238 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * The spec files of CDI directories as last read, so that a write can check for conflicts (a device defined by two files is dropped by the runtime)
- * without re-reading and re-validating every file of the directory each time: with hundreds of
- * prepared claims in {@code /var/run/cdi} that re-read was most of the cost of a Prepare and grew with
- * every claim.
+ * The CDI names that the spec files of a directory define (name → files), kept between writes so that
+ * a write's conflict check (a device defined by two files is dropped by the runtime) neither re-reads
+ * every file nor lists the directory and stats every file each time, and looks up only the names it
+ * writes. Design and bounds: docs/design/cdi-index.md.
  *
- * <p>Each scan still lists the directory and stats every spec file, so files added, removed or
- * changed by anyone (a runtime, {@code nvidia-ctk}, an admin) are seen on the next write; only the
- * parse and validation of a file whose stat is unchanged is skipped. The stamp is the file's
- * identity and stat (device, inode, size, mtime, ctime): an atomic rename brings a new inode and any
- * write in place moves mtime and ctime, so a reused entry is what a runtime would read now. The stat
- * comes before the read, so a file changed between the two is re-read on the next scan. Thread-safe.
+ * <p>A check stats the directory (device, inode, size, mtime, ctime) and lists it only when that stamp
+ * moved, when this writer changed the directory since the last listing, or when the stamp was "racy"
+ * (taken within a timestamp tick of its mtime or ctime, so a later change could carry the same time).
+ * Files this writer wrote are known without a stat; the others' files, which are few, are stat'ed on
+ * every check, so a rewrite in place is seen too. Every {@code rescanPeriod} a full scan stats every
+ * file, which bounds how long a change to one of our own files by someone else can go unseen.
+ * Thread-safe.
  */
 final class SpecFileIndex {
 
-  /** What identifies one version of a file. */
-  record Stamp(Object fileKey, long size, FileTime modified, Object changed) {}
+  /** How often every file, ours too, is stat'ed again. */
+  static final Duration RESCAN_PERIOD = Duration.ofSeconds(5);
+  /** A timestamp tick on a file system with sub-second times: the kernel's coarse clock moves each jiffy (≤ 10 ms). */
+  static final Duration FINE_TICK = Duration.ofMillis(20);
+  /** A timestamp tick when times carry no sub-second part (1 s file systems; FAT has 2 s). */
+  static final Duration COARSE_TICK = Duration.ofSeconds(2);
+
+  /** What identifies one version of a file or directory; {@code changed} is null where the platform has no ctime. */
+  record Stamp(Object fileKey, long size, FileTime modified, FileTime changed) {}
 
   /** A file as last read: its qualified device names when it is valid, else empty (runtimes skip it whole). */
-  private record Entry(Stamp stamp, Optional<List<String>> qualifiedNames) {}
+  private record Entry(Path path, Stamp stamp, Instant takenAt, boolean ours, Optional<List<String>> qualifiedNames) {}
 
-  private final ConcurrentHashMap<Path, ConcurrentHashMap<String, Entry>> dirs = new ConcurrentHashMap<>();
+  /** What is known of one directory; guarded by its own monitor. */
+  private static final class Dir {
+    Stamp stamp;
+    Instant takenAt;
+    Instant fullScanAt;
+    /** This writer renamed or removed a file here since the last listing. */
+    boolean ownChange;
+    final Map<String, Entry> files = new HashMap<>();
+    /** Qualified device name → the valid files (by name) that define it. */
+    final Map<String, SortedSet<String>> definers = new HashMap<>();
+
+    void put(String name, Entry e) {
+      drop(name);
+      files.put(name, e);
+      e.qualifiedNames().ifPresent(qs -> qs.forEach(q -> definers.computeIfAbsent(q, k -> new TreeSet<>()).add(name)));
+    }
+
+    void drop(String name) {
+      Entry old = files.remove(name);
+      if (old != null) {
+        old.qualifiedNames().ifPresent(qs -> qs.forEach(q -> {
+          SortedSet<String> f = definers.get(q);
+          if (f != null && f.remove(name) && f.isEmpty()) {
+            definers.remove(q);
+          }
+        }));
+      }
+    }
+  }
+
+  private final ConcurrentHashMap<Path, Dir> dirs = new ConcurrentHashMap<>();
+  private final Clock clock;
+  private final Duration rescanPeriod;
+  /** Directory listings and file stats made, for tests that prove a check does not scan. */
+  final AtomicLong listings = new AtomicLong();
+  final AtomicLong fileStats = new AtomicLong();
+
+  SpecFileIndex() {
+    this(Clock.systemUTC(), RESCAN_PERIOD);
+  }
+
+  SpecFileIndex(Clock clock, Duration rescanPeriod) {
+    this.clock = clock;
+    this.rescanPeriod = rescanPeriod;
+  }
 
   /**
-   * The qualified device names of every valid spec file of {@code dir} (file → names, in file name
-   * order), except the names in {@code skip}. {@code loadValid} reads, parses and validates one file;
-   * it is called only for files not seen before or changed since.
+   * For each of {@code names} (qualified CDI device names), the valid spec files of {@code dir} that
+   * define it, except the files named in {@code skip}; names no such file defines are left out. {@code
+   * loadValid} reads, parses and validates one file; it is called only for files not seen before or
+   * changed since.
    */
-  Map<Path, List<String>> validFiles(Path dir, Set<String> skip, Function<Path, Optional<CdiSpec>> loadValid)
-      throws IOException {
-    Map<Path, List<String>> out = new LinkedHashMap<>();
-    if (!Files.isDirectory(dir)) {
+  Map<String, List<Path>> definers(Path dir, Set<String> skip, Collection<String> names,
+      Function<Path, Optional<CdiSpec>> loadValid) throws IOException {
+    Map<String, List<Path>> out = new HashMap<>();
+    Instant now = clock.instant();
+    // The stamp comes before the listing, so a change made during the listing moves it for the next check.
+    Optional<Stamp> stamp = directoryStamp(dir);
+    if (stamp.isEmpty()) {
       dirs.remove(dir);
       return out;
     }
-    ConcurrentHashMap<String, Entry> known = dirs.computeIfAbsent(dir, d -> new ConcurrentHashMap<>());
-    // By name, in name order; each with the path the listing made (a write scans the whole directory, so
-    // nothing per file is made twice). A name that is not valid in the platform's encoding reads with
-    // U+FFFD in it and stands for the path its text names, as a path made from the name would.
+    Dir d = dirs.computeIfAbsent(dir, k -> new Dir());
+    synchronized (d) {
+      refresh(d, dir, stamp.get(), now, loadValid);
+      for (String q : names) {
+        SortedSet<String> files = d.definers.get(q);
+        if (files != null) {
+          for (String f : files) {
+            if (!skip.contains(f)) {
+              out.computeIfAbsent(q, k -> new ArrayList<>()).add(d.files.get(f).path());
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Brings {@code d} up to date: lists the directory only when needed, stats only the others' files otherwise. */
+  private void refresh(Dir d, Path dir, Stamp stamp, Instant now, Function<Path, Optional<CdiSpec>> loadValid)
+      throws IOException {
+    boolean full = d.fullScanAt == null || stamp.changed() == null || isDue(d.fullScanAt, now);
+    if (full || d.ownChange || !stamp.equals(d.stamp) || isRacy(d.stamp, d.takenAt)) {
+      // The new stamp is trusted only once the listing and its stats all went through.
+      d.stamp = null;
+      SortedMap<String, Path> listed = list(dir);
+      for (String gone : new ArrayList<>(d.files.keySet())) {
+        if (!listed.containsKey(gone)) {
+          d.drop(gone);
+        }
+      }
+      for (Map.Entry<String, Path> f : listed.entrySet()) {
+        Entry e = d.files.get(f.getKey());
+        if (full || e == null || !e.ours()) {
+          refreshFile(d, f.getKey(), f.getValue(), now, loadValid);
+        }
+      }
+      d.stamp = stamp;
+      d.takenAt = now;
+      d.ownChange = false;
+      if (full) {
+        d.fullScanAt = now;
+      }
+    } else {
+      for (Map.Entry<String, Entry> e : List.copyOf(d.files.entrySet())) {
+        if (!e.getValue().ours()) {
+          refreshFile(d, e.getKey(), e.getValue().path(), now, loadValid);
+        }
+      }
+    }
+  }
+
+  /**
+   * Records that {@code dir/name} now holds {@code spec}, which the caller has just validated and
+   * written ({@code renamed}: by a rename into the directory) or found there with the same bytes, and
+   * no other writer writes: one stat of the file, so no check needs to stat or read it again.
+   */
+  void remember(Path dir, String name, CdiSpec spec, boolean renamed) throws IOException {
+    Path file = dir.resolve(name);
+    Instant now = clock.instant();
+    Optional<Stamp> stamp = stamp(file);
+    Dir d = dirs.computeIfAbsent(dir, k -> new Dir());
+    synchronized (d) {
+      if (stamp.isPresent()) {
+        d.put(name, new Entry(file, stamp.get(), now, true, Optional.of(qualifiedNames(spec))));
+      } else {
+        d.drop(name);
+      }
+      d.ownChange |= renamed;
+    }
+  }
+
+  /** Records that this writer removed {@code dir/name} ({@code removed}: it was there). */
+  void forget(Path dir, String name, boolean removed) {
+    Dir d = dirs.get(dir);
+    if (d != null) {
+      synchronized (d) {
+        d.drop(name);
+        d.ownChange |= removed;
+      }
+    }
+  }
+
+  /** Stats one file and re-reads it when its stamp changed or was racy; a file of ours stays ours while its names do. */
+  private void refreshFile(Dir d, String name, Path file, Instant now, Function<Path, Optional<CdiSpec>> loadValid)
+      throws IOException {
+    Optional<Stamp> stamp = stamp(file);
+    if (stamp.isEmpty()) {
+      d.drop(name); // gone since the listing, or not a regular file: a runtime skips it too
+      return;
+    }
+    Entry e = d.files.get(name);
+    if (e != null && e.stamp().equals(stamp.get()) && !isRacy(e.stamp(), e.takenAt())) {
+      return;
+    }
+    Optional<List<String>> names = loadValid.apply(file).map(SpecFileIndex::qualifiedNames);
+    boolean ours = e != null && e.ours() && names.equals(e.qualifiedNames());
+    d.put(name, new Entry(file, stamp.get(), now, ours, names));
+  }
+
+  private boolean isDue(Instant since, Instant now) {
+    Duration elapsed = Duration.between(since, now);
+    return elapsed.isNegative() || elapsed.compareTo(rescanPeriod) >= 0;
+  }
+
+  /**
+   * Whether a change made after {@code takenAt} could carry the same times as {@code stamp}: it was
+   * taken within one timestamp tick of its mtime or ctime (or before them, after a clock step).
+   */
+  static boolean isRacy(Stamp stamp, Instant takenAt) {
+    if (stamp == null || stamp.changed() == null) {
+      return true;
+    }
+    Instant modified = stamp.modified().toInstant();
+    Instant changed = stamp.changed().toInstant();
+    Instant latest = modified.isAfter(changed) ? modified : changed;
+    Duration tick = modified.getNano() == 0 && changed.getNano() == 0 ? COARSE_TICK : FINE_TICK;
+    return takenAt.isBefore(latest.plus(tick));
+  }
+
+  /** The spec files of {@code dir} by name; a name not valid in the platform's encoding stands for the path its text names. */
+  private SortedMap<String, Path> list(Path dir) throws IOException {
+    listings.incrementAndGet();
     SortedMap<String, Path> files = new TreeMap<>();
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
       for (Path p : entries) {
@@ -69,55 +250,34 @@ final class SpecFileIndex {
           files.put(name, name.indexOf('\uFFFD') < 0 ? p : dir.resolve(name));
         }
       }
+    } catch (NoSuchFileException gone) {
+      // removed since its stat: nothing in it
     }
-    known.keySet().removeIf(name -> !files.containsKey(name));
-    for (Map.Entry<String, Path> f : files.entrySet()) {
-      String name = f.getKey();
-      if (skip.contains(name)) {
-        continue;
-      }
-      Path file = f.getValue();
-      Optional<Stamp> stamp = stamp(file);
-      if (stamp.isEmpty()) {
-        known.remove(name); // gone since the listing, or not a regular file: a runtime skips it too
-        continue;
-      }
-      Entry e = known.get(name);
-      if (e == null || !e.stamp().equals(stamp.get())) {
-        e = new Entry(stamp.get(), loadValid.apply(file).map(SpecFileIndex::qualifiedNames));
-        known.put(name, e);
-      }
-      if (e.qualifiedNames().isPresent()) {
-        out.put(file, e.qualifiedNames().get());
-      }
-    }
-    return out;
+    return files;
   }
 
-  /**
-   * Records that {@code dir/name} now holds {@code spec}, which the caller has just validated and
-   * written (or found there with the same bytes) and no other writer writes: one stat of the file
-   * there now, so the next scan re-reads it only when it changes.
-   */
-  void remember(Path dir, String name, CdiSpec spec) throws IOException {
-    Optional<Stamp> stamp = stamp(dir.resolve(name));
-    ConcurrentHashMap<String, Entry> known = dirs.computeIfAbsent(dir, d -> new ConcurrentHashMap<>());
-    if (stamp.isPresent()) {
-      known.put(name, new Entry(stamp.get(), Optional.of(qualifiedNames(spec))));
-    } else {
-      known.remove(name);
-    }
-  }
-
-  void forget(Path dir, String name) {
-    ConcurrentHashMap<String, Entry> known = dirs.get(dir);
-    if (known != null) {
-      known.remove(name);
+  /** The directory's stamp (following links, as runtimes do); empty when it is missing or not a directory. */
+  static Optional<Stamp> directoryStamp(Path dir) throws IOException {
+    try {
+      try {
+        Map<String, Object> a = Files.readAttributes(dir, "unix:dev,ino,size,lastModifiedTime,ctime,isDirectory");
+        if (!Boolean.TRUE.equals(a.get("isDirectory"))) {
+          return Optional.empty();
+        }
+        return Optional.of(new Stamp(List.of(a.get("dev"), a.get("ino")), (Long) a.get("size"),
+            (FileTime) a.get("lastModifiedTime"), (FileTime) a.get("ctime")));
+      } catch (UnsupportedOperationException | IllegalArgumentException noUnixView) {
+        // Without ctime a rename that keeps the mtime would go unseen: a stamp that never matches, so every check lists.
+        return Files.isDirectory(dir) ? Optional.of(new Stamp(new Object(), 0, FileTime.fromMillis(0), null)) : Optional.empty();
+      }
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
     }
   }
 
   /** One stat (following links, as runtimes read); empty when missing or not a regular file. */
-  static Optional<Stamp> stamp(Path file) throws IOException {
+  Optional<Stamp> stamp(Path file) throws IOException {
+    fileStats.incrementAndGet();
     try {
       try {
         Map<String, Object> a = Files.readAttributes(file, "unix:dev,ino,size,lastModifiedTime,ctime,isRegularFile");
@@ -125,15 +285,14 @@ final class SpecFileIndex {
           return Optional.empty();
         }
         return Optional.of(new Stamp(List.of(a.get("dev"), a.get("ino")), (Long) a.get("size"),
-            (FileTime) a.get("lastModifiedTime"), a.get("ctime")));
+            (FileTime) a.get("lastModifiedTime"), (FileTime) a.get("ctime")));
       } catch (UnsupportedOperationException | IllegalArgumentException noUnixView) {
         BasicFileAttributes b = Files.readAttributes(file, BasicFileAttributes.class);
         if (!b.isRegularFile()) {
           return Optional.empty();
         }
-        // Without ctime or an inode a same-size rewrite within one mtime tick would go unseen; do not cache.
-        return b.fileKey() == null ? Optional.of(new Stamp(new Object(), b.size(), b.lastModifiedTime(), null))
-            : Optional.of(new Stamp(b.fileKey(), b.size(), b.lastModifiedTime(), null));
+        // Without ctime or an inode a same-size rewrite within one mtime tick would go unseen: never trusted (racy).
+        return Optional.of(new Stamp(b.fileKey() == null ? new Object() : b.fileKey(), b.size(), b.lastModifiedTime(), null));
       }
     } catch (NoSuchFileException e) {
       return Optional.empty();
