@@ -123,7 +123,7 @@ printf '%s\n' driver.version=550.54.15 cuda.driver.version=12040 device.count=1 
   device.0.uuid=GPU-6c6f1d3e-1b6e-4b5f-9c1e-5b8a4f0e2a11 device.0.minor=0 device.0.pci.busid=00000000:18:00.0 \
   device.0.memory.total=85520809984 >"$W/driver-root/etc/fake-nvml.conf"
 # The downward API's fields, and where the fake NVML reads its configuration.
-downward=(--env=NODE_NAME=$node --env=POD_UID=0e2e0000-0000-4000-8000-000000000001 --env=NODEATLAS_NODE_IP=127.0.0.1
+downward=(--env=NODE_NAME=$node --env=NODEATLAS_ROLLING_UPDATE_UID=0e2e0000-0000-4000-8000-000000000001 --env=NODEATLAS_NODE_IP=127.0.0.1
   --env=NODEATLAS_HTTP_ADDRESS=127.0.0.1 --env=FAKE_NVML_CONFIG=/driver-root/etc/fake-nvml.conf)
 
 # --- 2. the init step ---------------------------------------------------------------------------------

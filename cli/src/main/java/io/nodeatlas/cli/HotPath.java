@@ -22,19 +22,10 @@ import java.util.TreeMap;
 import java.util.function.Supplier;
 
 /**
- * The two command lines run most often, {@code nodeatlas --version} and {@code nodeatlas discover} with
- * plain options, run without picocli. Measured on the 256-CPU snapshot (bench/version-vs-hello.sh,
- * bench/discover-vs-lstopo.sh): building picocli's model costs about 0.25 s of CPU before any work,
- * most of it loading and verifying picocli's own classes, which are Java 5 bytecode and so are kept out
- * of the JDK's class-data sharing archive and AOT cache; a programmatic {@code CommandSpec} would still
- * load them. This parser knows exactly the options {@code discover} declares ({@code --sources},
- * {@code -o/--format}, the host-root flags of {@link HostOptions} and the installed sources' settings),
- * with their env twins and defaults, and accepts only the forms whose meaning is beyond doubt:
- * {@code --name=value} and {@code --name value}, each option once. Anything else (help, a typo, a
- * repeated option, a value that looks like an option, an empty env twin, a format it does not print)
- * returns empty and the caller hands the same arguments to picocli, which then prints its own messages:
- * the hot path never decides a usage error alone. Output, messages and exit statuses are those of the
- * picocli command (HotPathTest runs both on the same arguments).
+ * Answers {@code --version}, top-level {@code --help} and {@code discover} with plain options without
+ * building picocli's command tree, with picocli's output, messages and exit statuses (HotPathTest runs
+ * both); any line it is not sure of is picocli's. A speed path: the rows of bench/version-vs-hello.sh
+ * and bench/discover-vs-lstopo.sh fail without it (docs/design/speed-paths.md).
  */
 final class HotPath {
 
@@ -68,6 +59,17 @@ final class HotPath {
       o.flush();
       return OptionalInt.of(0);
     }
+    if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      Boolean colour = helpInColour();
+      String help = colour == null ? null : TopLevelHelp.text(colour);
+      if (help != null) {
+        // picocli prints the usage message as one string and exits 0.
+        PrintWriter o = out.get();
+        o.print(help);
+        o.flush();
+        return OptionalInt.of(0);
+      }
+    }
     // A config file may set any option: picocli's command reads it (ConfigDefaults).
     if (args.length >= 1 && args[0].equals("discover") && env.get(ConfigFile.CONFIG.env()) == null
         && !configExists.getAsBoolean()) {
@@ -77,6 +79,43 @@ final class HotPath {
       }
     }
     return OptionalInt.empty();
+  }
+
+  /**
+   * Whether picocli colours help here, by its own heuristics for a host that is not Windows
+   * (CommandLine.Help.Ansi.AUTO, picocli 4.7: {@code NO_COLOR}, then {@code CLICOLOR_FORCE}, then
+   * {@code CLICOLOR=0}, then a terminal); null where picocli should decide (its system properties,
+   * Windows), as the width it prints at is then not the default.
+   */
+  private Boolean helpInColour() {
+    if (System.getProperty("picocli.ansi") != null || System.getProperty("picocli.usage.width") != null
+        || System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("win")) {
+      return null;
+    }
+    if (env.get("NO_COLOR") != null) {
+      return false;
+    }
+    String force = env.get("CLICOLOR_FORCE");
+    if (force != null && !force.equals("0")) {
+      return true;
+    }
+    if ("0".equals(env.get("CLICOLOR")) || "OFF".equals(env.get("ConEmuANSI"))) {
+      return false;
+    }
+    return onTerminal();
+  }
+
+  /** Whether this process has a terminal, as picocli asks: {@code System.console()}, and on JDK 22+ its isTerminal(). */
+  private static boolean onTerminal() {
+    java.io.Console console = System.console();
+    if (console == null) {
+      return false;
+    }
+    try {
+      return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return true; // JDK 17-21 have no isTerminal: a console is a terminal, as picocli takes it
+    }
   }
 
   /** A parsed {@code discover} line. */

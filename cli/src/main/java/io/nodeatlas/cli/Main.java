@@ -23,7 +23,7 @@ public final class Main {
   /** Runs a command line and returns its exit status (0 ok, 1 a source or operation failed, 2 bad usage). */
   public static int run(String... args) {
     try {
-      // --version and a plain discover skip building picocli's model (HotPath says why); every other
+      // --version, top-level --help and a plain discover skip building picocli's model (HotPath); every other
       // line, and any line the hot path is not sure of, is picocli's.
       OptionalInt hot = new HotPath(System.getenv(), NodeAtlasCommand::installedSources)
           .run(args, () -> writer(System.out, "sun.stdout.encoding"), () -> writer(System.err, "sun.stderr.encoding"));

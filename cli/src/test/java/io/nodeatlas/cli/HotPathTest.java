@@ -69,6 +69,18 @@ class HotPathTest {
   }
 
   @Test
+  void topLevelHelpIsTheWholeTreesHelp() {
+    assertSameAsPicocli("--help");
+    assertSameAsPicocli("-h");
+    assertThat(hot(Map.of("NO_COLOR", "1"), "--help")).isEqualTo(NodeAtlasRun.run("--help"));
+    assertThat(hot(Map.of("CLICOLOR", "0"), "--help")).isEqualTo(NodeAtlasRun.run("--help"));
+    // Colours forced on: picocli's help with ANSI on (TopLevelHelpTest pins that text to picocli's).
+    Result colour = hot(Map.of("CLICOLOR_FORCE", "1"), "--help");
+    assertThat(colour.status()).isZero();
+    assertThat(colour.out()).contains("\u001b[").isEqualTo(TopLevelHelp.text(true));
+  }
+
+  @Test
   void plainDiscoverLinesPrintWhatPicocliPrints() {
     String r = root.toString();
     List<String[]> lines = new ArrayList<>(List.of(
@@ -126,7 +138,9 @@ class HotPathTest {
     String r = root.toString();
     List<String[]> lines = List.of(
         new String[] {},
-        new String[] {"--help"},
+        new String[] {"--help", "discover"},
+        new String[] {"-h", "-V"},
+        new String[] {"help"},
         new String[] {"--version", "x"},
         new String[] {"discover", "--help"},
         new String[] {"discover", "-h"},

@@ -44,11 +44,8 @@ import javax.net.ssl.SSLSocketFactory;
  * account file), which also get their say after a failed answer (a refreshed token) as in fabric8's
  * client: one more send when one of them asks for it.
  *
- * <p>Why: fabric8's client is asynchronous, and a GET hands its work from thread to thread (the
- * selector, the client's executor, the caller) several times, each a wake-up that waits for a CPU on
- * a busy node. Measured with bench/prepare.sh (one claim of 8 devices, 1 and 32 calls at once), this
- * way cut a Prepare and Unprepare's thread wake-ups from 23 to 8, the agent's CPU time for them by
- * about a quarter and Prepare's p99 by about a fifth.
+ * <p>A speed path beside {@link Fabric8ClaimGet}: bench/prepare.sh's Prepare p99 rows (N=1 and N=32)
+ * fail by a fifth more without it (docs/design/speed-paths.md).
  *
  * <p>Time: the try's end closes its connection wherever the try is (connecting, the TLS handshake,
  * the status line and headers, the body), so a server that sends a byte at a time, each within the

@@ -49,7 +49,9 @@ public final class ClaimPreparer {
   private final DeviceInventory inventory;
   private final ClaimLookup lookup;
   private final ClaimSpecs specs;
-  private final Checkpoint checkpoint;
+  /** Replaced only between calls, under {@link #guard} (a rolling update's other instance changed the file). */
+  private volatile Checkpoint checkpoint;
+  private volatile CallGuard guard = CallGuard.NONE;
   private final Listener listener;
   /**
    * One lock per claim UID being worked on, dropped when no call uses it: calls for one claim are
@@ -153,8 +155,43 @@ public final class ClaimPreparer {
 
   /** One entry per distinct claim UID of the request, in request order; claims not done within {@code budget} fail. */
   public Map<String, ClaimResult> prepare(List<ClaimRef> claims, CallBudget budget) {
-    return workers.run(claims, budget, c -> checkpoint.get(c.uid()).isPresent(), c -> timedPrepare(c, budget),
-        c -> late(c, budget, "prepared"));
+    return guard.around(budget, () -> workers.run(claims, budget, c -> checkpoint.get(c.uid()).isPresent(),
+        c -> timedPrepare(c, budget), c -> late(c, budget, "prepared")), why -> refuseAll(claims, why));
+  }
+
+  /**
+   * Serialises whole calls with another instance of the driver: Prepare, Unprepare and {@link #recover}
+   * run inside {@code g} (a rolling update's file lock, kubeletplugin {@code RollingUpdate}).
+   */
+  public ClaimPreparer guardCalls(CallGuard g) {
+    this.guard = g;
+    return this;
+  }
+
+  /** Answers from {@code c} from now on; only inside the guard, between calls (the file changed under us). */
+  public void useCheckpoint(Checkpoint c) {
+    this.checkpoint = c;
+  }
+
+  /** What runs each call; {@link #NONE} runs it at once. */
+  public interface CallGuard {
+    /** Runs {@code call} inside the guard, or answers {@code refused} with why it could not within {@code budget}. */
+    <T> T around(CallBudget budget, java.util.function.Supplier<T> call, java.util.function.Function<String, T> refused);
+
+    CallGuard NONE = new CallGuard() {
+      @Override
+      public <T> T around(CallBudget budget, java.util.function.Supplier<T> call,
+          java.util.function.Function<String, T> refused) {
+        return call.get();
+      }
+    };
+  }
+
+  private static Map<String, ClaimResult> refuseAll(List<ClaimRef> claims, String why) {
+    Map<String, ClaimResult> out = new LinkedHashMap<>();
+    claims.forEach(c -> out.putIfAbsent(c.uid(), ClaimResult.failed(why)));
+    LOG.warn("calls refused claims={} err=\"{}\"", out.size(), why);
+    return out;
   }
 
   /**
@@ -164,7 +201,8 @@ public final class ClaimPreparer {
   public ClaimResult recover(ClaimRef claim) {
     CallBudget budget = CallBudget.after(DEFAULT_CALL_BUDGET);
     try {
-      return withClaimLock(claim.uid(), budget, () -> prepareOne(claim, budget));
+      return guard.around(budget, () -> withClaimLock(claim.uid(), budget, () -> prepareOne(claim, budget)),
+          ClaimResult::failed);
     } catch (Busy e) {
       return ClaimResult.failed(e.getMessage());
     } catch (RuntimeException e) {
@@ -179,8 +217,9 @@ public final class ClaimPreparer {
 
   /** As {@link #unprepare(List)}; claims not done within {@code budget} fail. */
   public Map<String, String> unprepare(List<ClaimRef> claims, CallBudget budget) {
-    Map<String, ClaimResult> r = workers.run(claims, budget, c -> false,
-        c -> ClaimResult.failed(timedUnprepare(c, budget)), c -> late(c, budget, "unprepared"));
+    Map<String, ClaimResult> r = guard.around(budget, () -> workers.run(claims, budget, c -> false,
+        c -> ClaimResult.failed(timedUnprepare(c, budget)), c -> late(c, budget, "unprepared")),
+        why -> refuseAll(claims, why));
     Map<String, String> out = new LinkedHashMap<>();
     r.forEach((uid, result) -> out.put(uid, result.error()));
     return out;

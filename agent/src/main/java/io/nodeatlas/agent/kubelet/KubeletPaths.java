@@ -4,16 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /**
- * Where the kubelet looks for us (kubelet plugin watcher, KEP-4381): the registration socket
- * {@code <root>/plugins_registry/<driver>-reg.sock}, watched by the kubelet's plugin watcher, and the
- * DRA socket {@code <root>/plugins/<driver>/dra.sock}, announced in GetInfo. The root is the
- * kubelet's {@code --root-dir}, not always {@code /var/lib/kubelet}.
- *
- * <p>With a pod UID (a DaemonSet passes {@code metadata.uid} through the downward API) the sockets are
- * {@code plugins_registry/<driver>-<podUID>-reg.sock} and {@code plugins/<driver>/<podUID>.sock}: two
- * instances of the driver, old and new pod of a rolling update, then register side by side and the
- * kubelet (1.33+, the DRA kubelet plugin's rolling-update support) turns to the newer one, so the
- * plugin is never missing during an update.
+ * Where the kubelet looks for us (plugin watcher, KEP-4381): {@code <root>/plugins_registry/<driver>-reg.sock}
+ * and {@code <root>/plugins/<driver>/dra.sock}, or with a pod UID the names of the kubeletplugin helper's
+ * {@code RollingUpdate} option, {@code <driver>-<podUID>-reg.sock} and {@code dra-<podUID>.sock}.
  */
 public record KubeletPaths(Path kubeletRoot, String driverName, String podUid) {
 
@@ -44,7 +37,7 @@ public record KubeletPaths(Path kubeletRoot, String driverName, String podUid) {
   }
 
   public Path draSocket() {
-    return pluginDir().resolve(podUid.isEmpty() ? "dra.sock" : podUid + ".sock");
+    return pluginDir().resolve(podUid.isEmpty() ? "dra.sock" : "dra-" + podUid + ".sock");
   }
 
   /** Fails early with the path in the message; the kernel would only say "invalid argument". */

@@ -28,12 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Starts the daemon from plain settings and runs it until SIGTERM/SIGINT: what {@code nodeatlas run}
- * does once its flags, environment twins and config file are merged. It installs logging, connects to
- * the API server (a kubeconfig, in-cluster credentials, or none: standalone), tells systemd, handles
- * the signals (TERM and INT drain, HUP re-discovers) and returns the exit status: 0 after a clean
- * stop, 1 when the agent cannot start. The command line is not its business; settings it cannot use
- * are a {@link SettingException} naming the setting.
+ * Starts the daemon from merged settings (logging, the API client, systemd, signals) and runs it until
+ * SIGTERM or SIGINT, returning the exit status; a setting it cannot use is a {@link SettingException}.
  */
 public final class AgentLauncher {
 
@@ -71,6 +67,18 @@ public final class AgentLauncher {
     }
   }
 
+  /** A port that is taken, named as its setting; any other bind failure as it is. */
+  static IOException portProblem(String setting, int port, IOException e) {
+    // gRPC's Netty reports a taken port as its own exception ("bind(..) failed: Address already in use")
+    // under an IOException; the JDK's as a BindException.
+    for (Throwable t = e; t != null && port > 0; t = t.getCause()) {
+      if (t instanceof java.net.BindException || String.valueOf(t.getMessage()).contains("Address already in use")) {
+        throw new PortTakenException(setting, port, e);
+      }
+    }
+    return e;
+  }
+
   private final Builder b;
 
   private AgentLauncher(Builder b) {
@@ -92,17 +100,17 @@ public final class AgentLauncher {
       String node = b.nodeName == null || b.nodeName.isBlank() ? "standalone" : b.nodeName;
       AgentSettings settings = new AgentSettings(b.driverName, node, b.kubeletRoot, b.cdiRoot, b.stateDir,
           b.httpBindAddress, b.httpPort, b.healthcheckPort, b.resyncInterval, b.drainTimeout, b.hookPath, b.host,
-          b.podUid, b.recover, b.lockWait);
+          b.rollingUpdateUid, b.recover, b.lockWait);
       String version = String.valueOf(AgentLauncher.class.getPackage().getImplementationVersion());
       try (Notifier notifier = SdNotifier.fromEnvironment(b.environment)) {
         Agent agent = new Agent(settings, b.discovery, client, notifier,
             SdNotifier.watchdogInterval(b.environment, ProcessHandle.current().pid()), new AgentMetrics(version),
             Clock.systemUTC());
         agent.healthChecks(b.healthChecks.get(), b.healthInterval);
-        LOG.info("starting nodeatlas run mode={} driver={} node={} kubeletRoot={} cdiRoot={} stateDir={} podUID={}",
+        LOG.info("starting nodeatlas run mode={} driver={} node={} kubeletRoot={} cdiRoot={} stateDir={} rollingUpdateUID={}",
             agent.standalone() ? "standalone" : "cluster (API server " + client.getMasterUrl() + ")", b.driverName, node,
             b.kubeletRoot, b.cdiRoot, b.stateDir,
-            settings.podUid().isEmpty() ? "(none: fixed socket names)" : settings.podUid());
+            settings.rollingUpdate() ? settings.rollingUpdateUid() : "(none: fixed socket names)");
         // Before start: a SIGTERM while waiting for the state directory's lock ends the wait.
         Signals.onTerminate(agent::requestStop);
         Signals.onHangup(() -> reload(agent));
@@ -244,7 +252,7 @@ public final class AgentLauncher {
     private PrintStream log = System.err;
     private io.nodeatlas.discovery.host.HostFs host;
     private boolean recover;
-    private String podUid = "";
+    private String rollingUpdateUid = "";
     private Duration lockWait = AgentSettings.DEFAULT_LOCK_WAIT;
     private Supplier<DeviceDiscovery> reload;
     private Supplier<List<io.nodeatlas.discovery.health.HealthCheck>> healthChecks = List::of;
@@ -268,9 +276,12 @@ public final class AgentLauncher {
       return this;
     }
 
-    /** The pod's UID (downward API); empty outside a pod. It names the sockets (rolling updates, kubelet 1.33+). */
-    public Builder podUid(String v) {
-      podUid = v == null ? "" : v;
+    /**
+     * The pod's UID (downward API): two instances then serve side by side during a rolling update, each
+     * with sockets named by its UID (kubelet 1.33+); empty: fixed socket names, one instance at a time.
+     */
+    public Builder rollingUpdateUid(String v) {
+      rollingUpdateUid = v == null ? "" : v;
       return this;
     }
 
@@ -421,9 +432,9 @@ public final class AgentLauncher {
         throw new SettingException("resyncInterval", "must be positive");
       }
       try {
-        new io.nodeatlas.agent.kubelet.KubeletPaths(kubeletRoot, driverName, podUid);
+        new io.nodeatlas.agent.kubelet.KubeletPaths(kubeletRoot, driverName, rollingUpdateUid);
       } catch (IllegalArgumentException e) {
-        throw new SettingException("podUid", e.getMessage());
+        throw new SettingException("rollingUpdateUid", e.getMessage());
       }
       if (lockWait == null || lockWait.isNegative()) {
         throw new SettingException("lockWait", "must not be negative");

@@ -11,10 +11,12 @@ import java.time.Duration;
  * @param httpPort 0 = no HTTP endpoints; -1 = an ephemeral port (tests)
  * @param healthcheckPort TCP port of {@code grpc.health.v1} for Kubernetes gRPC probes; -1 = off, 0 = ephemeral
  * @param host the host's file systems; the boot ID is read from its procfs root
- * @param podUid the pod's UID (downward API {@code metadata.uid}); when set, the sockets carry it so that two
- *     instances can run during a rolling update (kubelet 1.33+); empty outside a pod
+ * @param rollingUpdateUid the pod's UID (downward API {@code metadata.uid}); when set, a rolling update runs
+ *     two instances side by side, each with sockets named by its UID (kubeletplugin {@code RollingUpdate},
+ *     kubelet 1.33+); empty: fixed socket names, one instance at a time
  * @param recover whether to reconcile the claim specs from the API when the checkpoint is missing
  * @param lockWait how long a new instance waits for the previous one to release the state directory's lock
+ *     (with fixed socket names), or for the other instance's call to end when it starts (rolling update)
  * @param hookPath where nodeatlas's OCI hook lies on the host; the families' container edits name it
  *     ({@code SharePlacer.Settings}), and runtimes run hooks on the host
  */
@@ -31,7 +33,7 @@ public record AgentSettings(
     Duration drainTimeout,
     String hookPath,
     HostFs host,
-    String podUid,
+    String rollingUpdateUid,
     boolean recover,
     Duration lockWait) {
 
@@ -42,12 +44,12 @@ public record AgentSettings(
     if (hookPath == null || !hookPath.startsWith("/")) {
       throw new IllegalArgumentException("the hook path must be an absolute path on the host, not " + hookPath);
     }
-    podUid = podUid == null ? "" : podUid;
+    rollingUpdateUid = rollingUpdateUid == null ? "" : rollingUpdateUid;
     host = host == null ? HostFs.of(Path.of("/")) : host;
     lockWait = lockWait == null ? DEFAULT_LOCK_WAIT : lockWait;
   }
 
-  /** Settings without a pod UID, host root {@code /}, no {@code --recover}, and the default lock wait. */
+  /** Settings without a rolling-update UID, host root {@code /}, no {@code --recover}, and the default lock wait. */
   public AgentSettings(String driverName, String nodeName, Path kubeletRoot, Path cdiRoot, Path stateDir,
       String httpBindAddress, int httpPort, int healthcheckPort, Duration resyncInterval, Duration drainTimeout,
       String hookPath) {
@@ -62,11 +64,22 @@ public record AgentSettings(
         drainTimeout, io.nodeatlas.agent.claims.ClaimPreparer.DEFAULT_HOOK_PATH);
   }
 
+  /** Whether two instances may serve side by side (a rolling-update UID is set). */
+  public boolean rollingUpdate() {
+    return !rollingUpdateUid.isEmpty();
+  }
+
+  /** The same settings with a rolling-update UID (the pod's UID). */
+  public AgentSettings withRollingUpdateUid(String uid) {
+    return new AgentSettings(driverName, nodeName, kubeletRoot, cdiRoot, stateDir, httpBindAddress, httpPort,
+        healthcheckPort, resyncInterval, drainTimeout, hookPath, host, uid, recover, lockWait);
+  }
+
   public Path checkpointFile() {
     return stateDir.resolve("checkpoint.json");
   }
 
-  /** The lock only one instance at a time holds while it serves (a rolling update runs two for a while). */
+  /** The lock of the instance that publishes and keeps the claims (a rolling update runs two for a while). */
   public Path lockFile() {
     return stateDir.resolve("agent.lock");
   }
@@ -74,12 +87,12 @@ public record AgentSettings(
   /** The same settings with another host file system (the procfs root the boot ID is read from). */
   public AgentSettings withHost(HostFs newHost) {
     return new AgentSettings(driverName, nodeName, kubeletRoot, cdiRoot, stateDir, httpBindAddress, httpPort,
-        healthcheckPort, resyncInterval, drainTimeout, hookPath, newHost, podUid, recover, lockWait);
+        healthcheckPort, resyncInterval, drainTimeout, hookPath, newHost, rollingUpdateUid, recover, lockWait);
   }
 
   /** The same settings, reconciling the claim specs from the API when the checkpoint is missing ({@code --recover}). */
   public AgentSettings withRecover(boolean newRecover) {
     return new AgentSettings(driverName, nodeName, kubeletRoot, cdiRoot, stateDir, httpBindAddress, httpPort,
-        healthcheckPort, resyncInterval, drainTimeout, hookPath, host, podUid, newRecover, lockWait);
+        healthcheckPort, resyncInterval, drainTimeout, hookPath, host, rollingUpdateUid, newRecover, lockWait);
   }
 }

@@ -31,7 +31,10 @@ final class ClaimKeeper {
   private final KubernetesClient client;
   private final DeviceInventory inventory;
   private final ClaimSpecStore specStore;
-  private final Checkpoint checkpoint;
+  /** Replaced when a rolling update's other instance changed the file ({@link CallLock}). */
+  private volatile Checkpoint checkpoint;
+  /** Around this keeper's own writes of the state (a rolling update's {@link CallLock}). */
+  private volatile ClaimPreparer.CallGuard guard = ClaimPreparer.CallGuard.NONE;
   private final ClaimPreparer preparer;
   private final ExecutorService apiCalls;
 
@@ -51,6 +54,32 @@ final class ClaimKeeper {
     this.checkpoint = checkpoint;
     this.preparer = preparer;
     this.apiCalls = apiCalls;
+  }
+
+  /** Works with {@code c} from now on (read again after the other instance of a rolling update wrote it). */
+  void useCheckpoint(Checkpoint c) {
+    checkpoint = c;
+  }
+
+  /** Writes the state only inside {@code g}, as the preparer's calls (a rolling update). */
+  void guardWrites(ClaimPreparer.CallGuard g) {
+    guard = g;
+  }
+
+  private interface StateWrite {
+    void run() throws IOException;
+  }
+
+  /** Runs {@code w} inside the guard; null, or why it failed. */
+  private String guarded(StateWrite w) {
+    return guard.around(io.nodeatlas.agent.claims.CallBudget.after(ClaimPreparer.DEFAULT_CALL_BUDGET), () -> {
+      try {
+        w.run();
+        return null;
+      } catch (IOException e) {
+        return e.getMessage();
+      }
+    }, why -> why);
   }
 
   /** Why Prepare is refused for a lost checkpoint; null when it is not lost (or recovered). */
@@ -108,12 +137,12 @@ final class ClaimKeeper {
   /**
    * Claim work that needs the API server, on the API thread: the {@code --recover} reconciliation, then
    * (every resync) dropping claims of an earlier boot that the API server says are gone. One task at a
-   * time; a task running past {@link Agent#API_CALL_BOUND} is reported and the loop goes on.
+   * time; a task running past {@link SliceSync#API_CALL_BOUND} is reported and the loop goes on.
    */
   void maintain(Instant now, boolean discovered) {
     if (claimTask != null) {
       if (!claimTask.isDone()) {
-        if (Duration.between(claimTaskStarted, now).compareTo(Agent.API_CALL_BOUND) > 0) {
+        if (Duration.between(claimTaskStarted, now).compareTo(SliceSync.API_CALL_BOUND) > 0) {
           LOG.warn("claim maintenance has waited for the API server for {} s",
               Duration.between(claimTaskStarted, now).toSeconds());
           claimTaskStarted = now;
@@ -212,19 +241,17 @@ final class ClaimKeeper {
         }
         why = "preparing it again failed: " + r.error();
       }
-      try {
-        specStore.remove(uid);
-        removed++;
-        LOG.warn("recovery: removed the claim spec of UID {}: {}", uid, why);
-      } catch (IOException e) {
-        LOG.error("recovery: cannot remove the claim spec of UID {} err=\"{}\"", uid, e.getMessage());
+      String err = guarded(() -> specStore.remove(uid));
+      if (err != null) {
+        LOG.error("recovery: cannot remove the claim spec of UID {} err=\"{}\"", uid, err);
         return;
       }
+      removed++;
+      LOG.warn("recovery: removed the claim spec of UID {}: {}", uid, why);
     }
-    try {
-      recordBoot();
-    } catch (IOException e) {
-      LOG.error("recovery: cannot write the checkpoint err=\"{}\"", e.getMessage());
+    String err = guarded(this::recordBoot);
+    if (err != null) {
+      LOG.error("recovery: cannot write the checkpoint err=\"{}\"", err);
       return;
     }
     LOG.warn("recovery done: {} claims re-checkpointed, {} specs of claims that are gone or not ours removed; serving "

@@ -5,16 +5,8 @@ import sun.misc.Signal;
 import sun.misc.SignalHandler;
 
 /**
- * SIGHUP while {@code nodeatlas run} starts, before the agent's own handler is in place: counted
- * instead of ending the process. The JVM's own handler would end it with status 129 (its shutdown
- * handling of SIGHUP), and systemd's {@code ExecReload}, an operator's {@code kill -HUP} or a config
- * manager may send one at any time. Installed first thing in {@code main}; the agent's handler takes
- * over from it ({@link Signals#onHangup}) and acts once on what it counted.
- *
- * <p>A process started with SIGHUP ignored (the launcher does so, as {@code nohup} does, so that the
- * JVM's start-up is covered too) gets no handler from the JVM at all (HotSpot's
- * {@code JVM_RegisterSignal} refuses a signal whose disposition is {@code SIG_IGN}); {@link #hold}
- * then asks {@code unignore} to leave {@code SIG_IGN} first.
+ * Counts SIGHUP while {@code nodeatlas run} starts, before the agent's own handler is in place, instead
+ * of letting the JVM end the process with status 129; {@link Signals#onHangup} acts once on what it counted.
  */
 public final class EarlyHangup implements SignalHandler {
 

@@ -5,9 +5,8 @@ import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
 
 /**
- * POSIX signal handling. A JVM stopped through its default SIGTERM handler exits 143; systemd and the
- * kubelet read a clean stop as exit 0, so the agent handles TERM and INT itself (stop the loop, drain,
- * return 0). {@code sun.misc.Signal} lives in {@code jdk.unsupported}, exported on every JDK.
+ * POSIX signal handling: TERM and INT stop the agent cleanly (exit 0, which systemd and the kubelet read
+ * as a clean stop, where the JVM's own handler exits 143), HUP re-reads the configuration.
  */
 final class Signals {
 

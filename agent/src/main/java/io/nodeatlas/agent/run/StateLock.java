@@ -12,18 +12,14 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The exclusive lock on the state directory ({@code <state>/agent.lock}): only the instance holding it
- * writes the checkpoint and claim specs. During a rolling update (DaemonSet {@code maxSurge: 1}) the new
- * pod starts while the old one still serves; it asks for a hand-over ({@link #HANDOVER}), waits for the
- * lock, and reads the checkpoint only once it holds it, so it takes over every claim the old one
- * recorded. The lock is {@code fcntl(F_SETLK)} (what {@link FileChannel#tryLock()} does on Linux): the
- * kernel drops it when the holder dies, {@code kill -9} included. The file is created {@code 0600} and
- * never opened through a symbolic link.
+ * The exclusive lock on the state directory ({@code <state>/agent.lock}, {@code fcntl(F_SETLK)}: the kernel
+ * drops it when its holder dies) and the hand-over request beside it ({@link #HANDOVER}).
  */
 final class StateLock implements AutoCloseable {
 
@@ -32,14 +28,32 @@ final class StateLock implements AutoCloseable {
   /** Created by an instance that waits for the lock; the holder hands over when it sees it. */
   static final String HANDOVER = "handover-requested";
 
-  private final FileChannel channel;
-  private final FileLock lock;
   private final Path file;
+  private final Path requestFile;
+  private final FileChannel channel;
+  private FileLock lock;
+  /** Our own hand-over request, locked while we wait; null when we made none (or another waiter did). */
+  private FileChannel request;
 
-  private StateLock(Path file, FileChannel channel, FileLock lock) {
+  private StateLock(Path file, FileChannel channel) {
     this.file = file;
+    this.requestFile = file.toAbsolutePath().getParent().resolve(HANDOVER);
     this.channel = channel;
-    this.lock = lock;
+  }
+
+  /** Opens the lock file (creating the state directory {@code 0700}) without taking the lock. */
+  static StateLock open(Path file) throws IOException {
+    Path dir = file.toAbsolutePath().getParent();
+    if (Files.isSymbolicLink(dir)) {
+      throw new IOException("state directory " + dir + " is a symbolic link; nodeatlas does not follow links to its state");
+    }
+    Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    return new StateLock(file, openOwnerOnly(file));
+  }
+
+  private static FileChannel openOwnerOnly(Path file) throws IOException {
+    return FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
   }
 
   /**
@@ -48,46 +62,12 @@ final class StateLock implements AutoCloseable {
    */
   static StateLock acquire(Path file, Duration wait, Clock clock, BooleanSupplier stopped)
       throws IOException, InterruptedException {
-    Path dir = file.toAbsolutePath().getParent();
-    if (Files.isSymbolicLink(dir)) {
-      throw new IOException("state directory " + dir + " is a symbolic link; nodeatlas does not follow links to its state");
-    }
-    Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-    FileChannel channel = FileChannel.open(file, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    Instant deadline = clock.instant().plus(wait);
-    Instant nextLog = Instant.MIN;
-    boolean asked = false;
-    FileChannel request = null;
+    StateLock s = open(file);
     try {
-      while (true) {
-        FileLock lock;
-        try {
-          lock = channel.tryLock();
-        } catch (OverlappingFileLockException e) {
-          lock = null;
-        }
-        if (lock != null) {
-          if (request != null) {
-            Files.deleteIfExists(dir.resolve(HANDOVER));
-            request.close();
-            request = null;
-            LOG.info("took over the state directory from the previous instance dir={}", dir);
-          }
-          return new StateLock(file, channel, lock);
-        }
-        if (!asked) {
-          // Ask the holder (the previous pod of a rolling update) to hand over: a file this waiter keeps
-          // locked while it waits, so a request whose waiter died is seen as such (its lock is gone).
-          asked = true;
-          request = FileChannel.open(dir.resolve(HANDOVER), java.util.Set.of(StandardOpenOption.CREATE,
-              StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
-              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-          if (request.tryLock() == null) {
-            request.close(); // another waiter asked already; the first to get the lock wins
-            request = null;
-          }
-        }
+      Instant deadline = clock.instant().plus(wait);
+      Instant nextLog = Instant.MIN;
+      while (!s.tryLock()) {
+        s.requestHandover();
         Instant now = clock.instant();
         if (stopped.getAsBoolean()) {
           throw new IOException("stopped while waiting for the lock " + file);
@@ -103,12 +83,60 @@ final class StateLock implements AutoCloseable {
         }
         Thread.sleep(100);
       }
+      return s;
     } catch (IOException | InterruptedException | RuntimeException e) {
-      channel.close();
-      if (request != null) {
-        request.close();
-      }
+      s.close();
       throw e;
+    }
+  }
+
+  /** Takes the lock if no one holds it; true when this instance holds it now. Withdraws our request once held. */
+  boolean tryLock() throws IOException {
+    if (held()) {
+      return true;
+    }
+    try {
+      lock = channel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      lock = null; // held by another part of this process (tests)
+    }
+    if (lock != null && request != null) {
+      Files.deleteIfExists(requestFile);
+      request.close();
+      request = null;
+      LOG.info("took over the state directory from the previous instance dir={}", requestFile.getParent());
+    }
+    return lock != null;
+  }
+
+  boolean held() {
+    return lock != null && lock.isValid();
+  }
+
+  /** Whether this instance asked the holder to hand over and still waits. */
+  boolean requesting() {
+    return request != null;
+  }
+
+  /**
+   * Asks the holder (the previous pod of a rolling update) to hand over: a file this waiter keeps locked
+   * while it waits, so a request whose waiter died is seen as such. Another live waiter's request wins.
+   */
+  void requestHandover() throws IOException {
+    if (request != null) {
+      return;
+    }
+    FileChannel c = openOwnerOnly(requestFile);
+    FileLock l;
+    try {
+      l = c.tryLock();
+    } catch (OverlappingFileLockException e) {
+      l = null;
+    }
+    if (l == null) {
+      c.close(); // another waiter asked already; the first to get the lock wins
+    } else {
+      request = c;
     }
   }
 
@@ -117,17 +145,16 @@ final class StateLock implements AutoCloseable {
    * holds it locked. A request left by a waiter that died is removed.
    */
   boolean handoverRequested() {
-    Path request = file.toAbsolutePath().getParent().resolve(HANDOVER);
-    if (!Files.exists(request, LinkOption.NOFOLLOW_LINKS)) {
+    if (request != null || !Files.exists(requestFile, LinkOption.NOFOLLOW_LINKS)) {
       return false;
     }
-    try (FileChannel c = FileChannel.open(request, java.util.Set.of(StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS))) {
+    try (FileChannel c = FileChannel.open(requestFile, Set.of(StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS))) {
       FileLock probe = c.tryLock();
       if (probe == null) {
         return true;
       }
       probe.release();
-      Files.deleteIfExists(request);
+      Files.deleteIfExists(requestFile);
       return false;
     } catch (OverlappingFileLockException e) {
       return true; // the waiter is a thread of this process (tests)
@@ -136,11 +163,21 @@ final class StateLock implements AutoCloseable {
     }
   }
 
+  /** Releases the lock and keeps the file open, so that {@link #tryLock()} can take it again. */
+  void release() throws IOException {
+    if (held()) {
+      lock.release();
+    }
+    lock = null;
+  }
+
   @Override
   public void close() throws IOException {
     try {
-      if (lock.isValid()) {
-        lock.release();
+      release();
+      if (request != null) {
+        request.close();
+        request = null;
       }
     } finally {
       channel.close();

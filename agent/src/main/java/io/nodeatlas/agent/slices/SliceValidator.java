@@ -267,13 +267,23 @@ public final class SliceValidator {
       problems.add(at + ": requestPolicy.validValues has " + values.size() + " entries, at most " + MAX_VALID_VALUES
           + " allowed");
     }
+    validValuesProblems(at, values, def, value, problems);
+    if (range != null) {
+      rangeProblems(at, range, def, value, problems);
+    }
+    return problems;
+  }
+
+  /** {@code validValues}: quantities sorted ascending, each within the capacity, the default among them. */
+  private static void validValuesProblems(String at, List<Quantity> values, BigDecimal def, BigDecimal value,
+      List<String> problems) {
     BigDecimal previous = null;
     boolean defaultListed = false;
     for (Quantity q : values) {
       BigDecimal v = amount(q);
       if (v == null) {
         problems.add(at + ": requestPolicy.validValues has an entry that is not a quantity");
-        return problems;
+        return;
       }
       if (previous != null && v.compareTo(previous) <= 0) {
         problems.add(at + ": requestPolicy.validValues must be sorted ascending without duplicates");
@@ -287,42 +297,44 @@ public final class SliceValidator {
     if (!values.isEmpty() && def != null && !defaultListed) {
       problems.add(at + ": requestPolicy.default " + plain(def) + " is not one of validValues");
     }
-    if (range != null) {
-      BigDecimal min = amount(range.getMin());
-      BigDecimal max = range.getMax() == null ? null : amount(range.getMax());
-      BigDecimal step = range.getStep() == null ? null : amount(range.getStep());
-      if (min == null || (range.getMax() != null && max == null) || (range.getStep() != null && step == null)) {
-        problems.add(at + ": requestPolicy.validRange needs min, and min, max and step must be quantities");
-        return problems;
+  }
+
+  /** {@code validRange}: min, max and step as quantities within the capacity, the default on a step. */
+  private static void rangeProblems(String at, CapacityRequestPolicyRange range, BigDecimal def, BigDecimal value,
+      List<String> problems) {
+    BigDecimal min = amount(range.getMin());
+    BigDecimal max = range.getMax() == null ? null : amount(range.getMax());
+    BigDecimal step = range.getStep() == null ? null : amount(range.getStep());
+    if (min == null || (range.getMax() != null && max == null) || (range.getStep() != null && step == null)) {
+      problems.add(at + ": requestPolicy.validRange needs min, and min, max and step must be quantities");
+      return;
+    }
+    if (min.signum() < 0 || min.compareTo(value) > 0) {
+      problems.add(at + ": requestPolicy.validRange.min " + plain(min) + " is outside 0.." + plain(value));
+    }
+    if (max != null && (max.compareTo(min) < 0 || max.compareTo(value) > 0)) {
+      problems.add(at + ": requestPolicy.validRange.max " + plain(max) + " is outside " + plain(min) + ".." + plain(value));
+    }
+    if (def != null && (def.compareTo(min) < 0 || (max != null && def.compareTo(max) > 0))) {
+      problems.add(at + ": requestPolicy.default " + plain(def) + " is outside the valid range");
+    }
+    if (step != null && step.signum() <= 0) {
+      problems.add(at + ": requestPolicy.validRange.step must be positive");
+    } else if (step != null) {
+      // validateRequestPolicyRange: one step past min must fit the capacity (so a capacity of exactly
+      // min takes no step), and the default and max must lie on the steps from min.
+      if (min.add(step).compareTo(value) > 0) {
+        problems.add(at + ": requestPolicy.validRange min + step " + plain(min.add(step)) + " exceeds the capacity "
+            + plain(value));
       }
-      if (min.signum() < 0 || min.compareTo(value) > 0) {
-        problems.add(at + ": requestPolicy.validRange.min " + plain(min) + " is outside 0.." + plain(value));
+      if (def != null && def.subtract(min).remainder(step).signum() != 0) {
+        problems.add(at + ": requestPolicy.default " + plain(def) + " is not min plus a multiple of step " + plain(step));
       }
-      if (max != null && (max.compareTo(min) < 0 || max.compareTo(value) > 0)) {
-        problems.add(at + ": requestPolicy.validRange.max " + plain(max) + " is outside " + plain(min) + ".." + plain(value));
-      }
-      if (def != null && (def.compareTo(min) < 0 || (max != null && def.compareTo(max) > 0))) {
-        problems.add(at + ": requestPolicy.default " + plain(def) + " is outside the valid range");
-      }
-      if (step != null && step.signum() <= 0) {
-        problems.add(at + ": requestPolicy.validRange.step must be positive");
-      } else if (step != null) {
-        // validateRequestPolicyRange: one step past min must fit the capacity (so a capacity of exactly
-        // min takes no step), and the default and max must lie on the steps from min.
-        if (min.add(step).compareTo(value) > 0) {
-          problems.add(at + ": requestPolicy.validRange min + step " + plain(min.add(step)) + " exceeds the capacity "
-              + plain(value));
-        }
-        if (def != null && def.subtract(min).remainder(step).signum() != 0) {
-          problems.add(at + ": requestPolicy.default " + plain(def) + " is not min plus a multiple of step " + plain(step));
-        }
-        if (max != null && max.subtract(min).remainder(step).signum() != 0) {
-          problems.add(at + ": requestPolicy.validRange.max " + plain(max) + " is not min plus a multiple of step "
-              + plain(step));
-        }
+      if (max != null && max.subtract(min).remainder(step).signum() != 0) {
+        problems.add(at + ": requestPolicy.validRange.max " + plain(max) + " is not min plus a multiple of step "
+            + plain(step));
       }
     }
-    return problems;
   }
 
   /**

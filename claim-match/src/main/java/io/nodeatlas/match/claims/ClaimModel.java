@@ -39,10 +39,12 @@ public final class ClaimModel {
   /**
    * What a Pod asks of DRA ({@code core/v1} {@code PodSpec}): its {@code resourceClaims} (by ResourceClaim
    * or ResourceClaimTemplate name), the extended resources its containers request (summed over the
-   * containers, the largest init container counted as the scheduler does) and where it may run.
+   * containers, the largest init container counted as the scheduler does) and where it may run
+   * ({@code requiredNodeAffinity} null when the pod has none).
    */
   public record Pod(String namespace, String name, List<PodClaim> claims, java.util.SortedMap<String, Long> extendedResources,
-      String nodeName, Map<String, String> nodeSelector, List<Toleration> tolerations, Origin origin) {
+      String nodeName, Map<String, String> nodeSelector, NodeSelectorTerms requiredNodeAffinity, List<Toleration> tolerations,
+      Origin origin) {
     public Pod {
       claims = List.copyOf(claims);
       tolerations = List.copyOf(tolerations);

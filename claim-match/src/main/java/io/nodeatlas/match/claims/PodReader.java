@@ -19,7 +19,8 @@ import java.util.TreeMap;
  * The parts of a {@code core/v1} Pod that decide where its devices come from: {@code spec.resourceClaims},
  * the extended resources of its containers (requests, or limits where requests leave them out; the sum of
  * the app containers or the largest init container, whichever is more, as the scheduler computes a pod's
- * request), {@code spec.nodeName}, {@code spec.nodeSelector} and {@code spec.tolerations}.
+ * request), {@code spec.nodeName}, {@code spec.nodeSelector}, the required node affinity and
+ * {@code spec.tolerations}.
  */
 final class PodReader {
 
@@ -63,7 +64,17 @@ final class PodReader {
       tolerations.add(new ClaimModel.Toleration(t.path("key").asText(""), t.path("operator").asText("Equal"),
           t.path("value").asText(""), t.path("effect").asText("")));
     }
-    return new Pod(namespace, name, claims, resources, nodeName, selector, tolerations, origin);
+    NodeSelectorTerms affinity = null;
+    JsonNode required = spec.path("affinity").path("nodeAffinity").path("requiredDuringSchedulingIgnoredDuringExecution");
+    if (!required.isMissingNode() && !required.isNull()) {
+      try {
+        affinity = NodeSelectorTerms.parse(required);
+      } catch (IllegalArgumentException e) {
+        throw new ClaimInputException(where + ": spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution: "
+            + e.getMessage());
+      }
+    }
+    return new Pod(namespace, name, claims, resources, nodeName, selector, affinity, tolerations, origin);
   }
 
   /** Extended resources of {@code containers}: summed, or with {@code max} the largest of each. */

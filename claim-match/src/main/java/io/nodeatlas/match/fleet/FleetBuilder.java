@@ -1,5 +1,7 @@
 package io.nodeatlas.match.fleet;
 
+import io.nodeatlas.discovery.model.CounterConsumption;
+import io.nodeatlas.discovery.model.CounterSet;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.match.Inventory;
 import io.nodeatlas.match.Inventory.DeviceTaint;
@@ -16,8 +18,9 @@ import java.util.TreeMap;
  * (DRALIB {@code structured} {@code GatherPools}): only the slices of a pool's newest generation count; a
  * slice is visible on the node it names, on every node ({@code allNodes}), on the nodes its
  * {@code nodeSelector} selects, or device by device ({@code perDeviceNodeSelection}). What allocated claims
- * hold is attached to the devices they name. Two devices of different pools or drivers with one name on
- * the same node keep the first name; the later get a numbered suffix and a warning.
+ * hold is attached to the devices they name. A pool's shared counters (KEP-4815) go with the first of its
+ * devices on the node, where the matcher finds them. Two devices (or counter sets) of different pools or
+ * drivers with one name on the same node keep the first name; the later get a numbered suffix and a warning.
  */
 public final class FleetBuilder {
 
@@ -76,6 +79,8 @@ public final class FleetBuilder {
     List<Held> held = new ArrayList<>();
     List<SliceReader.Slice> visible = new ArrayList<>(own);
     elsewhere.forEach(visible::add);
+    PoolCounters counters = PoolCounters.of(name, visible, warnings);
+    java.util.Set<String> countersPlaced = new java.util.HashSet<>();
     for (SliceReader.Slice s : visible) {
       for (SliceReader.SliceDevice sd : s.devices()) {
         NodeSelection where = sd.selection() != null ? sd.selection() : s.selection();
@@ -94,8 +99,13 @@ public final class FleetBuilder {
         if (!local.equals(d.name())) {
           warnings.add("node " + name + ": device " + key + " is shown as " + local + " (another pool has a device "
               + d.name() + ")");
-          d = new Device(local, d.source(), d.attributes(), d.capacity(), d.requestPolicies(), d.allowMultipleAllocations(),
-              d.containerEdits());
+        }
+        List<CounterSet> sets = countersPlaced.add(s.poolKey()) ? counters.sets(s.poolKey()) : List.of();
+        List<CounterConsumption> consumes = counters.consumption(s.poolKey(), d.consumesCounters());
+        if (!local.equals(d.name()) || !sets.isEmpty() || consumes != d.consumesCounters()) {
+          // Rebuilt only when it changes: the device records of a large fleet are shared with the slices.
+          d = new Device(local, d.source(), d.attributes(), d.capacity(), d.requestPolicies(),
+              d.allowMultipleAllocations(), d.containerEdits(), sets, consumes, d.nodeAllocatableResources());
         }
         devices.add(d);
         origins.put(local, key);
@@ -109,6 +119,54 @@ public final class FleetBuilder {
       }
     }
     return new FleetNode(name, labels, nodeTaints, new Inventory(devices, drivers, taints, held), origins);
+  }
+
+  /**
+   * The counter sets of the pools seen on one node, by pool: set names are unique within a pool only, so a
+   * name another pool already uses on this node is suffixed, and that pool's consumptions follow it.
+   */
+  private record PoolCounters(Map<String, List<CounterSet>> byPool, Map<String, Map<String, String>> renamed) {
+
+    static PoolCounters of(String node, List<SliceReader.Slice> visible, List<String> warnings) {
+      Map<String, List<CounterSet>> byPool = new HashMap<>();
+      Map<String, Map<String, String>> renamed = new HashMap<>();
+      Map<String, String> owner = new HashMap<>();
+      for (SliceReader.Slice s : visible) {
+        for (CounterSet set : s.sharedCounters()) {
+          Map<String, String> names = renamed.computeIfAbsent(s.poolKey(), k -> new HashMap<>());
+          if (names.containsKey(set.name())) {
+            warnings.add("pool " + s.poolKey() + ": counter set " + set.name() + " is published twice; the first counts");
+            continue;
+          }
+          String local = set.name();
+          for (int n = 2; owner.containsKey(local); n++) {
+            local = suffixed(set.name(), n);
+          }
+          if (!local.equals(set.name())) {
+            warnings.add("node " + node + ": counter set " + s.poolKey() + "/" + set.name() + " is shown as " + local
+                + " (pool " + owner.get(set.name()) + " has a counter set " + set.name() + ")");
+          }
+          owner.put(local, s.poolKey());
+          names.put(set.name(), local);
+          byPool.computeIfAbsent(s.poolKey(), k -> new ArrayList<>()).add(new CounterSet(local, set.counters()));
+        }
+      }
+      return new PoolCounters(byPool, renamed);
+    }
+
+    List<CounterSet> sets(String pool) {
+      return byPool.getOrDefault(pool, List.of());
+    }
+
+    List<CounterConsumption> consumption(String pool, List<CounterConsumption> consumes) {
+      Map<String, String> names = renamed.getOrDefault(pool, Map.of());
+      if (consumes.isEmpty() || consumes.stream().allMatch(c -> names.getOrDefault(c.counterSet(), c.counterSet())
+          .equals(c.counterSet()))) {
+        return consumes;
+      }
+      return consumes.stream()
+          .map(c -> new CounterConsumption(names.getOrDefault(c.counterSet(), c.counterSet()), c.counters())).toList();
+    }
   }
 
   /** {@code name-n}, cut so that it stays a DNS label of at most 63 characters. */

@@ -57,13 +57,15 @@ public final class FleetMatcher {
   }
 
   /**
-   * A pod's own node selection ({@code spec.nodeName}, {@code spec.nodeSelector}) and its tolerations of
+   * A pod's own node selection ({@code spec.nodeName}, {@code spec.nodeSelector}, the
+   * {@code requiredDuringSchedulingIgnoredDuringExecution} node affinity) and its tolerations of
    * node taints, checked before its claims as the scheduler's NodeName, NodeAffinity and TaintToleration
    * filters run before DynamicResources. {@link #ANY} (claims without a pod) checks nothing.
    */
   public record Placement(String nodeName, Map<String, String> nodeSelector,
+      io.nodeatlas.match.claims.NodeSelectorTerms requiredNodeAffinity,
       List<io.nodeatlas.match.claims.ClaimModel.Toleration> tolerations, boolean pod) {
-    public static final Placement ANY = new Placement(null, Map.of(), List.of(), false);
+    public static final Placement ANY = new Placement(null, Map.of(), null, List.of(), false);
 
     public Placement {
       nodeSelector = Map.copyOf(nodeSelector);
@@ -81,6 +83,9 @@ public final class FleetMatcher {
           return "the pod's nodeSelector " + want.getKey() + "=" + want.getValue() + " does not match"
               + (have == null ? " (no such label)" : " (" + want.getKey() + "=" + have + ")");
         }
+      }
+      if (requiredNodeAffinity != null && !requiredNodeAffinity.selects(node, labels)) {
+        return "the pod's required node affinity selects no term that matches this node";
       }
       for (io.nodeatlas.match.Inventory.DeviceTaint t : pod ? taints : List.<io.nodeatlas.match.Inventory.DeviceTaint>of()) {
         if (t.blocksAllocation() && tolerations.stream().noneMatch(x -> x.tolerates(t.key(), t.value(), t.effect()))) {

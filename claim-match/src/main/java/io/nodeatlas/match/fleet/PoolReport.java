@@ -16,9 +16,10 @@ import java.util.TreeSet;
 /**
  * What is taken and what is left in each pool of each driver ({@code nodeatlas pools}): devices in total,
  * allocated and free, and per capacity what the allocated claims consume (the whole capacity of an
- * exclusive device, the {@code consumedCapacity} of a shared one, KEP-5075) and what is left; where nothing
- * is left, the claims that took it. Only the slices of a pool's newest generation count, as for the
- * scheduler.
+ * exclusive device, the {@code consumedCapacity} of a shared one, KEP-5075) and what is left; per shared
+ * counter (KEP-4815) what the allocated devices consume of it; where nothing is left, the claims that took
+ * it. The capacities of devices that consume counters are not added up (they overlap: the counters say
+ * what is left). Only the slices of a pool's newest generation count, as for the scheduler.
  */
 public record PoolReport(List<Pool> pools) {
 
@@ -28,9 +29,10 @@ public record PoolReport(List<Pool> pools) {
 
   /** One pool: where its devices are ({@code node}, or how they are selected), and its accounts. */
   public record Pool(String driver, String pool, String node, int devices, int allocated, List<CapacityAccount> capacity,
-      SortedSet<String> devicesHeldBy) {
+      List<CounterAccount> counters, SortedSet<String> devicesHeldBy) {
     public Pool {
       capacity = List.copyOf(capacity);
+      counters = List.copyOf(counters);
       devicesHeldBy = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(devicesHeldBy));
     }
 
@@ -51,6 +53,22 @@ public record PoolReport(List<Pool> pools) {
   public record CapacityAccount(String capacity, String deviceType, BigDecimal total, BigDecimal consumed,
       SortedSet<String> heldBy) {
     public CapacityAccount {
+      heldBy = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(heldBy));
+    }
+
+    public BigDecimal left() {
+      return total.subtract(consumed);
+    }
+
+    public boolean exhausted() {
+      return total.signum() > 0 && left().signum() <= 0;
+    }
+  }
+
+  /** One counter of a counter set: its value, what the allocated devices consume, by which claims. */
+  public record CounterAccount(String counterSet, String counter, BigDecimal total, BigDecimal consumed,
+      SortedSet<String> heldBy) {
+    public CounterAccount {
       heldBy = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(heldBy));
     }
 
@@ -84,7 +102,13 @@ public record PoolReport(List<Pool> pools) {
       Map<String, BigDecimal> total = new TreeMap<>();
       Map<String, BigDecimal> consumed = new TreeMap<>();
       Map<String, SortedSet<String>> holders = new TreeMap<>();
+      Map<String, BigDecimal> counterTotal = new TreeMap<>();
+      Map<String, BigDecimal> counterUsed = new TreeMap<>();
+      Map<String, SortedSet<String>> counterHolders = new TreeMap<>();
       for (SliceReader.Slice s : parts) {
+        for (io.nodeatlas.discovery.model.CounterSet set : s.sharedCounters()) {
+          set.counters().forEach((counter, q) -> counterTotal.putIfAbsent(set.name() + "\u0000" + counter, q.toBigDecimal()));
+        }
         for (SliceReader.SliceDevice sd : s.devices()) {
           Device d = sd.device();
           devices++;
@@ -92,6 +116,18 @@ public record PoolReport(List<Pool> pools) {
           if (!on.isEmpty()) {
             allocated++;
             on.forEach(a -> deviceHolders.add(a.claim()));
+          }
+          if (!on.isEmpty()) {
+            for (io.nodeatlas.discovery.model.CounterConsumption c : d.consumesCounters()) {
+              c.counters().forEach((counter, q) -> {
+                String key = c.counterSet() + "\u0000" + counter;
+                counterUsed.merge(key, q.toBigDecimal(), BigDecimal::add);
+                on.forEach(a -> counterHolders.computeIfAbsent(key, k -> new TreeSet<>()).add(a.claim()));
+              });
+            }
+          }
+          if (!d.consumesCounters().isEmpty()) {
+            continue;
           }
           String type = d.type().orElse("");
           for (Map.Entry<String, Quantity> c : d.capacity().entrySet()) {
@@ -114,7 +150,15 @@ public record PoolReport(List<Pool> pools) {
       List<CapacityAccount> accounts = new ArrayList<>();
       total.forEach((key, t) -> accounts.add(new CapacityAccount(key.substring(key.indexOf('\u0000') + 1),
           key.substring(0, key.indexOf('\u0000')), t, consumed.get(key), holders.getOrDefault(key, new TreeSet<>()))));
-      out.add(new Pool(first.driver(), first.pool(), where(first), devices, allocated, accounts, deviceHolders));
+      List<CounterAccount> counterAccounts = new ArrayList<>();
+      counterTotal.forEach((key, t) -> {
+        String set = key.substring(0, key.indexOf('\u0000'));
+        String counter = key.substring(key.indexOf('\u0000') + 1);
+        counterAccounts.add(new CounterAccount(set, counter, t, counterUsed.getOrDefault(key, BigDecimal.ZERO).min(t),
+            counterHolders.getOrDefault(key, new TreeSet<>())));
+      });
+      out.add(new Pool(first.driver(), first.pool(), where(first), devices, allocated, accounts, counterAccounts,
+          deviceHolders));
     }
     out.sort(Comparator.comparing(Pool::node).thenComparing(Pool::driver).thenComparing(Pool::pool));
     return new PoolReport(out);

@@ -40,6 +40,16 @@ public final class PoolReportWriter {
         }
         out.append('\n');
       }
+      for (PoolReport.CounterAccount c : p.counters()) {
+        Amounts a = Amounts.HUMAN;
+        out.append("  counter ").append(c.counter()).append(" of set ").append(c.counterSet()).append(": ")
+            .append(a.text(c.counter(), c.consumed())).append(" of ").append(a.text(c.counter(), c.total()))
+            .append(" consumed, ").append(a.text(c.counter(), c.left())).append(" left");
+        if (c.exhausted()) {
+          out.append(" (exhausted by ").append(claims(c.heldBy())).append(')');
+        }
+        out.append('\n');
+      }
     }
     warnings.forEach(w -> out.append("warning: ").append(w).append('\n'));
     return out.toString();
@@ -79,6 +89,13 @@ public final class PoolReportWriter {
         }
         cn.put("total", plain(c.total()))
             .put("consumed", plain(c.consumed())).put("left", plain(c.left())).put("exhausted", c.exhausted());
+        c.heldBy().forEach(cn.putArray("consumedBy")::add);
+      }
+      ArrayNode counters = n.putArray("counters");
+      for (PoolReport.CounterAccount c : p.counters()) {
+        ObjectNode cn = counters.addObject().put("counterSet", c.counterSet()).put("name", c.counter())
+            .put("total", plain(c.total())).put("consumed", plain(c.consumed())).put("left", plain(c.left()))
+            .put("exhausted", c.exhausted());
         c.heldBy().forEach(cn.putArray("consumedBy")::add);
       }
     }

@@ -3,6 +3,8 @@ package io.nodeatlas.match.fleet;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.nodeatlas.discovery.model.AttributeValue;
 import io.nodeatlas.discovery.model.ContainerEdits;
+import io.nodeatlas.discovery.model.CounterConsumption;
+import io.nodeatlas.discovery.model.CounterSet;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.model.Quantity;
 import io.nodeatlas.discovery.model.RequestPolicy;
@@ -17,16 +19,29 @@ import java.util.TreeMap;
  * Reads {@code resource.k8s.io/v1} ResourceSlice objects of any driver into devices the matcher evaluates:
  * attribute and capacity names are qualified with the slice's driver where they have no domain (the
  * API's rule for a {@code QualifiedName}), capacities keep their request policies, and each device keeps
- * its taints and, under {@code perDeviceNodeSelection}, its own node selection. A device the API would not
- * have accepted costs that device and one warning.
+ * its taints and, under {@code perDeviceNodeSelection}, its own node selection. Shared counters and what
+ * devices consume of them are kept (KEP-4815, {@code spec.sharedCounters}, {@code devices[].consumesCounters}).
+ * A device or counter set the API would not have accepted costs that item and one warning.
  */
 public final class SliceReader {
 
-  /** One slice: its pool, the generation it belongs to, where it is visible, and its devices. */
+  /** One slice: its pool, the generation it belongs to, where it is visible, its devices and counter sets. */
   public record Slice(String name, String driver, String pool, long generation, long resourceSliceCount,
-      NodeSelection selection, List<SliceDevice> devices) {
+      NodeSelection selection, List<SliceDevice> devices, List<CounterSet> sharedCounters) {
     public Slice {
       devices = List.copyOf(devices);
+      sharedCounters = List.copyOf(sharedCounters);
+    }
+
+    /** A slice without counter sets. */
+    public Slice(String name, String driver, String pool, long generation, long resourceSliceCount,
+        NodeSelection selection, List<SliceDevice> devices) {
+      this(name, driver, pool, generation, resourceSliceCount, selection, devices, List.of());
+    }
+
+    /** {@code driver/pool}: the scope of the pool's device and counter set names. */
+    public String poolKey() {
+      return driver + "/" + pool;
     }
   }
 
@@ -59,8 +74,26 @@ public final class SliceReader {
         warnings.add("ResourceSlice " + name + " device " + deviceName + ": left out: " + e.getMessage());
       }
     }
+    List<CounterSet> counters = new ArrayList<>();
+    for (JsonNode set : spec.path("sharedCounters")) {
+      try {
+        counters.add(new CounterSet(set.path("name").asText(""), counters(set.path("counters"))));
+      } catch (IllegalArgumentException e) {
+        warnings.add("ResourceSlice " + name + " counter set " + set.path("name").asText("") + ": left out: "
+            + e.getMessage());
+      }
+    }
     return new Slice(name, driver, pool, spec.path("pool").path("generation").asLong(0),
-        spec.path("pool").path("resourceSliceCount").asLong(1), selection, devices);
+        spec.path("pool").path("resourceSliceCount").asLong(1), selection, devices, counters);
+  }
+
+  /** A {@code map[string]Counter} ({@code {"memory": {"value": "10Gi"}}}). */
+  private static TreeMap<String, Quantity> counters(JsonNode map) {
+    TreeMap<String, Quantity> out = new TreeMap<>();
+    for (Map.Entry<String, JsonNode> c : map.properties()) {
+      out.put(c.getKey(), Quantity.parse(c.getValue().path("value").asText(null)));
+    }
+    return out;
   }
 
   static Device device(JsonNode d, String driver) {
@@ -79,8 +112,12 @@ public final class SliceReader {
         policies.put(key, policy(policy));
       }
     }
+    List<CounterConsumption> consumes = new ArrayList<>();
+    for (JsonNode c : d.path("consumesCounters")) {
+      consumes.add(new CounterConsumption(c.path("counterSet").asText(""), counters(c.path("counters"))));
+    }
     return new Device(d.path("name").asText(""), driver, attributes, capacity, policies,
-        d.path("allowMultipleAllocations").asBoolean(false), ContainerEdits.EMPTY);
+        d.path("allowMultipleAllocations").asBoolean(false), ContainerEdits.EMPTY, List.of(), consumes);
   }
 
   private static String qualified(String name, String driver) {

@@ -135,9 +135,13 @@ public final class FleetInput {
     nodes.put(node, Map.of("kubernetes.io/hostname", node));
     unlabelled.add(node);
     reports.add(report);
+    // Counter sets travel on the slice, as the API publishes them (KEP-4815), not on the device that carried them.
     List<SliceReader.SliceDevice> devices = report.devices().stream()
-        .map(d -> new SliceReader.SliceDevice(d, List.of(), null)).toList();
-    slices.add(new SliceReader.Slice(node + "-discovered", Names.DRIVER, node, 0, 1, new NodeSelection.OneNode(node), devices));
+        .map(d -> new SliceReader.SliceDevice(d.withCounters(List.of(), d.consumesCounters()), List.of(), null)).toList();
+    List<io.nodeatlas.discovery.model.CounterSet> counters = report.devices().stream()
+        .flatMap(d -> d.sharedCounters().stream()).toList();
+    slices.add(new SliceReader.Slice(node + "-discovered", Names.DRIVER, node, 0, 1, new NodeSelection.OneNode(node), devices,
+        counters));
   }
 
   /** One API object of a saved list or a live list call; {@code kind} when the list's items carry none. */

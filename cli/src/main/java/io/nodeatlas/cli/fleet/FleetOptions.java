@@ -43,8 +43,8 @@ public final class FleetOptions {
       description = "Kubeconfig for --cluster (default: $KUBECONFIG, ~/.kube/config, or in-cluster credentials).")
   public Path kubeconfig;
 
-  @Option(names = "--timeout-seconds", paramLabel = "SECONDS", defaultValue = "60",
-      description = "Time for all of --cluster's list calls together (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--timeout-seconds", paramLabel = "SECONDS", defaultValue = "${env:NODEATLAS_TIMEOUT_SECONDS:-60}",
+      description = "Time for all of --cluster's list calls together (default: 60; env NODEATLAS_TIMEOUT_SECONDS).")
   public int timeoutSeconds;
 
   /** Whether any fleet source was named. */
@@ -87,6 +87,10 @@ public final class FleetOptions {
   }
 
   private void readCluster(FleetInput input) {
+    if (timeoutSeconds < 1 || timeoutSeconds > 3600) {
+      throw new UsageException("--timeout-seconds (env NODEATLAS_TIMEOUT_SECONDS) must be 1 to 3600 seconds, not "
+          + timeoutSeconds);
+    }
     Config cfg;
     try {
       if (kubeconfig != null) {

@@ -112,7 +112,7 @@ public final class MatchCommand implements Callable<Integer> {
       List<FleetNode> nodes = input.fleet();
       warnings = new ArrayList<>(input.warnings());
       FleetMatcher.Placement placement = resolved.pod()
-          .map(p -> new FleetMatcher.Placement(p.nodeName(), p.nodeSelector(), p.tolerations(), true))
+          .map(p -> new FleetMatcher.Placement(p.nodeName(), p.nodeSelector(), p.requiredNodeAffinity(), p.tolerations(), true))
           .orElse(FleetMatcher.Placement.ANY);
       if (resolved.pod().isPresent() && !resolved.pod().get().nodeSelector().isEmpty() && input.hasUnlabelledNodes()) {
         warnings.add("saved discover documents carry no node labels: the pod's nodeSelector is checked against "

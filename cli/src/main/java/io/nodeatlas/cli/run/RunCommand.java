@@ -95,18 +95,22 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       "When the checkpoint is missing while claim specs of ours exist in the CDI dir (a lost state directory), "
           + "reconcile them from the API server: claims still allocated here are recorded again, other specs removed; "
           + "without it Prepare is refused in that case");
-  static final Flag<String> POD_UID = Flag.of("--pod-uid", "UID", String.class, "POD_UID", "",
-      "This pod's UID, from the downward API (metadata.uid): the sockets are then <driver>-<UID>-reg.sock and "
-          + "plugins/<driver>/<UID>.sock, so the old and the new pod of a rolling update serve side by side "
-          + "(kubelet 1.33+); empty: fixed socket names");
+  static final Flag<String> ROLLING_UPDATE_UID = Flag.of("--rolling-update-uid", "UID", String.class,
+      "NODEATLAS_ROLLING_UPDATE_UID", "",
+      "This pod's UID, from the downward API (metadata.uid): the old and the new pod of a rolling update then serve "
+          + "side by side (kubelet 1.33+), with sockets <driver>-<UID>-reg.sock and plugins/<driver>/dra-<UID>.sock, "
+          + "their Prepare and Unprepare calls serialised by a lock in the state directory; empty: fixed socket names, "
+          + "one instance at a time")
+      .alias("--pod-uid");
   static final Flag<Duration> LOCK_WAIT = Flag.of("--lock-wait", "DURATION", Duration.class, "NODEATLAS_LOCK_WAIT", "5m",
-      "How long a starting instance waits for the one holding the state directory to hand over (a rolling update)")
+      "How long a starting instance waits for the one holding the state directory to hand over (fixed socket names), "
+          + "or for the other instance's call to end (rolling update)")
       .convertedBy(new DurationConverter());
 
   /** The daemon's own flags; the settings of the agent are named as their config keys ({@link #flagOf}). */
   private final Flag.Table flags = new Flag.Table(DRIVER_NAME, NODE_NAME, KUBECONFIG, STANDALONE, KUBELET_ROOT,
       CDI_ROOT, STATE_DIR, HOOK_PATH, HTTP_PORT, HEALTHCHECK_PORT, HTTP_ADDRESS, RESYNC_INTERVAL, DRAIN_TIMEOUT, LOG_FORMAT,
-      VERBOSITY, REPLAY_REPORT, FEATURES_DIR, RECOVER, POD_UID, LOCK_WAIT);
+      VERBOSITY, REPLAY_REPORT, FEATURES_DIR, RECOVER, ROLLING_UPDATE_UID, LOCK_WAIT);
 
   /** The command as the user gave it, before the config file was merged in: what SIGHUP merges the file into again. */
   private RunCommand asGiven = this;
@@ -228,7 +232,7 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
           .resyncInterval(value(RESYNC_INTERVAL)).drainTimeout(value(DRAIN_TIMEOUT))
           .logFormat(value(LOG_FORMAT)).verbosity(value(VERBOSITY))
           .discovery(discover).healthChecks(healthChecksOf(), java.time.Duration.ofSeconds(10)).environment(System.getenv())
-          .host(discovery.hostContext().fs()).recover(value(RECOVER)).podUid(value(POD_UID))
+          .host(discovery.hostContext().fs()).recover(value(RECOVER)).rollingUpdateUid(value(ROLLING_UPDATE_UID))
           .lockWait(value(LOCK_WAIT))
           // SIGHUP: the config file again (flags and env still win), and the discovery it describes.
           .reload(() -> asGiven.withConfigFile(System.getenv()).discoveryOf())

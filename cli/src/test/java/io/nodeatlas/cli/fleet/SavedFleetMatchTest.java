@@ -121,6 +121,34 @@ class SavedFleetMatchTest {
   }
 
   @Test
+  void aPodsRequiredNodeAffinityRefusesTheNodesNoTermSelects() throws Exception {
+    String cpus = ROOT.resolve("examples/cpu/claim-intel.yaml").toString();
+    // Terms are ORed: the first names no node here, the second every node but hgx-01 by its name.
+    Path away = pod("""
+        affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [
+          {matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [gpu-99]}]},
+          {matchFields: [{key: metadata.name, operator: NotIn, values: [hgx-01]}]}]}}}
+        resourceClaims: [{name: cpus, resourceClaimName: intel-cpus}]""");
+    Result r = run("match", "-f", CLASSES, "-f", cpus, "-f", away.toString(), "--discovered", fleet.toString());
+    assertThat(r.status()).isEqualTo(1);
+    assertThat(r.out()).contains("hgx-01  no    the pod's required node affinity selects no term that matches this node")
+        .contains("arm-01  no    ResourceClaim intel-cpus");
+    Path toward = pod("""
+        affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [
+          {matchExpressions: [{key: kubernetes.io/hostname, operator: Exists}]}]}}}
+        resourceClaims: [{name: cpus, resourceClaimName: intel-cpus}]""");
+    assertThat(run("match", "-f", CLASSES, "-f", cpus, "-f", toward.toString(), "--discovered", fleet.toString()).out())
+        .startsWith("1 of 2 nodes fit: hgx-01\n");
+    Path bad = pod("""
+        affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [
+          {matchExpressions: [{key: zone, operator: Near, values: [a]}]}]}}}
+        resourceClaims: [{name: cpus, resourceClaimName: intel-cpus}]""");
+    Result refused = run("match", "-f", CLASSES, "-f", cpus, "-f", bad.toString(), "--discovered", fleet.toString());
+    assertThat(refused.status()).isEqualTo(2);
+    assertThat(refused.err()).contains("requiredDuringSchedulingIgnoredDuringExecution: operator \"Near\" of zone is none of");
+  }
+
+  @Test
   void aPodsExtendedResourceIsServedByItsDeviceClass() throws Exception {
     Path classes = Files.writeString(dir.resolve("class.yaml"), """
         apiVersion: resource.k8s.io/v1

@@ -123,11 +123,11 @@ class PackagingTest {
     // Host /proc (boot ID, default routes) and the driver root only read-only.
     assertThat(c.getVolumeMounts()).filteredOn(m -> m.getMountPath().equals("/host-proc") || m.getMountPath().equals("/driver-root"))
         .hasSize(2).allSatisfy(m -> assertThat(m.getReadOnly()).isTrue());
-    // Rolling updates: the new pod serves before the old one goes, with sockets named by the pod UID.
+    // Rolling updates: the new pod serves beside the old one until it goes, with sockets named by the pod UID.
     assertThat(ds.getSpec().getUpdateStrategy().getRollingUpdate().getMaxSurge().getIntVal()).isEqualTo(1);
     assertThat(ds.getSpec().getUpdateStrategy().getRollingUpdate().getMaxUnavailable().getIntVal()).isZero();
     assertThat(c.getEnv()).anySatisfy(e -> {
-      assertThat(e.getName()).isEqualTo("POD_UID");
+      assertThat(e.getName()).isEqualTo("NODEATLAS_ROLLING_UPDATE_UID");
       assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.uid");
     });
     assertThat(pod.getHostNetwork()).isNull();

@@ -28,10 +28,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 12 case 9: a DaemonSet rolling update ({@code maxSurge: 1}) as two real agent processes on one
- * state directory. Each serves sockets named by its pod UID; the new one asks the old one to hand
- * over, takes the state directory's lock when it is released, and answers the claims the old one
- * prepared from the checkpoint it took over.
+ * A DaemonSet rolling update ({@code maxSurge: 1}) as real agent processes on one state directory, as
+ * the kubelet expects it (kubernetes PR 129832, kubeletplugin {@code RollingUpdate}): each serves sockets
+ * named by its pod UID, the new one registers beside the old one and both serve; a new one killed with
+ * {@code kill -9} leaves the old one serving and publishing; SIGTERM removes only the stopped one's sockets.
  */
 class RollingUpdateProcessTest {
 
@@ -52,7 +52,7 @@ class RollingUpdateProcessTest {
   }
 
   @Test
-  void theNewInstanceTakesOverTheCheckpointAndSocketsWhileTheOldOneHandsOverAndExitsCleanly() throws Exception {
+  void bothServeUntilTheOldOneStopsAndANewOneThatDiesLeavesTheOldOneServing() throws Exception {
     api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
     api.init();
     KubernetesClient client = api.createClient();
@@ -78,7 +78,7 @@ class RollingUpdateProcessTest {
     await("the old instance serves its pod-UID sockets", () -> Files.exists(oldPaths.draSocket())
         && !client.resources(ResourceSlice.class).list().getItems().isEmpty(), "old");
     assertThat(oldPaths.registrationSocket().getFileName().toString()).isEqualTo("nodeatlas.io-0ld-pod-reg.sock");
-    assertThat(oldPaths.draSocket()).isEqualTo(kubeletRoot.resolve("plugins/nodeatlas.io/0ld-pod.sock"));
+    assertThat(oldPaths.draSocket()).isEqualTo(kubeletRoot.resolve("plugins/nodeatlas.io/dra-0ld-pod.sock"));
     List<String> ids;
     try (FakeKubelet kubelet = new FakeKubelet(oldPaths.registrationSocket(), oldPaths.draSocket())) {
       NodePrepareResourcesResponse r = kubelet.prepare(FakeKubelet.claim("default", "train", uid));
@@ -86,14 +86,12 @@ class RollingUpdateProcessTest {
       ids = r.getClaimsOrThrow(uid).getDevices(0).getCdiDeviceIdsList();
     }
 
-    // The new pod starts beside the old one (maxSurge: 1).
+    // The new pod starts beside the old one (maxSurge: 1) and publishing moves to it; both keep serving.
     Process neu = start("new", "n3w-pod", kubeconfig, report, kubeletRoot);
-    await("the new instance took over and serves", () -> Files.exists(newPaths.draSocket())
-        && log("new").contains("took over the state directory"), "new");
-    assertThat(oldPaths.registrationSocket()).as("the old instance left the kubelet's registry").doesNotExist();
-    assertThat(log("old")).contains("handing over", "handed over: lock released");
-    assertThat(old.isAlive()).as("the old pod waits to be deleted, it does not exit (no restart loop)").isTrue();
-
+    await("the new instance serves and publishes", () -> Files.exists(newPaths.draSocket())
+        && log("new").contains("holding the state directory"), "new");
+    assertThat(log("old")).contains("handed over publishing, still serving the kubelet");
+    assertThat(oldPaths.registrationSocket()).as("the old instance stays registered").exists();
     try (FakeKubelet kubelet = new FakeKubelet(newPaths.registrationSocket(), newPaths.draSocket())) {
       // The claim the old instance prepared is known to the new one: same ids, and its device stays taken.
       NodePrepareResourcesResponse again = kubelet.prepare(FakeKubelet.claim("default", "train", uid));
@@ -103,19 +101,45 @@ class RollingUpdateProcessTest {
       assertThat(taken.getClaimsOrThrow(second).getError()).contains("gpu-1", "already prepared");
     }
 
-    // The DaemonSet controller deletes the old pod: SIGTERM, exit 0, and the new one keeps serving.
+    // The new version crashes: the old pod, still running, serves and publishes again.
+    neu.destroyForcibly();
+    assertThat(neu.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    await("the old instance took the state directory back",
+        () -> log("old").split("holding the state directory", -1).length == 3, "old");
+    try (FakeKubelet kubelet = new FakeKubelet(oldPaths.registrationSocket(), oldPaths.draSocket())) {
+      assertThat(kubelet.unprepare(FakeKubelet.claim("default", "train", uid)).getClaimsOrThrow(uid).getError())
+          .as(log("old")).isEmpty();
+      assertThat(kubelet.prepare(FakeKubelet.claim("default", "second", second)).getClaimsOrThrow(second).getError())
+          .as(log("old")).isEmpty();
+    }
+    client.resources(ResourceSlice.class).delete();
+    await("the old instance publishes again", () -> !client.resources(ResourceSlice.class).list().getItems().isEmpty(), "old");
+
+    // The pod restarts its container (same UID: it replaces its own stale sockets) and takes over again;
+    // then the DaemonSet controller deletes the old pod: SIGTERM, exit 0, only the old pod's sockets go.
+    Process again = start("again", "n3w-pod", kubeconfig, report, kubeletRoot);
+    await("the restarted new instance publishes", () -> log("again").contains("holding the state directory"), "again");
     old.destroy();
     assertThat(old.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).as(log("old")).isTrue();
     assertThat(old.exitValue()).as(log("old")).isZero();
+    assertThat(oldPaths.registrationSocket()).doesNotExist();
+    assertThat(oldPaths.draSocket()).doesNotExist();
+    assertThat(newPaths.registrationSocket()).exists();
     assertThat(newPaths.draSocket()).exists();
-    assertThat(Files.readString(dir.resolve("state/checkpoint.json"))).contains(uid);
+    try (FakeKubelet kubelet = new FakeKubelet(newPaths.registrationSocket(), newPaths.draSocket())) {
+      assertThat(kubelet.unprepare(FakeKubelet.claim("default", "second", second)).getClaimsOrThrow(second).getError())
+          .as(log("again")).isEmpty();
+    }
+    assertThat(Files.readString(dir.resolve("state/checkpoint.json"))).doesNotContain(second);
 
-    neu.destroy();
-    assertThat(neu.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).as(log("new")).isTrue();
-    assertThat(neu.exitValue()).as(log("new")).isZero();
-    assertThat(Files.getPosixFilePermissions(dir.resolve("state/agent.lock")))
-        .containsExactlyInAnyOrder(java.nio.file.attribute.PosixFilePermission.OWNER_READ,
-            java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+    again.destroy();
+    assertThat(again.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).as(log("again")).isTrue();
+    assertThat(again.exitValue()).as(log("again")).isZero();
+    for (String lock : List.of("agent.lock", "serialize.lock")) {
+      assertThat(Files.getPosixFilePermissions(dir.resolve("state").resolve(lock)))
+          .containsExactlyInAnyOrder(java.nio.file.attribute.PosixFilePermission.OWNER_READ,
+              java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+    }
   }
 
   private Process start(String name, String podUid, Path kubeconfig, Path report, Path kubeletRoot) throws Exception {
@@ -126,7 +150,7 @@ class RollingUpdateProcessTest {
         "--kubelet-root", kubeletRoot.toString(), "--cdi-root", dir.resolve("cdi").toString(),
         "--state-dir", dir.resolve("state").toString(), "--resync-interval", "5s", "--drain-timeout", "2s"));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(name + ".log").toFile());
-    pb.environment().put("POD_UID", podUid);
+    pb.environment().put("NODEATLAS_ROLLING_UPDATE_UID", podUid);
     pb.environment().remove("KUBECONFIG");
     pb.environment().remove("NOTIFY_SOCKET");
     Process p = pb.start();

@@ -46,10 +46,13 @@ class RunCommandTest {
     Result hook = runWith("--hook-path", "hooks/cpuset-hook");
     assertThat(hook.status()).isEqualTo(2);
     assertThat(hook.err()).isEqualTo("nodeatlas: --hook-path (env NODEATLAS_HOOK_PATH): \"hooks/cpuset-hook\" is not an absolute path\n");
-    // The pod UID names socket files: a path in it is refused before anything is bound.
-    Result podUid = runWith("--pod-uid", "../../etc/x");
-    assertThat(podUid.status()).isEqualTo(2);
-    assertThat(podUid.err()).startsWith("nodeatlas: --pod-uid (env POD_UID): pod UID \"../../etc/x\" is not a UID");
+    // The pod UID names socket files: a path in it is refused before anything is bound (also by its old name).
+    for (String flag : List.of("--rolling-update-uid", "--pod-uid")) {
+      Result podUid = runWith(flag, "../../etc/x");
+      assertThat(podUid.status()).isEqualTo(2);
+      assertThat(podUid.err()).startsWith("nodeatlas: --rolling-update-uid (env NODEATLAS_ROLLING_UPDATE_UID): pod UID "
+          + "\"../../etc/x\" is not a UID");
+    }
     Result lockWait = runWith("--lock-wait", "soon");
     assertThat(lockWait.status()).isEqualTo(2);
     assertThat(lockWait.err()).contains("--lock-wait", "not a duration");

@@ -39,4 +39,16 @@ public final class HostFileException extends RuntimeException {
         && !(cause instanceof java.nio.file.AccessDeniedException)
         && !(cause instanceof java.nio.file.FileSystemLoopException);
   }
+
+  /** An I/O failure's reason without the path that {@link java.nio.file.FileSystemException} messages repeat. */
+  static String ioReason(java.io.IOException e) {
+    String m = e.getMessage();
+    if (m == null) {
+      return e.getClass().getSimpleName();
+    }
+    if (e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null) {
+      return fse.getReason();
+    }
+    return m;
+  }
 }

@@ -11,7 +11,7 @@ import java.util.Set;
  * makes: sysfs and procfs. Their entries are regular files, directories and symlinks only; neither
  * has a {@code mknod} operation (fs/kernfs/dir.c {@code kernfs_dir_iops}, fs/proc/root.c
  * {@code proc_root_inode_operations}), so no FIFO, socket or device node can appear in them, whoever
- * asks. {@link HostFs} opens value files there without the {@code lstat(2)} that elsewhere keeps it
+ * asks. {@link ValueFileReader} opens value files there without the {@code lstat(2)} that elsewhere keeps it
  * from opening a FIFO (an {@code open(2)} that would block); that {@code lstat} adds about a third to
  * a small file's read (open, read, close) in C, on sysfs as on tmpfs.
  *

@@ -2,6 +2,7 @@ package io.nodeatlas.discovery.cpu.share;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.nodeatlas.discovery.cpu.testing.TwoNodeMachine;
 import io.nodeatlas.discovery.parse.CpuListParser;
 import io.nodeatlas.discovery.topology.CpuSet;
 import java.util.ArrayList;
@@ -12,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class CpuAllocatorTest {
 
   final CpuAllocator allocator = new CpuAllocator();
-  final CpuLayout node0 = CpuLayout.of(CpuListParser.parse("0-7,16-23"), CpuShareFixtures.topology());
+  final CpuLayout node0 = CpuLayout.of(CpuListParser.parse("0-7,16-23"), TwoNodeMachine.topology());
 
   CpuSet choose(CpuLayout layout, CpuSet taken, int n) {
     CpuAllocator.Choice c = allocator.choose(layout, taken, n);
@@ -47,7 +48,7 @@ class CpuAllocatorTest {
 
   @Test
   void neverAReservedOrTakenCpuAndAClearRefusal() {
-    CpuLayout withoutReserved = CpuLayout.of(CpuListParser.parse("1-7,17-23"), CpuShareFixtures.topology());
+    CpuLayout withoutReserved = CpuLayout.of(CpuListParser.parse("1-7,17-23"), TwoNodeMachine.topology());
     CpuSet all = choose(withoutReserved, CpuSet.EMPTY, 14);
     assertThat(all.contains(0)).isFalse();
     assertThat(all.contains(16)).isFalse();

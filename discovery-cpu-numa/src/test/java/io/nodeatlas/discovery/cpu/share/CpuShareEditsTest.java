@@ -2,6 +2,7 @@ package io.nodeatlas.discovery.cpu.share;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.nodeatlas.discovery.cpu.testing.TwoNodeMachine;
 import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.parse.CpuListParser;
@@ -16,12 +17,12 @@ class CpuShareEditsTest {
   final CpuShareEdits edits = new CpuShareEdits("/opt/hooks/cpuset-hook");
 
   static CpuShareEdits.Placed cpu(int node, String cpus) {
-    CpuShareDevice d = CpuShareDevice.of(CpuShareFixtures.cpuDevice(node, node == 0 ? "1-7,17-23" : "9-15,25-31"), CpuShareFixtures.topology());
+    CpuShareDevice d = CpuShareDevice.of(TwoNodeMachine.cpuDevice(node, node == 0 ? "1-7,17-23" : "9-15,25-31"), TwoNodeMachine.topology());
     return new CpuShareEdits.Placed(d.device(), d, BigDecimal.ZERO, CpuListParser.parse(cpus));
   }
 
   static CpuShareEdits.Placed pages(int node, long bytes) {
-    CpuShareDevice d = CpuShareDevice.of(CpuShareFixtures.hugepages(node, 64), CpuShareFixtures.topology());
+    CpuShareDevice d = CpuShareDevice.of(TwoNodeMachine.hugepages(node, 64), TwoNodeMachine.topology());
     return new CpuShareEdits.Placed(d.device(), d, BigDecimal.valueOf(bytes), io.nodeatlas.discovery.topology.CpuSet.EMPTY);
   }
 

@@ -3,6 +3,7 @@ package io.nodeatlas.discovery.cpu.share;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nodeatlas.discovery.cpu.CpuNumaSource;
+import io.nodeatlas.discovery.cpu.testing.TwoNodeMachine;
 import io.nodeatlas.discovery.share.DevicePlacer;
 import io.nodeatlas.discovery.share.Placement;
 import io.nodeatlas.discovery.share.Share;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class CpuSharePlacerTest {
 
   final SharePlacer placer = new CpuNumaSource().sharePlacer(new SharePlacer.Settings("/opt/hooks/cpuset-hook")).orElseThrow();
-  final DevicePlacer cpu0 = placer.forDevice(CpuShareFixtures.cpuDevice(0, "1-7,17-23"), CpuShareFixtures.topology()).orElseThrow();
+  final DevicePlacer cpu0 = placer.forDevice(TwoNodeMachine.cpuDevice(0, "1-7,17-23"), TwoNodeMachine.topology()).orElseThrow();
 
   static Share share(String id, int cpus, Placement p) {
     return new Share("uid-" + id, "cpu-numa0", id, new TreeMap<>(Map.of("nodeatlas.io/cpu", BigDecimal.valueOf(cpus))), p);
@@ -36,7 +37,7 @@ class CpuSharePlacerTest {
   void onlyItsOwnDevicesArePlaced() {
     var gpu = io.nodeatlas.discovery.model.Device.builder("gpu-0", "gpu").attribute("nodeatlas.io/type", "gpu")
         .allowMultipleAllocations(true).build();
-    assertThat(placer.forDevice(gpu, CpuShareFixtures.topology())).isEmpty();
+    assertThat(placer.forDevice(gpu, TwoNodeMachine.topology())).isEmpty();
   }
 
   @Test

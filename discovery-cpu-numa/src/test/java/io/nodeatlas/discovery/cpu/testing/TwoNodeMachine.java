@@ -1,4 +1,4 @@
-package io.nodeatlas.discovery.cpu.share;
+package io.nodeatlas.discovery.cpu.testing;
 
 import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
@@ -13,12 +13,13 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The agent's ShareFixtures for this module's tests. A two-node machine: node 0 has CPUs 0-7 and their SMT siblings 16-23 (cores {0,16}..{7,23}, two L3
- * caches of four cores each), node 1 has 8-15 and 24-31. Hugepage pools of 2 MiB pages on both.
+ * A two-node machine for the share tests of this module and the agent's (published in this module's
+ * test jar): node 0 has CPUs 0-7 and their SMT siblings 16-23 (cores {0,16}..{7,23}, two L3 caches of
+ * four cores each), node 1 has 8-15 and 24-31. Hugepage pools of 2 MiB pages on both.
  */
-final class CpuShareFixtures {
+public final class TwoNodeMachine {
 
-  private CpuShareFixtures() {}
+  private TwoNodeMachine() {}
 
   public static Topology topology() {
     List<Topology.CoreInfo> cores = new ArrayList<>();
