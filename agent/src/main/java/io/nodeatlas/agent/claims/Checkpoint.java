@@ -259,6 +259,33 @@ public final class Checkpoint {
     return file;
   }
 
+  /**
+   * The journal commits append to now; empty without one. A commit of another process changes it or
+   * the file (a rolling update's other instance: {@code CallLock} compares both).
+   */
+  public Optional<Path> journalFile() {
+    writeLock.lock();
+    try {
+      return journal == null ? Optional.empty() : Optional.of(journal.file());
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * Lets go of the journal (a rolling update read the checkpoint again: the new object appends); a later
+   * commit of this object writes the whole file.
+   */
+  public void close() {
+    writeLock.lock();
+    try {
+      closeQuietly(journal);
+      journal = null;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
   /** Journal lines dropped when the checkpoint was opened: torn by a power cut during an append, or damaged. */
   public int droppedJournalLines() {
     return droppedLines;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nodeatlas.agent.claims.Checkpoint;
 import io.nodeatlas.agent.kubelet.KubeletPaths;
 import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourcesResponse;
 import io.nodeatlas.agent.testing.AgentMain;
@@ -187,8 +188,8 @@ class FailedCommitTest {
   }
 
   /** The claims the checkpoint holds, the claims with a CDI spec and the claims answered OK are the same. */
-  static void assertAgreement(String when, Path state, Path cdi, Set<String> answeredOk) throws IOException {
-    JsonNode doc = JSON.readTree(Files.readAllBytes(state.resolve("checkpoint.json")));
+  static void assertAgreement(String when, Path state, Path cdi, Set<String> answeredOk) throws Exception {
+    JsonNode doc = JSON.readTree(Checkpoint.document(state.resolve("checkpoint.json")));
     Set<String> recorded = new TreeSet<>();
     doc.get("claims").fieldNames().forEachRemaining(recorded::add);
     Set<String> specs = new TreeSet<>();

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.nodeatlas.agent.claims.Checkpoint;
 import io.nodeatlas.agent.kubelet.KubeletPaths;
 import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourcesResponse;
 import io.nodeatlas.agent.testing.ApiObjects;
@@ -15,6 +16,7 @@ import io.nodeatlas.agent.testing.FakeKubelet;
 import io.nodeatlas.agent.testing.TestDevices;
 import io.nodeatlas.cli.Main;
 import io.nodeatlas.discovery.report.NodeReportCodec;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -130,7 +132,7 @@ class RollingUpdateProcessTest {
       assertThat(kubelet.unprepare(FakeKubelet.claim("default", "second", second)).getClaimsOrThrow(second).getError())
           .as(log("again")).isEmpty();
     }
-    assertThat(Files.readString(dir.resolve("state/checkpoint.json"))).doesNotContain(second);
+    assertThat(new String(Checkpoint.document(dir.resolve("state/checkpoint.json")), StandardCharsets.UTF_8)).doesNotContain(second);
 
     again.destroy();
     assertThat(again.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).as(log("again")).isTrue();
