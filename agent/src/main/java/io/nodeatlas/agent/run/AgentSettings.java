@@ -43,8 +43,11 @@ public record AgentSettings(
   /** How long a new instance waits for the one holding the state directory's lock, unless told otherwise. */
   public static final Duration DEFAULT_LOCK_WAIT = Duration.ofMinutes(5);
 
-  /** Whether the checkpoint keeps a journal unless told otherwise ({@code --checkpoint-journal}). */
-  public static final boolean DEFAULT_CHECKPOINT_JOURNAL = false;
+  /**
+   * Whether the checkpoint keeps a journal unless told otherwise ({@code --checkpoint-journal}): a commit
+   * then writes and hashes only its own claim (docs/design/checkpoint.md).
+   */
+  public static final boolean DEFAULT_CHECKPOINT_JOURNAL = true;
 
   public AgentSettings {
     if (hookPath == null || !hookPath.startsWith("/")) {

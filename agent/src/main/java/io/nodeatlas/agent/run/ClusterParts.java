@@ -20,7 +20,6 @@ import io.nodeatlas.agent.status.ClaimNetworkStatus;
 import io.nodeatlas.discovery.health.HealthCheck;
 import io.nodeatlas.discovery.share.SharePlacer;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -133,7 +132,7 @@ final class ClusterParts implements AutoCloseable {
       checkpoint = Checkpoint.open(settings.checkpointFile(), settings.checkpointJournal());
     }
     LOG.info("checkpoint loaded file={} claims={} journal={}", checkpoint.file(), checkpoint.all().size(),
-        checkpoint.journalFile().map(Path::toString).orElse("(none)"));
+        settings.checkpointJournal() ? "on" : "off");
     Families families = Families.installed(Agent.class.getClassLoader(), new SharePlacer.Settings(settings.hookPath()));
     // A rolling update's call lock is released when the call returns: its claims then run on the calling
     // thread only, so that no helper thread of a call that ran out of budget still commits after it.
