@@ -70,9 +70,10 @@ public record Flag<T>(List<String> names, String label, Class<T> type, String en
         .userObject(this);
     if (type != boolean.class) {
       b.paramLabel(label);
-    } else if (defaultValue.equals("true")) {
-      // A flag that is on by default is turned off as --name=false (and by its env twin or the config file).
-      b.arity("0..1").fallbackValue("true");
+    } else if ("true".equals(defaultValue)) {
+      // On unless told otherwise: --x=false (also the config file's "x: false") turns it off; a bare --x
+      // stays on, where picocli would otherwise take it to mean "not the default".
+      b.arity("0..1").fallbackValue("true").paramLabel("true|false");
     }
     if (converter != null) {
       b.converters(converter);

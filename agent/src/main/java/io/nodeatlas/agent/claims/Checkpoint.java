@@ -28,7 +28,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * never overwritten when it cannot be trusted ({@link CorruptCheckpointException}).
  *
  * <p>Every change is durable when {@link #put} or {@link #remove} returns: the whole file is replaced
- * with {@link AtomicFiles} (temporary file, fsync, rename, directory fsync). Concurrent changes are
+ * with {@link AtomicFiles} (temporary file, fsync, rename, directory fsync), or, with a journal ({@link
+ * #open(Path, boolean)}, {@link CheckpointJournal}), the change's own line is appended. Concurrent changes are
  * committed together (whoever writes next writes everyone's changes), so hundreds of parallel Prepare
  * calls cost a handful of writes, not hundreds. Each claim is encoded once, when it is recorded. Which
  * claim holds which device is kept as an index, so the "is this device free?" check of Prepare does
@@ -45,14 +46,34 @@ public final class Checkpoint {
 
   private static final Set<PosixFilePermission> STATE_DIR_MODE = PosixFilePermissions.fromString("rwx------");
 
+  /** Journal bytes below which a commit appends rather than writes the whole file (while the file is smaller). */
+  static final long JOURNAL_BYTES = 1L << 20;
+
   /** How the file is replaced: {@link AtomicFiles#write}, or a fault of a test's own. */
   interface Writer {
     void write(Path file, byte[] content) throws IOException;
   }
 
+  /** How lines are appended to the journal: {@link CheckpointJournal#append}, or a fault of a test's own. */
+  interface Appender {
+    void append(CheckpointJournal journal, List<byte[]> lines) throws IOException;
+  }
+
   private final Path file;
   private final Writer writer;
+  private final Appender appender;
+  /** Journal bytes that make the next commit write the whole file; negative: no journal, every commit does. */
+  private final long journalLimit;
   private final CheckpointCodec codec;
+  /** The journal commits append to (null: the next commit writes the whole file), guarded by {@link #writeLock}. */
+  private CheckpointJournal journal;
+  /** Whether an append to {@link #journal} failed and could not be cut back: the next commit writes the whole file. */
+  private boolean journalTorn;
+  /** The journal generation the file names (0: none), and the file's size, guarded by {@link #writeLock}. */
+  private long generation;
+  private long fileBytes;
+  /** Journal lines a power cut tore (or the disk damaged), dropped when the checkpoint was opened. */
+  private final int droppedLines;
   private final Object stateLock = new Object();
   private final ReentrantLock writeLock = new ReentrantLock();
   /** The checksum's state of the last commit (guarded by {@link #writeLock}): a commit hashes only what changed. */
@@ -79,11 +100,19 @@ public final class Checkpoint {
   private String bootId;
   private final java.util.SortedSet<String> unconfirmed;
 
-  private Checkpoint(Path file, Writer writer, CheckpointCodec codec, CheckpointCodec.Content content, boolean existed) {
+  private Checkpoint(Path file, Writer writer, Appender appender, long journalLimit, CheckpointCodec codec,
+      CheckpointCodec.Replayed read, boolean existed, CheckpointJournal journal, long fileBytes) {
+    CheckpointCodec.Content content = read.content();
     this.file = file;
     this.writer = writer;
+    this.appender = appender;
+    this.journalLimit = journalLimit;
     this.codec = codec;
     this.existed = existed;
+    this.journal = journal;
+    this.generation = content.journal();
+    this.fileBytes = fileBytes;
+    this.droppedLines = read.droppedLines();
     this.claims = new TreeMap<>(content.claims());
     this.unknownMembers = content.unknownMembers();
     this.bootId = content.boot().id();
@@ -125,11 +154,34 @@ public final class Checkpoint {
    * directory ({@code 0700}) when missing and removes the temporary files a killed writer left there.
    */
   public static Checkpoint open(Path file) throws IOException, CorruptCheckpointException {
-    return open(file, (f, content) -> AtomicFiles.write(f, content, AtomicFiles.OWNER_ONLY));
+    return open(file, false);
   }
 
-  /** {@link #open(Path)} with {@code writer} replacing the file (tests: a disk that fails). */
+  /**
+   * {@link #open(Path)}; with {@code journal}, a change appends its own line to a journal beside the file
+   * (format v3.0, {@link CheckpointJournal}) and the whole file is written only once the journal outgrows
+   * it. Without, every commit writes the whole file in v2.3, which agents reading only v2 can still read.
+   * Either reads both.
+   */
+  public static Checkpoint open(Path file, boolean journal) throws IOException, CorruptCheckpointException {
+    return open(file, Checkpoint::replace, CheckpointJournal::append, journal ? JOURNAL_BYTES : -1);
+  }
+
+  /** {@link #open(Path)} without a journal, with {@code writer} replacing the file (tests: a disk that fails). */
   static Checkpoint open(Path file, Writer writer) throws IOException, CorruptCheckpointException {
+    return open(file, writer, CheckpointJournal::append, -1);
+  }
+
+  private static void replace(Path file, byte[] content) throws IOException {
+    AtomicFiles.write(file, content, AtomicFiles.OWNER_ONLY);
+  }
+
+  /**
+   * {@link #open(Path)} with {@code writer} replacing the file, {@code appender} appending to the journal,
+   * and a journal of at most about {@code journalLimit} bytes (negative: none).
+   */
+  static Checkpoint open(Path file, Writer writer, Appender appender, long journalLimit)
+      throws IOException, CorruptCheckpointException {
     Path dir = file.toAbsolutePath().getParent();
     prepareStateDirectory(dir);
     String name = file.getFileName().toString();
@@ -139,7 +191,25 @@ public final class Checkpoint {
     CheckpointCodec codec = new CheckpointCodec();
     Optional<byte[]> bytes = read(file);
     CheckpointCodec.Content content = bytes.isEmpty() ? CheckpointCodec.Content.empty() : codec.decode(file, bytes.get());
-    return new Checkpoint(file, writer, codec, content, bytes.isPresent());
+    Optional<Path> journalFile = codec.journalFile(file, content);
+    CheckpointCodec.Replayed replayed = codec.replay(file, content, journalFile.isEmpty() ? Optional.empty() : read(journalFile.get()));
+    // Journals the file does not name were left by a crash before or after a whole write: the file holds their changes.
+    removeJournals(dir, name, journalFile);
+    CheckpointJournal journal = journalFile.isEmpty() ? null
+        : CheckpointJournal.reopen(journalFile.get(), content.journal(), replayed.journalBytes());
+    return new Checkpoint(file, writer, appender, journalLimit, codec, replayed, bytes.isPresent(), journal,
+        bytes.map(b -> b.length).orElse(0));
+  }
+
+  private static void removeJournals(Path dir, String name, Optional<Path> except) throws IOException {
+    String kept = except.map(e -> e.getFileName().toString()).orElse("");
+    try (var entries = Files.newDirectoryStream(dir, p -> CheckpointJournal.isJournal(name, p.getFileName().toString()))) {
+      for (Path p : entries) {
+        if (!p.getFileName().toString().equals(kept)) {
+          AtomicFiles.delete(p);
+        }
+      }
+    }
   }
 
   private static void prepareStateDirectory(Path dir) throws IOException {
@@ -189,6 +259,45 @@ public final class Checkpoint {
     return file;
   }
 
+  /**
+   * The journal commits append to now; empty without one. A commit of another process changes it or
+   * the file (a rolling update's other instance: {@code CallLock} compares both).
+   */
+  public Optional<Path> journalFile() {
+    writeLock.lock();
+    try {
+      return journal == null ? Optional.empty() : Optional.of(journal.file());
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * Lets go of the journal (a rolling update read the checkpoint again: the new object appends); a later
+   * commit of this object writes the whole file.
+   */
+  public void close() {
+    writeLock.lock();
+    try {
+      closeQuietly(journal);
+      journal = null;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** Journal lines dropped when the checkpoint was opened: torn by a power cut during an append, or damaged. */
+  public int droppedJournalLines() {
+    return droppedLines;
+  }
+
+  /** Changes made in memory and not yet committed (tests). */
+  int pendingChanges() {
+    synchronized (stateLock) {
+      return pending.size();
+    }
+  }
+
   /** Whether the file existed when the checkpoint was opened. */
   public boolean existed() {
     return existed;
@@ -217,13 +326,14 @@ public final class Checkpoint {
   public Optional<String> startBoot(String currentBootId) throws IOException {
     Change change;
     String before;
+    byte[] line = journalLimit < 0 ? null : codec.bootLine(currentBootId);
     synchronized (stateLock) {
       if (currentBootId.equals(bootId)) {
         if (existed) {
           return Optional.empty();
         }
         // A new checkpoint is written at once, so that its absence later means it was lost.
-        change = change(() -> { });
+        change = change(null, () -> { });
         before = null;
       } else {
         String prior = bootId;
@@ -231,7 +341,7 @@ public final class Checkpoint {
         java.util.SortedSet<String> unconfirmedBefore = new java.util.TreeSet<>(unconfirmed);
         bootId = currentBootId;
         unconfirmed.addAll(claims.keySet());
-        change = change(() -> {
+        change = change(line, () -> {
           bootId = prior;
           unconfirmed.clear();
           unconfirmed.addAll(unconfirmedBefore);
@@ -252,11 +362,12 @@ public final class Checkpoint {
   /** The kubelet asked for this claim again in this boot; durable on return. */
   public void confirm(String uid) throws IOException {
     Change change;
+    byte[] line = journalLimit < 0 ? null : codec.changeLine("confirm", uid);
     synchronized (stateLock) {
       if (!unconfirmed.remove(uid)) {
         return;
       }
-      change = change(() -> unconfirmed.add(uid));
+      change = change(line, () -> unconfirmed.add(uid));
     }
     awaitDurable(change);
   }
@@ -297,6 +408,8 @@ public final class Checkpoint {
   /** Records a prepared claim; durable on return. */
   public void put(PreparedClaim claim) throws IOException {
     CheckpointCodec.Entry entry = codec.entry(claim);
+    // Encoded and hashed before any lock is taken: a commit only writes it.
+    byte[] line = journalLimit < 0 ? null : codec.putLine(entry);
     Change change;
     String uid = claim.claim().uid();
     synchronized (stateLock) {
@@ -306,7 +419,7 @@ public final class Checkpoint {
       }
       index(claim);
       boolean wasUnconfirmed = unconfirmed.remove(uid);
-      change = change(() -> {
+      change = change(line, () -> {
         if (old == null) {
           claims.remove(uid);
         } else {
@@ -327,6 +440,7 @@ public final class Checkpoint {
   /** Forgets a claim; durable on return. Removing an unknown claim writes nothing. */
   public void remove(String uid) throws IOException {
     Change change;
+    byte[] line = journalLimit < 0 ? null : codec.changeLine("remove", uid);
     synchronized (stateLock) {
       CheckpointCodec.Entry old = claims.remove(uid);
       if (old == null) {
@@ -334,7 +448,7 @@ public final class Checkpoint {
       }
       unindex(old.claim());
       boolean wasUnconfirmed = unconfirmed.remove(uid);
-      change = change(() -> {
+      change = change(line, () -> {
         claims.put(uid, old);
         index(old.claim());
         if (wasUnconfirmed) {
@@ -350,18 +464,21 @@ public final class Checkpoint {
    * once a commit wrote it (durable) or failed with it (taken back, {@code failure} set).
    */
   private static final class Change {
+    /** Its journal line; null when the change must be committed by writing the whole file. */
+    final byte[] line;
     final Runnable undo;
     boolean settled;
     IOException failure;
 
-    Change(Runnable undo) {
+    Change(byte[] line, Runnable undo) {
+      this.line = line;
       this.undo = undo;
     }
   }
 
   /** Registers a change just made in memory (called with {@link #stateLock} held). */
-  private Change change(Runnable undo) {
-    Change c = new Change(undo);
+  private Change change(byte[] line, Runnable undo) {
+    Change c = new Change(line, undo);
     pending.addLast(c);
     return c;
   }
@@ -387,8 +504,41 @@ public final class Checkpoint {
     }
   }
 
-  /** Writes every pending change (called with {@link #writeLock} held). */
+  /**
+   * Commits every pending change (called with {@link #writeLock} held): appends their lines to the journal
+   * when there is one of less than the limit's size (or the file's, when that is larger), else writes the
+   * whole file and starts a new journal.
+   */
   private void commit() {
+    List<Change> carried;
+    synchronized (stateLock) {
+      carried = List.copyOf(pending);
+    }
+    if (journalLimit >= 0 && journal != null && !journalTorn && journal.length() <= Math.max(journalLimit, fileBytes)
+        && carried.stream().allMatch(c -> c.line != null)) {
+      append(carried);
+    } else {
+      writeWhole();
+    }
+  }
+
+  /** Appends {@code carried}'s lines to the journal in one write and one fsync. */
+  private void append(List<Change> carried) {
+    List<byte[]> lines = new java.util.ArrayList<>(carried.size());
+    carried.forEach(c -> lines.add(c.line));
+    try {
+      appender.append(journal, lines);
+    } catch (IOException | RuntimeException e) {
+      // A torn journal may hold lines of changes about to be taken back: the next commit writes the whole file.
+      journalTorn = e instanceof CheckpointJournal.Torn;
+      fail(e);
+      return;
+    }
+    settle(carried);
+  }
+
+  /** Writes the whole file, naming a new, empty journal when journaling; the old journal is then removed. */
+  private void writeWhole() {
     SortedMap<String, CheckpointCodec.Entry> snapshot;
     CheckpointCodec.Boot boot;
     List<Change> carried;
@@ -397,39 +547,119 @@ public final class Checkpoint {
       boot = new CheckpointCodec.Boot(bootId, unconfirmed);
       carried = List.copyOf(pending);
     }
+    long next = journalLimit < 0 ? 0 : generation + 1;
+    CheckpointJournal created = null;
     try {
-      writer.write(file, codec.encode(snapshot, unknownMembers, boot, digests));
+      // The journal exists before the file that names it does.
+      created = next == 0 ? null : codec.createJournal(file, next);
+      byte[] content = codec.encode(snapshot, unknownMembers, boot, digests, next);
+      writer.write(file, content);
+      fileBytes = content.length;
     } catch (IOException | RuntimeException e) {
-      IOException failure = e instanceof IOException io ? io : new IOException(e.toString(), e);
-      synchronized (stateLock) {
-        // Newest first, back to the state of the last commit: also the changes made since the
-        // snapshot, which were made on top of the ones that failed.
-        for (java.util.Iterator<Change> it = pending.descendingIterator(); it.hasNext(); ) {
-          Change c = it.next();
-          c.undo.run();
-          c.settled = true;
-          c.failure = failure;
-        }
-        pending.clear();
-        if (e instanceof AtomicFiles.NotDurableException) {
-          // The failed changes reached the file (renamed into place, only the directory's fsync failed):
-          // the file must go back to what memory and the answers say.
-          try {
-            writer.write(file, codec.encode(new TreeMap<>(claims), unknownMembers, new CheckpointCodec.Boot(bootId, unconfirmed),
-                digests));
-          } catch (IOException | RuntimeException again) {
-            failure.addSuppressed(again);
-          }
-        }
+      IOException failure = fail(e);
+      if (e instanceof AtomicFiles.NotDurableException) {
+        rewrite(created, next, failure);
+      } else if (created != null) {
+        closeQuietly(created);
+        deleteQuietly(created.file());
       }
       return;
     }
+    switchJournal(created, next);
+    settle(carried);
+  }
+
+  /**
+   * After a whole write whose rename landed but whose directory fsync failed: the failed changes reached
+   * the file, which must go back to what memory and the answers say. Whatever happens, the file now names
+   * generation {@code next}.
+   */
+  private void rewrite(CheckpointJournal created, long next, IOException failure) {
+    try {
+      byte[] content;
+      synchronized (stateLock) {
+        content = codec.encode(new TreeMap<>(claims), unknownMembers, new CheckpointCodec.Boot(bootId, unconfirmed), digests, next);
+      }
+      writer.write(file, content);
+      fileBytes = content.length;
+      switchJournal(created, next);
+    } catch (IOException | RuntimeException again) {
+      failure.addSuppressed(again);
+      switchJournal(null, next);
+      closeQuietly(created);
+    }
+  }
+
+  /** Makes {@code created} (of generation {@code next}) the journal, removing the one it replaces. */
+  private void switchJournal(CheckpointJournal created, long next) {
+    CheckpointJournal old = journal;
+    journal = created;
+    journalTorn = false;
+    generation = next;
+    if (old != null) {
+      closeQuietly(old);
+      deleteQuietly(old.file());
+    }
+  }
+
+  /** The carried changes are durable: they leave the pending ones, oldest first. */
+  private void settle(List<Change> carried) {
     synchronized (stateLock) {
       for (Change c : carried) {
         c.settled = true;
         pending.removeFirst();
       }
     }
+  }
+
+  /**
+   * A commit failed: every pending change is taken back, newest first, back to the state of the last
+   * commit (also the changes made since the commit began, which were made on top of the failed ones).
+   */
+  private IOException fail(Exception e) {
+    IOException failure = e instanceof IOException io ? io : new IOException(e.toString(), e);
+    synchronized (stateLock) {
+      for (java.util.Iterator<Change> it = pending.descendingIterator(); it.hasNext(); ) {
+        Change c = it.next();
+        c.undo.run();
+        c.settled = true;
+        c.failure = failure;
+      }
+      pending.clear();
+    }
+    return failure;
+  }
+
+  private static void closeQuietly(CheckpointJournal j) {
+    if (j != null) {
+      try {
+        j.close();
+      } catch (IOException ignored) {
+        // Closing a journal no longer used loses nothing.
+      }
+    }
+  }
+
+  /** Removes a journal the file no longer names; one left behind is removed at the next open. */
+  private static void deleteQuietly(Path journalFile) {
+    try {
+      AtomicFiles.delete(journalFile);
+    } catch (IOException ignored) {
+      // Left for the next open, which removes every journal the file does not name.
+    }
+  }
+
+  /**
+   * The checkpoint at {@code file} as one document of version {@link CheckpointCodec#CURRENT} (its journal
+   * applied), read without writing or removing anything: what a restarted agent would hold (tools, tests).
+   */
+  public static byte[] document(Path file) throws IOException, CorruptCheckpointException {
+    CheckpointCodec codec = new CheckpointCodec();
+    byte[] bytes = read(file).orElseThrow(() -> new NoSuchFileException(file.toString()));
+    CheckpointCodec.Content content = codec.decode(file, bytes);
+    Optional<Path> journalFile = codec.journalFile(file, content);
+    content = codec.replay(file, content, journalFile.isEmpty() ? Optional.empty() : read(journalFile.get())).content();
+    return codec.encode(new TreeMap<>(content.claims()), content.unknownMembers(), content.boot());
   }
 
   /** The file this checkpoint would write for {@code claims} (tests, benchmarks). */

@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -55,9 +56,11 @@ import java.util.TreeSet;
 public final class CheckpointCodec {
 
   static final String KIND = Names.ours("checkpoint");
-  /** The version this code writes. */
+  /** The version this code writes while it keeps no journal: every v2 reader reads it. */
   public static final CheckpointVersion CURRENT = new CheckpointVersion(2, 3);
-  private static final Set<String> KNOWN_MEMBERS = Set.of("boot", "checksum", "claims", "kind", "version");
+  /** The version of a file whose journal holds the changes made since (the newest this code reads). */
+  public static final CheckpointVersion JOURNALED = new CheckpointVersion(3, 0);
+  private static final Set<String> KNOWN_MEMBERS = Set.of("boot", "checksum", "claims", "journal", "kind", "version");
 
   private final ObjectMapper json = CanonicalJson.mapper();
   /** Format 1 read claims strictly and hashed Jackson's encoding of the list. */
@@ -70,6 +73,7 @@ public final class CheckpointCodec {
       .build();
   private final byte[] kindBytes = jsonString(KIND);
   private final byte[] versionBytes = jsonString(CURRENT.toString());
+  private final byte[] journaledBytes = jsonString(JOURNALED.toString());
 
   {
     format1.getFactory().setStreamReadConstraints(CanonicalJson.limits());
@@ -89,15 +93,21 @@ public final class CheckpointCodec {
   }
 
   /**
-   * A checkpoint's content: the version it was written in, the claims by UID, and the top-level members
-   * of a newer minor version, which this version keeps but does not read.
+   * A checkpoint's content: the version it was written in, the claims by UID, the top-level members of a
+   * newer minor version, which this version keeps but does not read, the boot, and the generation of the
+   * journal that continues it (0: none).
    */
   public record Content(CheckpointVersion version, SortedMap<String, Entry> claims, SortedMap<String, JsonNode> unknownMembers,
-      Boot boot) {
+      Boot boot, long journal) {
     public Content {
       claims = Collections.unmodifiableSortedMap(new TreeMap<>(claims));
       unknownMembers = Collections.unmodifiableSortedMap(new TreeMap<>(unknownMembers));
       boot = boot == null ? Boot.UNKNOWN : boot;
+    }
+
+    public Content(CheckpointVersion version, SortedMap<String, Entry> claims, SortedMap<String, JsonNode> unknownMembers,
+        Boot boot) {
+      this(version, claims, unknownMembers, boot, 0);
     }
 
     public Content(CheckpointVersion version, SortedMap<String, Entry> claims, SortedMap<String, JsonNode> unknownMembers) {
@@ -162,13 +172,25 @@ public final class CheckpointCodec {
    * is the same members with {@code checksum} first and one member and one claim per line.
    */
   byte[] encode(SortedMap<String, Entry> claims, Map<String, JsonNode> unknownMembers, Boot boot, CheckpointDigest digest) {
+    return encode(claims, unknownMembers, boot, digest, 0);
+  }
+
+  /**
+   * As {@link #encode(SortedMap, Map, Boot, CheckpointDigest)}; with a {@code journal} generation above 0,
+   * the file is of version {@link #JOURNALED} and names that journal.
+   */
+  byte[] encode(SortedMap<String, Entry> claims, Map<String, JsonNode> unknownMembers, Boot boot, CheckpointDigest digest,
+      long journal) {
     SortedMap<String, byte[]> members = new TreeMap<>();
     unknownMembers.forEach((name, value) -> members.put(name, member(name, CanonicalJson.bytes(json, value))));
     if (boot.recorded()) {
       members.put("boot", member("boot", bootBytes(boot)));
     }
     members.put("kind", member("kind", kindBytes));
-    members.put("version", member("version", versionBytes));
+    members.put("version", member("version", journal > 0 ? journaledBytes : versionBytes));
+    if (journal > 0) {
+      members.put("journal", member("journal", ("{\"generation\":" + journal + "}").getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+    }
     List<Entry> entries = new ArrayList<>(claims.size());
     claims.forEach((uid, e) -> {
       if (!uid.equals(e.claim().claim().uid())) {
@@ -237,10 +259,10 @@ public final class CheckpointCodec {
     if (v == null) {
       throw new CorruptCheckpointException(file, "unknown format version " + describe(version) + ", expected " + CURRENT, null);
     }
-    if (v.major() > CURRENT.major()) {
-      throw CorruptCheckpointException.newerVersion(file, v, CURRENT);
+    if (v.major() > JOURNALED.major()) {
+      throw CorruptCheckpointException.newerVersion(file, v, CURRENT, JOURNALED);
     }
-    if (!CURRENT.reads(v)) {
+    if (v.major() < CURRENT.major()) {
       throw new CorruptCheckpointException(file, "unknown format version " + v + ", expected " + CURRENT, null);
     }
     ObjectNode document = ((ObjectNode) root).deepCopy();
@@ -271,7 +293,8 @@ public final class CheckpointCodec {
 
   /** The record of version {@code v} read from {@code document}; a newer minor version reads as the current one. */
   private CheckpointDocument typed(Path file, ObjectNode document, CheckpointVersion v) throws CorruptCheckpointException {
-    Class<? extends CheckpointDocument> type = v.minor() <= 1 ? CheckpointDocument.V2_1.class
+    Class<? extends CheckpointDocument> type = v.major() == JOURNALED.major() ? CheckpointDocument.V3_0.class
+        : v.minor() <= 1 ? CheckpointDocument.V2_1.class
         : v.minor() == 2 ? CheckpointDocument.V2_2.class : CheckpointDocument.V2_3.class;
     try {
       return json.treeToValue(document, type);
@@ -307,7 +330,7 @@ public final class CheckpointCodec {
   /** {@code document} upgraded to the current version, its entries read and checked. */
   private Content content(Path file, CheckpointDocument document, SortedMap<String, JsonNode> unknown)
       throws CorruptCheckpointException {
-    CheckpointDocument.V2_3 current;
+    CheckpointDocument.V3_0 current;
     try {
       current = document.current(json);
     } catch (IllegalArgumentException e) {
@@ -327,10 +350,10 @@ public final class CheckpointCodec {
       unconfirmed.retainAll(byUid.keySet());
       boot = new Boot(current.boot().id(), unconfirmed);
     }
-    return new Content(document.written(), byUid, unknown, boot);
+    return new Content(document.written(), byUid, unknown, boot, current.journal() == null ? 0 : current.journal().generation());
   }
 
-  private Entry entry(Path file, String uid, JsonNode node) throws CorruptCheckpointException {
+  Entry entry(Path file, String uid, JsonNode node) throws CorruptCheckpointException {
     if (!node.isObject()) {
       throw new CorruptCheckpointException(file, "the entry of claim UID " + uid + " is not an object", null);
     }
@@ -353,6 +376,78 @@ public final class CheckpointCodec {
       }
     }
     return new Entry(claim, member(uid, CanonicalJson.bytes(json, node)));
+  }
+
+  /** A snapshot with its journal applied: the content, the journal's bytes of whole lines, and lines dropped after damage. */
+  public record Replayed(Content content, long journalBytes, int droppedLines) {}
+
+  /** Where the journal that continues {@code snapshot} lives, beside {@code file}; empty when there is none. */
+  public Optional<Path> journalFile(Path file, Content snapshot) {
+    return snapshot.journal() == 0 ? Optional.empty() : Optional.of(CheckpointJournal.path(file, snapshot.journal()));
+  }
+
+  /**
+   * {@code snapshot} with the changes of its journal ({@code journal}: the bytes of {@link #journalFile},
+   * empty when it is missing) applied in order: the checkpoint as a restarted agent holds it.
+   */
+  public Replayed replay(Path file, Content snapshot, Optional<byte[]> journal) throws CorruptCheckpointException {
+    if (snapshot.journal() == 0) {
+      return new Replayed(snapshot, 0, 0);
+    }
+    if (journal.isEmpty()) {
+      throw new CorruptCheckpointException(file, "its journal " + CheckpointJournal.path(file, snapshot.journal()).getFileName()
+          + " is missing, and with it the changes made since the file was written", null);
+    }
+    CheckpointJournal.Read read = CheckpointJournal.read(json, file, journal.get(), snapshot.journal());
+    SortedMap<String, Entry> claims = new TreeMap<>(snapshot.claims());
+    String bootId = snapshot.boot().id();
+    SortedSet<String> unconfirmed = new TreeSet<>(snapshot.boot().unconfirmed());
+    for (CheckpointJournal.Line l : read.changes()) {
+      String op = l.op() == null ? "" : l.op();
+      if (op.equals("boot") ? l.boot() == null || l.boot().length() > CheckpointDocument.BootRecord.MAX_ID_CHARS : l.uid() == null) {
+        throw new CorruptCheckpointException(file, "its journal holds an incomplete " + op + " change", null);
+      }
+      switch (op) {
+        case "put" -> {
+          claims.put(l.uid(), entry(file, l.uid(), l.entry() == null ? CanonicalJson.NODES.nullNode() : l.entry()));
+          unconfirmed.remove(l.uid());
+        }
+        case "remove" -> {
+          claims.remove(l.uid());
+          unconfirmed.remove(l.uid());
+        }
+        case "confirm" -> unconfirmed.remove(l.uid());
+        case "boot" -> {
+          bootId = l.boot();
+          unconfirmed.addAll(claims.keySet());
+        }
+        default -> throw new CorruptCheckpointException(file, "its journal holds a change it does not know: " + describe(
+            CanonicalJson.NODES.textNode(op)), null);
+      }
+    }
+    Content content = new Content(snapshot.version(), claims, snapshot.unknownMembers(), new Boot(bootId, unconfirmed),
+        snapshot.journal());
+    return new Replayed(content, read.length(), read.dropped());
+  }
+
+  /** The journal line that records {@code entry}. */
+  byte[] putLine(Entry entry) {
+    return CheckpointJournal.put(json, entry);
+  }
+
+  /** The journal line of a {@code remove} or a {@code confirm} of {@code uid}. */
+  byte[] changeLine(String op, String uid) {
+    return CheckpointJournal.of(json, op, uid);
+  }
+
+  /** The journal line of a new boot. */
+  byte[] bootLine(String bootId) {
+    return CheckpointJournal.boot(json, bootId);
+  }
+
+  /** Creates the journal of {@code generation} beside {@code file}. */
+  CheckpointJournal createJournal(Path file, long generation) throws java.io.IOException {
+    return CheckpointJournal.create(file, generation, json);
   }
 
   /** Why a device entry's share members make no sense; null when they do (or it has none). */

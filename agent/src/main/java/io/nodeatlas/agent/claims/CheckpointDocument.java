@@ -22,7 +22,8 @@ import java.util.TreeSet;
  * {@link PreparedClaim} reads both.
  */
 sealed interface CheckpointDocument
-    permits CheckpointDocument.Format1, CheckpointDocument.V2_1, CheckpointDocument.V2_2, CheckpointDocument.V2_3 {
+    permits CheckpointDocument.Format1, CheckpointDocument.V2_1, CheckpointDocument.V2_2, CheckpointDocument.V2_3,
+    CheckpointDocument.V3_0 {
 
   /** The version the file was written in. */
   CheckpointVersion written();
@@ -35,9 +36,9 @@ sealed interface CheckpointDocument
   CheckpointDocument upgrade(ObjectMapper json);
 
   /** This document upgraded step by step to the current version. */
-  default V2_3 current(ObjectMapper json) {
+  default V3_0 current(ObjectMapper json) {
     CheckpointDocument d = this;
-    while (!(d instanceof V2_3 v)) {
+    while (!(d instanceof V3_0 v)) {
       d = d.upgrade(json);
     }
     return v;
@@ -114,9 +115,9 @@ sealed interface CheckpointDocument
   }
 
   /**
-   * v2.3, the current version: a share's {@code placement} ({@link io.nodeatlas.discovery.share.Placement},
+   * v2.3: a share's {@code placement} ({@link io.nodeatlas.discovery.share.Placement},
    * {@code {"value": <text>, "version": <n>}}) replaces v2.2's {@code cpus}. Its newer minor versions are
-   * read with this record too.
+   * read with this record too. The file an agent writes while it keeps no journal (a v2 reader can read it).
    */
   record V2_3(String kind, String version, SortedMap<String, JsonNode> claims, BootRecord boot) implements CheckpointDocument {
     public V2_3 {
@@ -128,9 +129,41 @@ sealed interface CheckpointDocument
       return CheckpointVersion.parse(version).orElseThrow();
     }
 
+    /** To v3.0: no journal holds changes beyond this file. */
     @Override
-    public V2_3 upgrade(ObjectMapper json) {
+    public V3_0 upgrade(ObjectMapper json) {
+      return new V3_0(kind, version, claims, boot, null);
+    }
+  }
+
+  /**
+   * v3.0, the current version: v2.3's snapshot and {@code journal}, the generation of the journal that
+   * holds the changes made since ({@link CheckpointJournal}). A major version, so that an agent that reads
+   * only v2 refuses the file instead of reading the snapshot without its journal.
+   */
+  record V3_0(String kind, String version, SortedMap<String, JsonNode> claims, BootRecord boot, JournalRef journal)
+      implements CheckpointDocument {
+    public V3_0 {
+      claims = claims == null ? null : Collections.unmodifiableSortedMap(new TreeMap<>(claims));
+    }
+
+    @Override
+    public CheckpointVersion written() {
+      return CheckpointVersion.parse(version).orElseThrow();
+    }
+
+    @Override
+    public V3_0 upgrade(ObjectMapper json) {
       return this;
+    }
+  }
+
+  /** The {@code journal} member (v3.0): which journal file continues the snapshot. */
+  record JournalRef(@JsonProperty(value = "generation", required = true) long generation) {
+    public JournalRef {
+      if (generation < 1) {
+        throw new IllegalArgumentException("journal generation " + generation + " is not positive");
+      }
     }
   }
 

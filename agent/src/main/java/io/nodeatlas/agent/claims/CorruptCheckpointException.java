@@ -27,9 +27,10 @@ public final class CorruptCheckpointException extends Exception {
    * A file of a major version this agent cannot read: a newer agent wrote it, and only such an agent can
    * unprepare its claims, so the advice is to run one, not to move the file aside.
    */
-  static CorruptCheckpointException newerVersion(Path file, CheckpointVersion written, CheckpointVersion reader) {
+  static CorruptCheckpointException newerVersion(Path file, CheckpointVersion written, CheckpointVersion oldest,
+      CheckpointVersion newest) {
     return new CorruptCheckpointException(file, "written in format " + written + ", which this version of nodeatlas cannot "
-        + "read (it reads v" + reader.major() + ".x)", "Run a nodeatlas release that reads format " + written
+        + "read (it reads v" + oldest.major() + ".x to v" + newest.major() + ".x)", "Run a nodeatlas release that reads format " + written
         + " (the one that wrote it, or newer): moving the file aside would leave its prepared claims to no one", null);
   }
 

@@ -80,7 +80,11 @@ public final class AgentStateCheck implements DoctorCheck {
     }
     CheckpointCodec.Content content;
     try {
-      content = new CheckpointCodec().decode(file, bytes.get());
+      CheckpointCodec codec = new CheckpointCodec();
+      content = codec.decode(file, bytes.get());
+      // Format v3.0: the changes since the file was written are in its journal, beside it.
+      Optional<Path> journal = codec.journalFile(file, content);
+      content = codec.replay(file, content, journal.isEmpty() ? Optional.empty() : fs.readBytes(journal.get())).content();
     } catch (CorruptCheckpointException | RuntimeException e) {
       out.add(Finding.fail("agent.checkpoint", "the checkpoint cannot be read: " + Excerpt.scrub(String.valueOf(e.getMessage())),
           "the agent stops at start with it: move it aside and restart the agent with --recover"));

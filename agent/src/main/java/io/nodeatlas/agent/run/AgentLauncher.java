@@ -100,7 +100,7 @@ public final class AgentLauncher {
       String node = b.nodeName == null || b.nodeName.isBlank() ? "standalone" : b.nodeName;
       AgentSettings settings = new AgentSettings(b.driverName, node, b.kubeletRoot, b.cdiRoot, b.stateDir,
           b.httpBindAddress, b.httpPort, b.healthcheckPort, b.resyncInterval, b.drainTimeout, b.hookPath, b.host,
-          b.rollingUpdateUid, b.recover, b.lockWait);
+          b.rollingUpdateUid, b.recover, b.lockWait, b.checkpointJournal);
       String version = String.valueOf(AgentLauncher.class.getPackage().getImplementationVersion());
       try (Notifier notifier = SdNotifier.fromEnvironment(b.environment)) {
         Agent agent = new Agent(settings, b.discovery, client, notifier,
@@ -253,6 +253,7 @@ public final class AgentLauncher {
     private PrintStream log = System.err;
     private io.nodeatlas.discovery.host.HostFs host;
     private boolean recover;
+    private boolean checkpointJournal = AgentSettings.DEFAULT_CHECKPOINT_JOURNAL;
     private String rollingUpdateUid = "";
     private boolean deviceMetadata = true;
     private Duration lockWait = AgentSettings.DEFAULT_LOCK_WAIT;
@@ -305,6 +306,12 @@ public final class AgentLauncher {
     /** Whether prepared claims get device metadata files (KEP-5304); on by default. */
     public Builder deviceMetadata(boolean v) {
       deviceMetadata = v;
+      return this;
+    }
+
+    /** Whether a checkpoint change appends its own line to a journal (format v3.0) rather than rewriting the file. */
+    public Builder checkpointJournal(boolean v) {
+      checkpointJournal = v;
       return this;
     }
 

@@ -19,6 +19,8 @@ import java.time.Duration;
  *     (with fixed socket names), or for the other instance's call to end when it starts (rolling update)
  * @param hookPath where nodeatlas's OCI hook lies on the host; the families' container edits name it
  *     ({@code SharePlacer.Settings}), and runtimes run hooks on the host
+ * @param checkpointJournal whether a change to the checkpoint appends its own line to a journal beside it
+ *     (format v3.0, {@code Checkpoint.open(file, true)}) instead of rewriting the whole file (v2.3)
  */
 public record AgentSettings(
     String driverName,
@@ -35,10 +37,17 @@ public record AgentSettings(
     HostFs host,
     String rollingUpdateUid,
     boolean recover,
-    Duration lockWait) {
+    Duration lockWait,
+    boolean checkpointJournal) {
 
   /** How long a new instance waits for the one holding the state directory's lock, unless told otherwise. */
   public static final Duration DEFAULT_LOCK_WAIT = Duration.ofMinutes(5);
+
+  /**
+   * Whether the checkpoint keeps a journal unless told otherwise ({@code --checkpoint-journal}): a commit
+   * then writes and hashes only its own claim (docs/design/checkpoint.md).
+   */
+  public static final boolean DEFAULT_CHECKPOINT_JOURNAL = true;
 
   public AgentSettings {
     if (hookPath == null || !hookPath.startsWith("/")) {
@@ -54,7 +63,7 @@ public record AgentSettings(
       String httpBindAddress, int httpPort, int healthcheckPort, Duration resyncInterval, Duration drainTimeout,
       String hookPath) {
     this(driverName, nodeName, kubeletRoot, cdiRoot, stateDir, httpBindAddress, httpPort, healthcheckPort, resyncInterval,
-        drainTimeout, hookPath, null, "", false, null);
+        drainTimeout, hookPath, null, "", false, null, DEFAULT_CHECKPOINT_JOURNAL);
   }
 
   /** Settings with the hook where {@code systemd/install.sh} puts it. */
@@ -72,7 +81,7 @@ public record AgentSettings(
   /** The same settings with a rolling-update UID (the pod's UID). */
   public AgentSettings withRollingUpdateUid(String uid) {
     return new AgentSettings(driverName, nodeName, kubeletRoot, cdiRoot, stateDir, httpBindAddress, httpPort,
-        healthcheckPort, resyncInterval, drainTimeout, hookPath, host, uid, recover, lockWait);
+        healthcheckPort, resyncInterval, drainTimeout, hookPath, host, uid, recover, lockWait, checkpointJournal);
   }
 
   public Path checkpointFile() {
@@ -87,12 +96,18 @@ public record AgentSettings(
   /** The same settings with another host file system (the procfs root the boot ID is read from). */
   public AgentSettings withHost(HostFs newHost) {
     return new AgentSettings(driverName, nodeName, kubeletRoot, cdiRoot, stateDir, httpBindAddress, httpPort,
-        healthcheckPort, resyncInterval, drainTimeout, hookPath, newHost, rollingUpdateUid, recover, lockWait);
+        healthcheckPort, resyncInterval, drainTimeout, hookPath, newHost, rollingUpdateUid, recover, lockWait, checkpointJournal);
   }
 
   /** The same settings, reconciling the claim specs from the API when the checkpoint is missing ({@code --recover}). */
   public AgentSettings withRecover(boolean newRecover) {
     return new AgentSettings(driverName, nodeName, kubeletRoot, cdiRoot, stateDir, httpBindAddress, httpPort,
-        healthcheckPort, resyncInterval, drainTimeout, hookPath, host, rollingUpdateUid, newRecover, lockWait);
+        healthcheckPort, resyncInterval, drainTimeout, hookPath, host, rollingUpdateUid, newRecover, lockWait, checkpointJournal);
+  }
+
+  /** The same settings, with or without the checkpoint's journal ({@code --checkpoint-journal}). */
+  public AgentSettings withCheckpointJournal(boolean journal) {
+    return new AgentSettings(driverName, nodeName, kubeletRoot, cdiRoot, stateDir, httpBindAddress, httpPort,
+        healthcheckPort, resyncInterval, drainTimeout, hookPath, host, rollingUpdateUid, recover, lockWait, journal);
   }
 }

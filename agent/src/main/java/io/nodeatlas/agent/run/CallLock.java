@@ -42,20 +42,30 @@ final class CallLock implements ClaimPreparer.CallGuard {
     void reload() throws IOException, CorruptCheckpointException;
   }
 
-  /** The checkpoint file as a call left it: a new file (inode) or another size or time means another writer. */
-  private record Seen(Object fileKey, long size, Object modified) {}
+  /** A file as a call left it: a new file (inode) or another size or time means another writer. */
+  private record Stat(Object fileKey, long size, Object modified) {}
+
+  /**
+   * The checkpoint file and the journal this instance appends to, as a call left them: the other instance
+   * rewrites the file (or, with a journal of its own, starts a new one and names it there) or appends
+   * lines to the journal (format v3.0), which leaves the file as it was.
+   */
+  private record Seen(Stat file, Path journal, Stat journalStat) {}
 
   private final Path lockFile;
   private final Path checkpointFile;
+  /** The journal this instance's checkpoint appends to now; null when it has none. */
+  private final Supplier<Path> journal;
   private final Reload reload;
   /** The JVM refuses a second lock on a file it holds, so this process's calls queue here first. */
   private final ReentrantLock inProcess = new ReentrantLock(true);
   private final AtomicInteger waiting = new AtomicInteger();
   private Seen seen;
 
-  CallLock(Path stateDir, Path checkpointFile, Reload reload) {
+  CallLock(Path stateDir, Path checkpointFile, Supplier<Path> journal, Reload reload) {
     this.lockFile = stateDir.resolve(FILE);
     this.checkpointFile = checkpointFile;
+    this.journal = journal;
     this.reload = reload;
   }
 
@@ -158,14 +168,23 @@ final class CallLock implements ClaimPreparer.CallGuard {
     }
   }
 
+  /**
+   * The file and the journal this instance had after its last call: lines the other instance appended
+   * to that journal change its size (a journal it compacted away is gone, and the file names another).
+   */
   private Seen stat() {
+    Path j = journal.get();
+    return new Seen(stat(checkpointFile), j, j == null ? null : stat(j));
+  }
+
+  private static Stat stat(Path file) {
     try {
-      BasicFileAttributes a = Files.readAttributes(checkpointFile, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-      return new Seen(a.fileKey(), a.size(), a.lastModifiedTime());
+      BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      return new Stat(a.fileKey(), a.size(), a.lastModifiedTime());
     } catch (NoSuchFileException e) {
-      return new Seen(null, -1, null);
+      return new Stat(null, -1, null);
     } catch (IOException e) {
-      return new Seen(new Object(), -2, null); // equal to no other: the next call reads the file again
+      return new Stat(new Object(), -2, null); // equal to no other: the next call reads the file again
     }
   }
 }

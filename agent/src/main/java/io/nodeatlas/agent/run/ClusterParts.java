@@ -101,7 +101,8 @@ final class ClusterParts implements AutoCloseable {
       readState();
       return;
     }
-    CallLock lock = new CallLock(settings.stateDir(), settings.checkpointFile(), this::reloadCheckpoint);
+    CallLock lock = new CallLock(settings.stateDir(), settings.checkpointFile(),
+        () -> checkpoint == null ? null : checkpoint.journalFile().orElse(null), this::reloadCheckpoint);
     callLock = lock;
     Exception[] failed = {null};
     String refused = lock.around(CallBudget.after(settings.lockWait()), () -> {
@@ -128,9 +129,10 @@ final class ClusterParts implements AutoCloseable {
   private void readState() throws IOException, CorruptCheckpointException {
     specStore.removeStaleTemporaryFiles().forEach(p -> LOG.info("removed temporary file of a killed writer file={}", p));
     if (checkpoint == null) {
-      checkpoint = Checkpoint.open(settings.checkpointFile());
+      checkpoint = Checkpoint.open(settings.checkpointFile(), settings.checkpointJournal());
     }
-    LOG.info("checkpoint loaded file={} claims={}", checkpoint.file(), checkpoint.all().size());
+    LOG.info("checkpoint loaded file={} claims={} journal={}", checkpoint.file(), checkpoint.all().size(),
+        settings.checkpointJournal() ? "on" : "off");
     Families families = Families.installed(Agent.class.getClassLoader(), new SharePlacer.Settings(settings.hookPath()))
         .withRealisers(options.deviceRealisers().apply(settings.stateDir().resolve("families")));
     // A rolling update's call lock is released when the call returns: its claims then run on the calling
@@ -154,10 +156,14 @@ final class ClusterParts implements AutoCloseable {
 
   /** The checkpoint as the other instance of a rolling update left it (under the {@link CallLock}). */
   private void reloadCheckpoint() throws IOException, CorruptCheckpointException {
-    checkpoint = Checkpoint.open(settings.checkpointFile());
+    Checkpoint before = checkpoint;
+    checkpoint = Checkpoint.open(settings.checkpointFile(), settings.checkpointJournal());
     if (preparer != null) {
       preparer.useCheckpoint(checkpoint);
       claims.useCheckpoint(checkpoint);
+    }
+    if (before != null) {
+      before.close();
     }
   }
 

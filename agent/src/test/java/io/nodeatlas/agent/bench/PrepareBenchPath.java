@@ -31,6 +31,9 @@ import java.util.stream.Stream;
  * file writes ({@link AtomicFiles#write}), the least a Prepare that records a CDI spec and a checkpoint
  * entry costs.
  *
+ * <p>Runs twice: with the checkpoint written whole at every commit (v2.3, the default) and with its
+ * journal (v3.0, {@code Checkpoint.open(file, true)}), where a commit appends the claim's own line.
+ *
  * <p>Arguments: {@code [rounds, default 300]}. Run it with the agent's JVM options for its JIT.
  */
 public final class PrepareBenchPath {
@@ -43,8 +46,15 @@ public final class PrepareBenchPath {
   public static void main(String[] args) throws Exception {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 300;
     Path shm = Path.of("/dev/shm");
-    Path tmp = Files.isDirectory(shm) ? Files.createTempDirectory(shm, "nodeatlas-path-bench")
-        : Files.createTempDirectory("nodeatlas-path-bench");
+    for (boolean journal : new boolean[] {false, true}) {
+      Path tmp = Files.isDirectory(shm) ? Files.createTempDirectory(shm, "nodeatlas-path-bench")
+          : Files.createTempDirectory("nodeatlas-path-bench");
+      System.out.println(journal ? "checkpoint v3.0, a journal line per commit:" : "checkpoint v2.3, the whole file per commit:");
+      measure(tmp, rounds, journal);
+    }
+  }
+
+  private static void measure(Path tmp, int rounds, boolean journal) throws Exception {
     ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
     com.sun.management.ThreadMXBean alloc = (com.sun.management.ThreadMXBean) cpu;
     try {
@@ -63,7 +73,7 @@ public final class PrepareBenchPath {
         }
         return out;
       }, new ClaimSpecStore(Files.createDirectories(tmp.resolve("cdi"))),
-          Checkpoint.open(tmp.resolve("state/checkpoint.json")), ClaimPreparer.Listener.NONE);
+          Checkpoint.open(tmp.resolve("state/checkpoint.json"), journal), ClaimPreparer.Listener.NONE);
       Path floorDir = Files.createDirectories(tmp.resolve("floor"));
       byte[] small = "{\"cdiVersion\":\"0.6.0\",\"kind\":\"nodeatlas.io/claim\",\"devices\":[]}".repeat(8)
           .getBytes(StandardCharsets.UTF_8);

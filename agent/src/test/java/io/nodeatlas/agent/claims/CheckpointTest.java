@@ -435,11 +435,11 @@ class CheckpointTest {
   @Test
   void aNewerMajorVersionIsRefusedAndLeftUntouched() throws Exception {
     Path file = dir.resolve("checkpoint.json");
-    byte[] newer = newerMinorVersion("v3.0");
+    byte[] newer = newerMinorVersion("v4.0");
     Files.write(file, newer);
 
     assertThatThrownBy(() -> Checkpoint.open(file)).isInstanceOf(CorruptCheckpointException.class)
-        .hasMessageContaining("written in format v3.0, which this version of nodeatlas cannot read (it reads v2.x)")
+        .hasMessageContaining("written in format v4.0, which this version of nodeatlas cannot read (it reads v2.x to v3.x)")
         .hasMessageContaining(file.toString());
     assertThat(Files.readAllBytes(file)).isEqualTo(newer);
     // A damaged minor version is still a checksum mismatch, not a version problem.

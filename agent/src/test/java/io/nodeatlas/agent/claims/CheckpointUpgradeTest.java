@@ -84,8 +84,10 @@ class CheckpointUpgradeTest {
     CheckpointDocument.V2_2 v22 = v21.upgrade(json);
     assertThat(v22.boot()).as("a file before v2.2 does not know its boot").isNull();
     CheckpointDocument.V2_3 v23 = v22.upgrade(json);
-    assertThat(v23.upgrade(json)).isSameAs(v23);
-    assertThat(format1.current(json)).isEqualTo(v23);
+    CheckpointDocument.V3_0 v30 = v23.upgrade(json);
+    assertThat(v30.journal()).as("a file before v3.0 has no journal").isNull();
+    assertThat(v30.upgrade(json)).isSameAs(v30);
+    assertThat(format1.current(json)).isEqualTo(v30);
     assertThat(format1.written()).isEqualTo(new CheckpointVersion(1, 0));
     assertThatThrownBy(() -> new CheckpointDocument.Format1(CheckpointCodec.KIND, 1, "sha256:x", List.of(claim, claim)).upgrade(json))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("claim UID u1 appears twice");
@@ -106,11 +108,11 @@ class CheckpointUpgradeTest {
   @Test
   void aNewerMajorVersionSaysToRunANewerReleaseNotToMoveTheFileAside() throws Exception {
     ObjectNode doc = (ObjectNode) JSON.readTree(Checkpoint.encode(List.of(CheckpointTest.claim("u1"))));
-    doc.put("version", "v3.1");
+    doc.put("version", "v4.1");
     Path file = Files.write(dir.resolve("checkpoint.json"), JSON.writeValueAsBytes(doc));
     assertThatThrownBy(() -> Checkpoint.open(file)).isInstanceOf(CorruptCheckpointException.class)
-        .hasMessageContaining("written in format v3.1, which this version of nodeatlas cannot read (it reads v2.x)")
-        .hasMessageContaining("Run a nodeatlas release that reads format v3.1")
+        .hasMessageContaining("written in format v4.1, which this version of nodeatlas cannot read (it reads v2.x to v3.x)")
+        .hasMessageContaining("Run a nodeatlas release that reads format v4.1")
         .hasMessageNotContaining("move it aside to start");
     // An older major version in the v<major>.<minor> form was never written: unknown, not "newer".
     doc.put("version", "v1.4");

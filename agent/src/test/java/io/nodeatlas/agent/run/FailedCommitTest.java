@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nodeatlas.agent.claims.Checkpoint;
 import io.nodeatlas.agent.kubelet.KubeletPaths;
 import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourcesResponse;
 import io.nodeatlas.agent.testing.AgentMain;
@@ -20,8 +21,9 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 35 item 1: a real agent process whose state directory fails under it. As root the state
@@ -31,6 +33,11 @@ import org.junit.jupiter.api.io.TempDir;
  * claim answered failed is written by a later commit; and after {@code kill -9} and a restart the
  * checkpoint, the CDI specs and the answers the kubelet got agree, and the device of a failed claim is
  * free for the next one.
+ *
+ * <p>With the checkpoint's journal (format v3.0) a commit appends to a file the agent holds open, which
+ * neither a full tmpfs (the append may fit in the page the file already has), a read-only bind (the
+ * open file keeps its writable mount) nor a chmod reaches: there every fault also fails the agent's
+ * writes to its journal with the fault's error, injected by {@code strace -P <journal> -e inject}.
  */
 class FailedCommitTest {
 
@@ -46,8 +53,16 @@ class FailedCommitTest {
     void heal() throws Exception;
   }
 
-  @Test
-  void aFailedCommitStaysFailedAndKillNineLeavesCheckpointAndSpecsInAgreement(@TempDir Path work) throws Exception {
+  @ParameterizedTest(name = "journal={0}")
+  @ValueSource(booleans = {false, true})
+  void aFailedCommitStaysFailedAndKillNineLeavesCheckpointAndSpecsInAgreement(boolean journal, @TempDir Path work)
+      throws Exception {
+    if (journal) {
+      Process probe = new ProcessBuilder("strace", "-V").redirectErrorStream(true).start();
+      String why = new String(probe.getInputStream().readAllBytes());
+      org.junit.jupiter.api.Assumptions.assumeTrue(probe.waitFor() == 0,
+          "with a journal this test fails the agent's writes to its open journal with strace: " + why);
+    }
     Path state = work.resolve("state");
     Path cdi = work.resolve("cdi");
     Files.createDirectories(state);
@@ -138,15 +153,22 @@ class FailedCommitTest {
         api.claim(w, new ClaimApiServer.Answer("uid-" + w, List.of("gpu-" + (base + 3)), 0));
         api.claim(y, new ClaimApiServer.Answer("uid-" + y, List.of("gpu-" + (base + 1)), 0));
         Path log = work.resolve("agent-" + fault.name() + ".log");
-        Process agent = start(prefix, kubeconfig, work, cdi, state, log);
+        Process agent = start(prefix, kubeconfig, work, cdi, state, log, journal);
         try (FakeKubelet kubelet = kubelet(agent, work, log)) {
           expectOk(kubelet, a, answeredOk);
 
           fault.fail();
-          for (String failing : List.of(x, x, z)) {
-            // The retry of x is asked as the kubelet asks it: the same claim again, answered failed again.
-            assertThat(error(kubelet, failing)).as("%s: %s while the disk fails", fault.name(), failing)
-                .contains("cannot record the claim in the checkpoint");
+          JournalFault appends = journal ? JournalFault.inject(agent, state, stateSeen, fault.name(), work) : null;
+          try {
+            for (String failing : List.of(x, x, z)) {
+              // The retry of x is asked as the kubelet asks it: the same claim again, answered failed again.
+              assertThat(error(kubelet, failing)).as("%s: %s while the disk fails", fault.name(), failing)
+                  .contains("cannot record the claim in the checkpoint");
+            }
+          } finally {
+            if (appends != null) {
+              appends.close();
+            }
           }
           fault.heal();
 
@@ -157,7 +179,8 @@ class FailedCommitTest {
         }
         assertAgreement(fault.name() + " after kill -9", stateSeen, cdi, answeredOk);
 
-        Process again = start(prefix, kubeconfig, work, cdi, state, log.resolveSibling("agent-" + fault.name() + "-2.log"));
+        Process again = start(prefix, kubeconfig, work, cdi, state, log.resolveSibling("agent-" + fault.name() + "-2.log"),
+            journal);
         try (FakeKubelet kubelet = kubelet(again, work, log.resolveSibling("agent-" + fault.name() + "-2.log"))) {
           // x's device was never recorded: the next claim given it gets it.
           expectOk(kubelet, y, answeredOk);
@@ -176,6 +199,58 @@ class FailedCommitTest {
     }
   }
 
+  /**
+   * The agent's writes to its journal failing with {@code errno} while this lives: {@code strace} attached to
+   * it, injecting the error into every write syscall on the journal files (and only those: {@code -P}).
+   */
+  private static final class JournalFault implements AutoCloseable {
+    private final Process strace;
+
+    private JournalFault(Process strace) {
+      this.strace = strace;
+    }
+
+    static JournalFault inject(Process agent, Path state, Path stateSeen, String errno, Path work) throws Exception {
+      List<String> cmd = new ArrayList<>(List.of("strace", "-f", "-p", Long.toString(agent.pid()),
+          "-o", work.resolve("strace-" + errno + ".log").toString()));
+      try (Stream<Path> files = Files.list(stateSeen)) {
+        // The agent sees the journal under the state directory's path (in its own mount namespace, as root).
+        files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("checkpoint.json.journal-")).sorted()
+            .forEach(n -> cmd.addAll(List.of("-P", state.resolve(n).toString())));
+      }
+      assertThat(cmd).as("a journal beside the checkpoint").contains("-P");
+      cmd.addAll(List.of("-e", "trace=write,writev,pwrite64,pwritev",
+          "-e", "inject=write,writev,pwrite64,pwritev:error=" + errno));
+      Path err = work.resolve("strace-" + errno + ".err");
+      Process strace = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(err.toFile()).start();
+      JournalFault fault = new JournalFault(strace);
+      // Attached once it says so (every thread of the agent, -f): only then may the test send a Prepare.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!Files.readString(err).contains(" attached")) {
+        if (!strace.isAlive() || System.nanoTime() > deadline) {
+          fault.close();
+          org.junit.jupiter.api.Assumptions.assumeTrue(false,
+              "strace could not attach to the agent to fail its journal writes: " + Files.readString(err));
+        }
+        try {
+          strace.onExit().get(20, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException stillRunning) {
+          // not yet
+        }
+      }
+      return fault;
+    }
+
+    /** Detaches (SIGTERM): the agent's writes reach the journal again. */
+    @Override
+    public void close() throws Exception {
+      strace.destroy();
+      if (!strace.waitFor(30, TimeUnit.SECONDS)) {
+        strace.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      }
+    }
+  }
+
   static void expectOk(FakeKubelet kubelet, String name, Set<String> answeredOk) {
     NodePrepareResourcesResponse r = kubelet.prepare(claim("default", name, "uid-" + name));
     assertThat(r.getClaimsOrThrow("uid-" + name).getError()).as("prepare %s", name).isEmpty();
@@ -187,8 +262,8 @@ class FailedCommitTest {
   }
 
   /** The claims the checkpoint holds, the claims with a CDI spec and the claims answered OK are the same. */
-  static void assertAgreement(String when, Path state, Path cdi, Set<String> answeredOk) throws IOException {
-    JsonNode doc = JSON.readTree(Files.readAllBytes(state.resolve("checkpoint.json")));
+  static void assertAgreement(String when, Path state, Path cdi, Set<String> answeredOk) throws Exception {
+    JsonNode doc = JSON.readTree(Checkpoint.document(state.resolve("checkpoint.json")));
     Set<String> recorded = new TreeSet<>();
     doc.get("claims").fieldNames().forEachRemaining(recorded::add);
     Set<String> specs = new TreeSet<>();
@@ -202,11 +277,17 @@ class FailedCommitTest {
 
   static Process start(List<String> prefix, Path kubeconfig, Path work, Path cdi, Path state, Path log)
       throws IOException {
+    return start(prefix, kubeconfig, work, cdi, state, log, AgentSettings.DEFAULT_CHECKPOINT_JOURNAL);
+  }
+
+  static Process start(List<String> prefix, Path kubeconfig, Path work, Path cdi, Path state, Path log, boolean journal)
+      throws IOException {
     List<String> cmd = new ArrayList<>(prefix);
     cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
         "-cp", System.getProperty("java.class.path"), AgentMain.class.getName(),
-        kubeconfig.toString(), work.resolve("kubelet").toString(), cdi.toString(), state.toString(), "8"));
+        kubeconfig.toString(), work.resolve("kubelet").toString(), cdi.toString(), state.toString(), "8",
+        Boolean.toString(journal)));
     return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
   }
 

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.nodeatlas.agent.claims.Checkpoint;
 import io.nodeatlas.agent.kubelet.KubeletPaths;
 import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourcesResponse;
 import io.nodeatlas.agent.ops.AgentMetrics;
@@ -94,8 +95,8 @@ class RebootTest {
 
   static JsonNode checkpoint(AgentSettings settings) {
     try {
-      return JSON.readTree(settings.checkpointFile().toFile());
-    } catch (java.io.IOException e) {
+      return JSON.readTree(Checkpoint.document(settings.checkpointFile()));
+    } catch (java.io.IOException | io.nodeatlas.agent.claims.CorruptCheckpointException e) {
       throw new AssertionError(e);
     }
   }

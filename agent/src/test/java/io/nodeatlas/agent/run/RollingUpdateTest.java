@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.nodeatlas.agent.claims.Checkpoint;
 import io.nodeatlas.agent.kubelet.KubeletPaths;
 import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourceResponse;
 import io.nodeatlas.agent.kubelet.api.registration.InfoRequest;
@@ -14,8 +15,10 @@ import io.nodeatlas.agent.ops.AgentMetrics;
 import io.nodeatlas.agent.testing.ApiObjects;
 import io.nodeatlas.agent.testing.FakeKubelet;
 import io.nodeatlas.agent.testing.TestDevices;
+import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -26,9 +29,12 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A rolling update as the kubelet expects it (kubernetes PR 129832, kubeletplugin {@code RollingUpdate}):
@@ -54,9 +60,13 @@ class RollingUpdateTest {
     boolean closed;
 
     Instance(String uid) throws Exception {
+      this(uid, AgentSettings.DEFAULT_CHECKPOINT_JOURNAL);
+    }
+
+    Instance(String uid, boolean journal) throws Exception {
       AgentSettings settings = new AgentSettings("nodeatlas.io", "node-a", dir.resolve("kubelet"), dir.resolve("cdi"),
           dir.resolve("state"), "127.0.0.1", 0, -1, Duration.ofMinutes(10), Duration.ofSeconds(2))
-          .withRollingUpdateUid(uid);
+          .withRollingUpdateUid(uid).withCheckpointJournal(journal);
       agent = new Agent(settings, () -> TestDevices.report(TestDevices.gpus(2)), client, s -> { }, Optional.empty(),
           new AgentMetrics("test"), Clock.systemUTC());
       started.add(this);
@@ -101,14 +111,26 @@ class RollingUpdateTest {
         List.of(ApiObjects.result("gpus", "nodeatlas.io", "node-a", device))).getMetadata().getUid();
   }
 
-  @Test
-  void bothRegisterBesideEachOtherServeAndAnswerTheClaimsTheOtherPrepared() throws Exception {
+  /** Whether the checkpoint in the state directory has a journal now (format v3.0). */
+  private boolean journaled() throws IOException {
+    try (Stream<Path> files = Files.list(dir.resolve("state"))) {
+      return files.anyMatch(f -> f.getFileName().toString().startsWith("checkpoint.json.journal-"));
+    }
+  }
+
+  private String checkpoint() throws Exception {
+    return new String(Checkpoint.document(dir.resolve("state/checkpoint.json")), StandardCharsets.UTF_8);
+  }
+
+  @ParameterizedTest(name = "journal={0}")
+  @ValueSource(booleans = {false, true})
+  void bothRegisterBesideEachOtherServeAndAnswerTheClaimsTheOtherPrepared(boolean journal) throws Exception {
     ApiObjects.node(client, "node-a");
     String train = claim("train", "gpu-1");
     String second = claim("second", "gpu-1");
-    Instance old = new Instance("0ld-pod");
+    Instance old = new Instance("0ld-pod", journal);
     await(() -> old.agent.leading() && client.resources(ResourceSlice.class).list().getItems().size() == 1);
-    Instance neu = new Instance("n3w-pod");
+    Instance neu = new Instance("n3w-pod", journal);
 
     // The helper's names: <driver>-<uid>-reg.sock and dra-<uid>.sock, each announced by its own registration.
     assertThat(old.paths.registrationSocket()).hasFileName("nodeatlas.io-0ld-pod-reg.sock").exists();
@@ -132,14 +154,20 @@ class RollingUpdateTest {
     // Unprepared by the new one, the device is free for the old one.
     assertThat(neu.unprepare("train", train)).isEmpty();
     assertThat(old.prepare("second", second).getError()).isEmpty();
-    assertThat(Files.readString(dir.resolve("state/checkpoint.json"))).contains(second).doesNotContain(train);
+    assertThat(checkpoint()).contains(second).doesNotContain(train);
+    assertThat(journaled()).as("a journal beside the checkpoint").isEqualTo(journal);
   }
 
-  @Test
-  void aCallWaitsWhileTheOtherInstanceHoldsTheLockAndConflictingCallsNeverBothWin() throws Exception {
+  /**
+   * With a journal the other instance's commits append to it and leave checkpoint.json as it was: the
+   * call lock must see the journal change too, or both instances win the device.
+   */
+  @ParameterizedTest(name = "journal={0}")
+  @ValueSource(booleans = {false, true})
+  void aCallWaitsWhileTheOtherInstanceHoldsTheLockAndConflictingCallsNeverBothWin(boolean journal) throws Exception {
     ApiObjects.node(client, "node-a");
-    Instance old = new Instance("0ld-pod");
-    Instance neu = new Instance("n3w-pod");
+    Instance old = new Instance("0ld-pod", journal);
+    Instance neu = new Instance("n3w-pod", journal);
     String held = claim("held", "gpu-0");
 
     // The other instance in the middle of a call: its lock on serialize.lock (in this JVM, as a part of
@@ -149,7 +177,7 @@ class RollingUpdateTest {
         FileLock lock = c.lock()) {
       waiting = CompletableFuture.supplyAsync(() -> neu.prepare("held", held));
       await(() -> neu.agent.callsWaiting() == 1);
-      assertThat(Files.readString(dir.resolve("state/checkpoint.json"))).as("nothing done while the lock is held")
+      assertThat(checkpoint()).as("nothing done while the lock is held")
           .doesNotContain(held);
     }
     assertThat(waiting.get(60, TimeUnit.SECONDS).getError()).isEmpty();
@@ -167,11 +195,11 @@ class RollingUpdateTest {
       boolean oldWon = viaOld.get(60, TimeUnit.SECONDS).getError().isEmpty();
       boolean newWon = viaNew.get(60, TimeUnit.SECONDS).getError().isEmpty();
       assertThat(oldWon ^ newWon).as("round %d: old won %s, new won %s", round, oldWon, newWon).isTrue();
-      String checkpoint = Files.readString(dir.resolve("state/checkpoint.json"));
-      assertThat(checkpoint).contains(held, oldWon ? a : b).doesNotContain(oldWon ? b : a);
+      assertThat(checkpoint()).contains(held, oldWon ? a : b).doesNotContain(oldWon ? b : a);
       // Unprepared through the other instance, which must see the winner's record to release the device.
       assertThat(oldWon ? neu.unprepare(nameA, a) : old.unprepare(nameB, b)).isEmpty();
     }
+    assertThat(journaled()).as("a journal beside the checkpoint").isEqualTo(journal);
   }
 
   @Test

@@ -24,6 +24,7 @@ import io.nodeatlas.discovery.spi.DiscoveryResult;
 import io.nodeatlas.discovery.spi.DiscoverySource;
 import io.nodeatlas.discovery.host.HostContext;
 import io.nodeatlas.discovery.topology.Topology;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -138,6 +139,6 @@ class NewFamilyTest {
     assertThat(c.error()).contains("the share no longer fits");
     String spec = Files.readString(Files.list(dir.resolve("cdi")).filter(p -> p.toString().contains("uid-b")).findFirst().orElseThrow());
     assertThat(spec).contains("SLOTS=2,3");
-    assertThat(Files.readString(dir.resolve("checkpoint.json"))).contains("\"placement\":{\"value\":\"2,3\",\"version\":1}");
+    assertThat(new String(Checkpoint.document(dir.resolve("checkpoint.json")), StandardCharsets.UTF_8)).contains("\"placement\":{\"value\":\"2,3\",\"version\":1}");
   }
 }

@@ -2,6 +2,7 @@ package io.nodeatlas.agent.testing;
 
 import io.nodeatlas.agent.ops.LogSetup;
 import io.nodeatlas.agent.run.AgentLauncher;
+import io.nodeatlas.agent.run.AgentSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -9,7 +10,7 @@ import java.time.Duration;
  * The agent as its own process for tests that need one (a small heap, a kill): {@code nodeatlas run}
  * in cluster mode through {@link AgentLauncher}, discovering {@code gpus} fake GPUs.
  *
- * <p>Arguments: {@code <kubeconfig> <kubelet root> <cdi root> <state dir> <gpus>}.
+ * <p>Arguments: {@code <kubeconfig> <kubelet root> <cdi root> <state dir> <gpus> [<checkpoint journal: true|false>]}.
  */
 public final class AgentMain {
 
@@ -24,6 +25,7 @@ public final class AgentMain {
         .resyncInterval(Duration.ofMinutes(10)).drainTimeout(Duration.ofSeconds(1))
         .logFormat(LogSetup.Format.TEXT).verbosity(0)
         .discovery(() -> TestDevices.report(TestDevices.gpus(gpus))).environment(java.util.Map.of())
+        .checkpointJournal(args.length > 5 ? Boolean.parseBoolean(args[5]) : AgentSettings.DEFAULT_CHECKPOINT_JOURNAL)
         .build()
         .run();
     System.exit(status);

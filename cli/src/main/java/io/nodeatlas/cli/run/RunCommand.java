@@ -2,6 +2,7 @@ package io.nodeatlas.cli.run;
 
 import io.nodeatlas.agent.ops.LogSetup;
 import io.nodeatlas.agent.run.AgentLauncher;
+import io.nodeatlas.agent.run.AgentSettings;
 import io.nodeatlas.agent.run.DeviceDiscovery;
 import io.nodeatlas.cli.ConfigFile;
 import io.nodeatlas.cli.DiscoveryOptions;
@@ -95,6 +96,11 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       "When the checkpoint is missing while claim specs of ours exist in the CDI dir (a lost state directory), "
           + "reconcile them from the API server: claims still allocated here are recorded again, other specs removed; "
           + "without it Prepare is refused in that case");
+  static final Flag<Boolean> CHECKPOINT_JOURNAL = Flag.of("--checkpoint-journal", "", boolean.class,
+      "NODEATLAS_CHECKPOINT_JOURNAL", String.valueOf(AgentSettings.DEFAULT_CHECKPOINT_JOURNAL),
+      "Record each Prepare and Unprepare by appending its own checksummed line to a journal beside the checkpoint "
+          + "(format v3.0, one fdatasync per group of concurrent claims, compacted into the file as it grows) instead "
+          + "of rewriting the whole checkpoint (v2.3); agents of either setting read both");
   static final Flag<String> ROLLING_UPDATE_UID = Flag.of("--rolling-update-uid", "UID", String.class,
       "NODEATLAS_ROLLING_UPDATE_UID", "",
       "This pod's UID, from the downward API (metadata.uid): the old and the new pod of a rolling update then serve "
@@ -115,7 +121,8 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
   /** The daemon's own flags; the settings of the agent are named as their config keys ({@link #flagOf}). */
   private final Flag.Table flags = new Flag.Table(DRIVER_NAME, NODE_NAME, KUBECONFIG, STANDALONE, KUBELET_ROOT,
       CDI_ROOT, STATE_DIR, HOOK_PATH, HTTP_PORT, HEALTHCHECK_PORT, HTTP_ADDRESS, RESYNC_INTERVAL, DRAIN_TIMEOUT, LOG_FORMAT,
-      VERBOSITY, REPLAY_REPORT, FEATURES_DIR, RECOVER, ROLLING_UPDATE_UID, LOCK_WAIT, DEVICE_METADATA);
+      VERBOSITY, REPLAY_REPORT, FEATURES_DIR, RECOVER, CHECKPOINT_JOURNAL, ROLLING_UPDATE_UID, LOCK_WAIT,
+      DEVICE_METADATA);
 
   /** The command as the user gave it, before the config file was merged in: what SIGHUP merges the file into again. */
   private RunCommand asGiven = this;
@@ -253,6 +260,7 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
           .discovery(discover).healthChecks(healthChecksOf(), java.time.Duration.ofSeconds(10))
           .deviceRealisers(realisersOf()).environment(System.getenv())
           .host(discovery.hostContext().fs()).recover(value(RECOVER)).rollingUpdateUid(value(ROLLING_UPDATE_UID))
+          .checkpointJournal(value(CHECKPOINT_JOURNAL)).deviceMetadata(value(DEVICE_METADATA))
           .lockWait(value(LOCK_WAIT))
           // SIGHUP: the config file again (flags and env still win), and the discovery it describes.
           .reload(() -> asGiven.withConfigFile(System.getenv()).discoveryOf())

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.nodeatlas.agent.claims.Checkpoint;
 import io.nodeatlas.agent.kubelet.KubeletPaths;
 import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourcesResponse;
 import io.nodeatlas.agent.testing.ApiObjects;
@@ -15,6 +16,7 @@ import io.nodeatlas.agent.testing.FakeKubelet;
 import io.nodeatlas.agent.testing.TestDevices;
 import io.nodeatlas.cli.Main;
 import io.nodeatlas.discovery.report.NodeReportCodec;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -74,7 +76,10 @@ class RollingUpdateProcessTest {
     KubeletPaths oldPaths = new KubeletPaths(kubeletRoot, "nodeatlas.io", "0ld-pod");
     KubeletPaths newPaths = new KubeletPaths(kubeletRoot, "nodeatlas.io", "n3w-pod");
 
-    Process old = start("old", "0ld-pod", kubeconfig, report, kubeletRoot);
+    // The update turns the checkpoint's journal on: the old version (--checkpoint-journal=false) rewrites the
+    // whole file, the new one (env NODEATLAS_CHECKPOINT_JOURNAL=true) appends to a journal, and each reads
+    // what the other wrote.
+    Process old = start("old", "0ld-pod", kubeconfig, report, kubeletRoot, false);
     await("the old instance serves its pod-UID sockets", () -> Files.exists(oldPaths.draSocket())
         && !client.resources(ResourceSlice.class).list().getItems().isEmpty(), "old");
     assertThat(oldPaths.registrationSocket().getFileName().toString()).isEqualTo("nodeatlas.io-0ld-pod-reg.sock");
@@ -87,10 +92,12 @@ class RollingUpdateProcessTest {
     }
 
     // The new pod starts beside the old one (maxSurge: 1) and publishing moves to it; both keep serving.
-    Process neu = start("new", "n3w-pod", kubeconfig, report, kubeletRoot);
+    Process neu = start("new", "n3w-pod", kubeconfig, report, kubeletRoot, true);
     await("the new instance serves and publishes", () -> Files.exists(newPaths.draSocket())
         && log("new").contains("holding the state directory"), "new");
     assertThat(log("old")).contains("handed over publishing, still serving the kubelet");
+    assertThat(log("old")).contains("journal=off");
+    assertThat(log("new")).contains("journal=on");
     assertThat(oldPaths.registrationSocket()).as("the old instance stays registered").exists();
     try (FakeKubelet kubelet = new FakeKubelet(newPaths.registrationSocket(), newPaths.draSocket())) {
       // The claim the old instance prepared is known to the new one: same ids, and its device stays taken.
@@ -117,7 +124,7 @@ class RollingUpdateProcessTest {
 
     // The pod restarts its container (same UID: it replaces its own stale sockets) and takes over again;
     // then the DaemonSet controller deletes the old pod: SIGTERM, exit 0, only the old pod's sockets go.
-    Process again = start("again", "n3w-pod", kubeconfig, report, kubeletRoot);
+    Process again = start("again", "n3w-pod", kubeconfig, report, kubeletRoot, true);
     await("the restarted new instance publishes", () -> log("again").contains("holding the state directory"), "again");
     old.destroy();
     assertThat(old.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).as(log("old")).isTrue();
@@ -130,7 +137,11 @@ class RollingUpdateProcessTest {
       assertThat(kubelet.unprepare(FakeKubelet.claim("default", "second", second)).getClaimsOrThrow(second).getError())
           .as(log("again")).isEmpty();
     }
-    assertThat(Files.readString(dir.resolve("state/checkpoint.json"))).doesNotContain(second);
+    assertThat(new String(Checkpoint.document(dir.resolve("state/checkpoint.json")), StandardCharsets.UTF_8)).doesNotContain(second);
+    try (java.util.stream.Stream<Path> files = Files.list(dir.resolve("state"))) {
+      assertThat(files.map(f -> f.getFileName().toString())).as("the new version's journal")
+          .anyMatch(n -> n.startsWith("checkpoint.json.journal-"));
+    }
 
     again.destroy();
     assertThat(again.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).as(log("again")).isTrue();
@@ -142,15 +153,24 @@ class RollingUpdateProcessTest {
     }
   }
 
-  private Process start(String name, String podUid, Path kubeconfig, Path report, Path kubeletRoot) throws Exception {
+  private Process start(String name, String podUid, Path kubeconfig, Path report, Path kubeletRoot, boolean journal)
+      throws Exception {
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx96m",
         "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run",
         "--kubeconfig", kubeconfig.toString(), "--node-name", "node-a", "--replay-report", report.toString(),
         "--kubelet-root", kubeletRoot.toString(), "--cdi-root", dir.resolve("cdi").toString(),
         "--state-dir", dir.resolve("state").toString(), "--resync-interval", "5s", "--drain-timeout", "2s"));
+    if (!journal) {
+      cmd.add("--checkpoint-journal=false");
+    }
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(name + ".log").toFile());
     pb.environment().put("NODEATLAS_ROLLING_UPDATE_UID", podUid);
+    if (journal) {
+      pb.environment().put("NODEATLAS_CHECKPOINT_JOURNAL", "true");
+    } else {
+      pb.environment().remove("NODEATLAS_CHECKPOINT_JOURNAL");
+    }
     pb.environment().remove("KUBECONFIG");
     pb.environment().remove("NOTIFY_SOCKET");
     Process p = pb.start();

@@ -56,6 +56,9 @@ class RunCommandTest {
     Result lockWait = runWith("--lock-wait", "soon");
     assertThat(lockWait.status()).isEqualTo(2);
     assertThat(lockWait.err()).contains("--lock-wait", "not a duration");
+    Result journal = runWith("--checkpoint-journal=maybe");
+    assertThat(journal.status()).isEqualTo(2);
+    assertThat(journal.err()).contains("--checkpoint-journal", "maybe");
     assertThat(dir.resolve("state")).as("nothing started").doesNotExist();
   }
 
