@@ -88,7 +88,7 @@ class MigKillProcessTest {
     assertThat(first.exitValue()).as("killed by SIGKILL").isEqualTo(128 + 9);
     assertThat(MigPrepareEndToEndTest.instances(MigPrepareEndToEndTest.P_1G)).as("the orphan").hasSize(1)
         .allSatisfy(i -> assertThat(i).startsWith("2:1#"));
-    assertThat(Files.readString(dir.resolve("state/checkpoint.json"))).doesNotContain(uid);
+    assertThat(new String(io.nodeatlas.agent.claims.Checkpoint.document(dir.resolve("state/checkpoint.json")), java.nio.charset.StandardCharsets.UTF_8)).doesNotContain(uid);
 
     start("second", normal, host, kubeconfig);
     // Before it serves, the restarted agent destroys the instance no recorded claim holds.

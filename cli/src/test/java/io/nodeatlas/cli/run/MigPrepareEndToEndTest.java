@@ -272,7 +272,7 @@ class MigPrepareEndToEndTest {
       int giCap = 3 + gi * 9;
       assertThat(spec).contains("/dev/nvidia-caps/nvidia-cap" + giCap, "/dev/nvidia-caps/nvidia-cap" + (giCap + 1),
           "/dev/nvidia0", "NODEATLAS_MIG_INSTANCE=" + GPU + "/" + gi + "/0");
-      assertThat(Files.readString(settings.checkpointFile())).contains("gpu.nodeatlas.io/mig-instance");
+      assertThat(new String(io.nodeatlas.agent.claims.Checkpoint.document(settings.checkpointFile()), java.nio.charset.StandardCharsets.UTF_8)).contains("gpu.nodeatlas.io/mig-instance");
 
       // A 3g at 0:4 overlaps the 1g at 0:1: NVML refuses, the claim fails with the reason, nothing is left.
       NodePrepareResourceResponse refused = r.prepare(overlap);
@@ -280,7 +280,7 @@ class MigPrepareEndToEndTest {
       // Where the operator's instance is: refused too, and the operator's instance stays.
       assertThat(r.prepare(foreign).getError()).contains("NVML_ERROR_INSUFFICIENT_RESOURCES");
       assertThat(instances(P_3G)).containsExactly("4:4#1");
-      assertThat(Files.readString(settings.checkpointFile())).doesNotContain(overlap, foreign);
+      assertThat(new String(io.nodeatlas.agent.claims.Checkpoint.document(settings.checkpointFile()), java.nio.charset.StandardCharsets.UTF_8)).doesNotContain(overlap, foreign);
 
       assertThat(r.prepare(a).getError()).isEmpty();
       assertThat(instances(P_1G)).hasSize(1);
@@ -319,7 +319,7 @@ class MigPrepareEndToEndTest {
       assertThat(error).isNotEmpty();
     }
     assertThat(instances(P_1G)).hasSize(2);
-    assertThat(Files.readString(settings.checkpointFile())).doesNotContain(lost);
+    assertThat(new String(io.nodeatlas.agent.claims.Checkpoint.document(settings.checkpointFile()), java.nio.charset.StandardCharsets.UTF_8)).doesNotContain(lost);
 
     // Restarted: the orphan is destroyed, the live claim's instance is found (not duplicated), and the
     // operator's instance is left alone.
