@@ -1,6 +1,5 @@
 package io.nodeatlas.agent.metadata;
 
-import static io.nodeatlas.agent.testing.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,22 +8,17 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.nodeatlas.agent.kubelet.KubeletPaths;
 import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourceResponse;
-import io.nodeatlas.agent.ops.AgentMetrics;
-import io.nodeatlas.agent.run.Agent;
 import io.nodeatlas.agent.run.AgentSettings;
 import io.nodeatlas.agent.testing.ApiObjects;
 import io.nodeatlas.agent.testing.FakeKubelet;
-import io.nodeatlas.agent.testing.TestDevices;
+import io.nodeatlas.agent.testing.RunningAgent;
 import io.nodeatlas.discovery.host.HostFs;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,32 +40,6 @@ class DeviceMetadataAgentTest {
   KubernetesClient client;
 
   @TempDir Path dir;
-
-  /** An agent with two test GPUs, its loop, and a kubelet connected to its sockets. */
-  final class Running implements AutoCloseable {
-    final Agent agent;
-    final Thread loop;
-    final FakeKubelet kubelet;
-
-    Running(AgentSettings settings, boolean metadata) throws Exception {
-      agent = new Agent(settings, () -> TestDevices.report(TestDevices.gpus(2)), client, s -> { }, Optional.empty(),
-          new AgentMetrics("test"), Clock.systemUTC()).options(o -> o.withDeviceMetadata(metadata));
-      agent.start();
-      loop = new Thread(agent::run, "agent-loop");
-      loop.start();
-      KubeletPaths paths = new KubeletPaths(settings.kubeletRoot(), "nodeatlas.io");
-      kubelet = new FakeKubelet(paths.registrationSocket(), paths.draSocket());
-      await(agent::hasDiscovered);
-    }
-
-    @Override
-    public void close() throws Exception {
-      kubelet.close();
-      agent.requestStop();
-      loop.join(20_000);
-      agent.close();
-    }
-  }
 
   AgentSettings settings(Path proc) throws Exception {
     return new AgentSettings("nodeatlas.io", "node-a", dir.resolve("kubelet"), dir.resolve("cdi"), dir.resolve("state"),
@@ -125,7 +93,7 @@ class DeviceMetadataAgentTest {
 
     List<String> idsBefore;
     Path generatedFile;
-    try (Running a = new Running(s, true)) {
+    try (RunningAgent a = new RunningAgent(s, client, o -> o.withDeviceMetadata(true))) {
       var r = a.kubelet.prepare(FakeKubelet.claim("default", "direct", direct),
           FakeKubelet.claim("default", "pod-a-accel-x7k2q", generated));
       NodePrepareResourceResponse d = r.getClaimsOrThrow(direct);
@@ -187,7 +155,7 @@ class DeviceMetadataAgentTest {
       }
     }
     Files.delete(generatedFile);
-    try (Running b = new Running(s, true)) {
+    try (RunningAgent b = new RunningAgent(s, client, o -> o.withDeviceMetadata(true))) {
       NodePrepareResourceResponse g = b.kubelet.prepare(FakeKubelet.claim("default", "pod-a-accel-x7k2q", generated))
           .getClaimsOrThrow(generated);
       assertThat(g.getError()).isEmpty();
@@ -209,7 +177,7 @@ class DeviceMetadataAgentTest {
     Files.writeString(proc.resolve("boot_id"), "0b7e2d36-6a4b-4a55-9d2f-333333333333\n");
     AgentSettings s = settings(dir.resolve("host"));
     String uid = claim("plain", "", "gpus", "gpu-0");
-    try (Running a = new Running(s, false)) {
+    try (RunningAgent a = new RunningAgent(s, client, o -> o.withDeviceMetadata(false))) {
       NodePrepareResourceResponse r = a.kubelet.prepare(FakeKubelet.claim("default", "plain", uid)).getClaimsOrThrow(uid);
       assertThat(r.getError()).isEmpty();
       assertThat(r.getDevices(0).getCdiDeviceIdsList()).containsExactly("nodeatlas.io/claim=" + uid + "-gpu-0");

@@ -1,24 +1,32 @@
-package io.nodeatlas.agent.run;
+package io.nodeatlas.agent.testing;
 
 import static io.nodeatlas.agent.testing.Eventually.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.nodeatlas.agent.kubelet.KubeletPaths;
 import io.nodeatlas.agent.ops.AgentMetrics;
-import io.nodeatlas.agent.testing.FakeKubelet;
-import io.nodeatlas.agent.testing.TestDevices;
+import io.nodeatlas.agent.run.Agent;
+import io.nodeatlas.agent.run.AgentSettings;
+import io.nodeatlas.agent.run.ClusterOptions;
 import java.time.Clock;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /** One agent (two test GPUs) with its loop and a kubelet connected to its sockets; ready once it has discovered. */
-final class RunningAgent implements AutoCloseable {
-  final Agent agent;
-  final Thread loop;
-  final FakeKubelet kubelet;
+public final class RunningAgent implements AutoCloseable {
+  public final Agent agent;
+  public final Thread loop;
+  public final FakeKubelet kubelet;
 
-  RunningAgent(AgentSettings settings, KubernetesClient client) throws Exception {
+  public RunningAgent(AgentSettings settings, KubernetesClient client) throws Exception {
+    this(settings, client, o -> o);
+  }
+
+  /** {@code options}: cluster mode's options ({@link ClusterOptions}) for this agent. */
+  public RunningAgent(AgentSettings settings, KubernetesClient client, UnaryOperator<ClusterOptions> options)
+      throws Exception {
     agent = new Agent(settings, () -> TestDevices.report(TestDevices.gpus(2)), client, s -> { }, Optional.empty(),
-        new AgentMetrics("test"), Clock.systemUTC());
+        new AgentMetrics("test"), Clock.systemUTC()).options(options);
     agent.start();
     loop = new Thread(agent::run, "agent-loop");
     loop.start();
