@@ -5,20 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.jna.Native;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.nodeatlas.agent.kubelet.KubeletPaths;
 import io.nodeatlas.agent.testing.ApiObjects;
 import io.nodeatlas.agent.testing.FakeKubelet;
-import io.nodeatlas.cli.Main;
+import io.nodeatlas.cli.testing.AgentProcesses;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -35,47 +29,34 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MigKillProcessTest {
 
-  static final Duration WAIT = Duration.ofSeconds(90);
-
   @TempDir Path dir;
 
-  private final List<Process> processes = new ArrayList<>();
-  private KubernetesMockServer api;
+  private AgentProcesses agents;
 
   @AfterEach
   void stop() {
-    processes.forEach(Process::destroyForcibly);
-    if (api != null) {
-      api.destroy();
+    if (agents != null) {
+      agents.close();
     }
   }
 
   @Test
   void killedAfterCreatingTheInstanceTheRestartedAgentLeavesNoOrphan() throws Exception {
     Assumptions.assumeTrue(Files.isRegularFile(MigPrepareEndToEndTest.FAKE_NVML), "the fake NVML is not built");
-    api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
-    api.init();
-    KubernetesClient client = api.createClient();
+    agents = new AgentProcesses(dir);
+    KubernetesClient client = agents.client();
     ApiObjects.node(client, "node-a");
     String uid = ApiObjects.allocatedClaim(client, "default", "train",
         List.of(ApiObjects.result("mig", "nodeatlas.io", "node-a", "gpu-0-mig-1g-18gb-2"))).getMetadata().getUid();
-    Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), """
-        apiVersion: v1
-        kind: Config
-        clusters: [{name: c, cluster: {server: "%s"}}]
-        users: [{name: u, user: {token: t}}]
-        contexts: [{name: x, context: {cluster: c, user: u}}]
-        current-context: x
-        """.formatted(client.getConfiguration().getMasterUrl()));
     Path host = dir.resolve("host");
     MigPrepareEndToEndTest.hostTree(host);
     String conf = MigPrepareEndToEndTest.fakeConfig(dir.resolve("mig-state"));
     Path killing = Files.writeString(dir.resolve("killing.conf"), conf + "mig.kill_after=nvmlGpuInstanceCreateComputeInstance\n");
     Path normal = Files.writeString(dir.resolve("fake-nvml.conf"), conf);
     assertThat(Native.load("c", MigPrepareEndToEndTest.LibC.class).setenv("FAKE_NVML_CONFIG", normal.toString(), 1)).isZero();
-    KubeletPaths paths = new KubeletPaths(dir.resolve("k"), "nodeatlas.io");
+    KubeletPaths paths = new KubeletPaths(agents.kubeletRoot(), "nodeatlas.io");
 
-    Process first = start("first", killing, host, kubeconfig);
+    Process first = start("first", killing, host);
     await("the first agent publishes the partitions", () -> published(client).contains("gpu-0-mig-1g-18gb-2"), "first");
     try (FakeKubelet kubelet = new FakeKubelet(paths.registrationSocket(), paths.draSocket())) {
       try {
@@ -90,7 +71,7 @@ class MigKillProcessTest {
         .allSatisfy(i -> assertThat(i).startsWith("2:1#"));
     assertThat(new String(io.nodeatlas.agent.claims.Checkpoint.document(dir.resolve("state/checkpoint.json")), java.nio.charset.StandardCharsets.UTF_8)).doesNotContain(uid);
 
-    start("second", normal, host, kubeconfig);
+    start("second", normal, host);
     // Before it serves, the restarted agent destroys the instance no recorded claim holds.
     await("the restarted agent destroys the orphan", () -> noInstances(), "second");
     try (FakeKubelet kubelet = new FakeKubelet(paths.registrationSocket(), paths.draSocket())) {
@@ -122,33 +103,16 @@ class MigKillProcessTest {
         .map(d -> d.getName()).toList();
   }
 
-  private Process start(String name, Path nvmlConfig, Path host, Path kubeconfig) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m",
-        "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run",
-        "--kubeconfig", kubeconfig.toString(), "--node-name", "node-a", "--host-root", host.toString(),
-        "--sources", "gpu", "--nvml-library", MigPrepareEndToEndTest.FAKE_NVML.toString(), "--gpu-mig-partitions",
-        "--kubelet-root", dir.resolve("k").toString(), "--cdi-root", dir.resolve("cdi").toString(),
-        "--state-dir", dir.resolve("state").toString(), "--resync-interval", "5s", "--drain-timeout", "2s"));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(name + ".log").toFile());
-    pb.environment().put("FAKE_NVML_CONFIG", nvmlConfig.toString());
-    pb.environment().remove("POD_UID");
-    pb.environment().remove("KUBECONFIG");
-    pb.environment().remove("NOTIFY_SOCKET");
-    Process p = pb.start();
-    processes.add(p);
-    return p;
+  private Process start(String name, Path nvmlConfig, Path host) throws Exception {
+    return agents.start(name, Map.of("FAKE_NVML_CONFIG", nvmlConfig.toString()), "--host-root", host.toString(),
+        "--sources", "gpu", "--nvml-library", MigPrepareEndToEndTest.FAKE_NVML.toString(), "--gpu-mig-partitions");
   }
 
   private void await(String what, BooleanSupplier condition, String logName) throws InterruptedException {
-    io.nodeatlas.agent.testing.Eventually.await(what, WAIT, condition, () -> log(logName));
+    agents.await(what, condition, logName);
   }
 
   private String log(String name) {
-    try {
-      return Files.readString(dir.resolve(name + ".log"));
-    } catch (java.io.IOException e) {
-      return e.toString();
-    }
+    return agents.log(name);
   }
 }

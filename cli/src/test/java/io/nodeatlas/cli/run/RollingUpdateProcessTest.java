@@ -4,25 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.nodeatlas.agent.claims.Checkpoint;
 import io.nodeatlas.agent.kubelet.KubeletPaths;
 import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourcesResponse;
 import io.nodeatlas.agent.testing.ApiObjects;
 import io.nodeatlas.agent.testing.FakeKubelet;
 import io.nodeatlas.agent.testing.TestDevices;
-import io.nodeatlas.cli.Main;
+import io.nodeatlas.cli.testing.AgentProcesses;
 import io.nodeatlas.discovery.report.NodeReportCodec;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -37,49 +33,37 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RollingUpdateProcessTest {
 
-  /** Generous: JVM starts on a loaded 2-core machine take seconds; only a hang reaches it. */
-  static final Duration WAIT = Duration.ofSeconds(90);
+  static final Duration WAIT = AgentProcesses.WAIT;
 
   @TempDir Path dir;
 
-  private final List<Process> processes = new ArrayList<>();
-  private KubernetesMockServer api;
+  private AgentProcesses agents;
 
   @AfterEach
   void stop() {
-    processes.forEach(Process::destroyForcibly);
-    if (api != null) {
-      api.destroy();
+    if (agents != null) {
+      agents.close();
     }
   }
 
   @Test
   void bothServeUntilTheOldOneStopsAndANewOneThatDiesLeavesTheOldOneServing() throws Exception {
-    api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
-    api.init();
-    KubernetesClient client = api.createClient();
+    agents = new AgentProcesses(dir);
+    KubernetesClient client = agents.client();
     ApiObjects.node(client, "node-a");
     String uid = ApiObjects.allocatedClaim(client, "default", "train",
         List.of(ApiObjects.result("gpus", "nodeatlas.io", "node-a", "gpu-1"))).getMetadata().getUid();
     String second = ApiObjects.allocatedClaim(client, "default", "second",
         List.of(ApiObjects.result("gpus", "nodeatlas.io", "node-a", "gpu-1"))).getMetadata().getUid();
-    Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), """
-        apiVersion: v1
-        kind: Config
-        clusters: [{name: c, cluster: {server: "%s"}}]
-        users: [{name: u, user: {token: t}}]
-        contexts: [{name: x, context: {cluster: c, user: u}}]
-        current-context: x
-        """.formatted(client.getConfiguration().getMasterUrl()));
     Path report = Files.writeString(dir.resolve("report.json"), new NodeReportCodec().toJson(TestDevices.report(TestDevices.gpus(2))));
-    Path kubeletRoot = dir.resolve("k");
+    Path kubeletRoot = agents.kubeletRoot();
     KubeletPaths oldPaths = new KubeletPaths(kubeletRoot, "nodeatlas.io", "0ld-pod");
     KubeletPaths newPaths = new KubeletPaths(kubeletRoot, "nodeatlas.io", "n3w-pod");
 
     // The update turns the checkpoint's journal on: the old version (--checkpoint-journal=false) rewrites the
     // whole file, the new one (env NODEATLAS_CHECKPOINT_JOURNAL=true) appends to a journal, and each reads
     // what the other wrote.
-    Process old = start("old", "0ld-pod", kubeconfig, report, kubeletRoot, false);
+    Process old = start("old", "0ld-pod", report, false);
     await("the old instance serves its pod-UID sockets", () -> Files.exists(oldPaths.draSocket())
         && !client.resources(ResourceSlice.class).list().getItems().isEmpty(), "old");
     assertThat(oldPaths.registrationSocket().getFileName().toString()).isEqualTo("nodeatlas.io-0ld-pod-reg.sock");
@@ -92,7 +76,7 @@ class RollingUpdateProcessTest {
     }
 
     // The new pod starts beside the old one (maxSurge: 1) and publishing moves to it; both keep serving.
-    Process neu = start("new", "n3w-pod", kubeconfig, report, kubeletRoot, true);
+    Process neu = start("new", "n3w-pod", report, true);
     await("the new instance serves and publishes", () -> Files.exists(newPaths.draSocket())
         && log("new").contains("holding the state directory"), "new");
     assertThat(log("old")).contains("handed over publishing, still serving the kubelet");
@@ -124,7 +108,7 @@ class RollingUpdateProcessTest {
 
     // The pod restarts its container (same UID: it replaces its own stale sockets) and takes over again;
     // then the DaemonSet controller deletes the old pod: SIGTERM, exit 0, only the old pod's sockets go.
-    Process again = start("again", "n3w-pod", kubeconfig, report, kubeletRoot, true);
+    Process again = start("again", "n3w-pod", report, true);
     await("the restarted new instance publishes", () -> log("again").contains("holding the state directory"), "again");
     old.destroy();
     assertThat(old.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).as(log("old")).isTrue();
@@ -153,40 +137,19 @@ class RollingUpdateProcessTest {
     }
   }
 
-  private Process start(String name, String podUid, Path kubeconfig, Path report, Path kubeletRoot, boolean journal)
-      throws Exception {
-    List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx96m",
-        "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run",
-        "--kubeconfig", kubeconfig.toString(), "--node-name", "node-a", "--replay-report", report.toString(),
-        "--kubelet-root", kubeletRoot.toString(), "--cdi-root", dir.resolve("cdi").toString(),
-        "--state-dir", dir.resolve("state").toString(), "--resync-interval", "5s", "--drain-timeout", "2s"));
-    if (!journal) {
-      cmd.add("--checkpoint-journal=false");
-    }
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(name + ".log").toFile());
-    pb.environment().put("NODEATLAS_ROLLING_UPDATE_UID", podUid);
-    if (journal) {
-      pb.environment().put("NODEATLAS_CHECKPOINT_JOURNAL", "true");
-    } else {
-      pb.environment().remove("NODEATLAS_CHECKPOINT_JOURNAL");
-    }
-    pb.environment().remove("KUBECONFIG");
-    pb.environment().remove("NOTIFY_SOCKET");
-    Process p = pb.start();
-    processes.add(p);
-    return p;
+  private Process start(String name, String podUid, Path report, boolean journal) throws Exception {
+    Map<String, String> env = new HashMap<>();
+    env.put("NODEATLAS_ROLLING_UPDATE_UID", podUid);
+    env.put("NODEATLAS_CHECKPOINT_JOURNAL", journal ? "true" : null);
+    return journal ? agents.start(name, env, "--replay-report", report.toString())
+        : agents.start(name, env, "--replay-report", report.toString(), "--checkpoint-journal=false");
   }
 
   private void await(String what, BooleanSupplier condition, String logName) throws InterruptedException {
-    io.nodeatlas.agent.testing.Eventually.await(what, WAIT, condition, () -> log(logName));
+    agents.await(what, condition, logName);
   }
 
   private String log(String name) {
-    try {
-      return Files.readString(dir.resolve(name + ".log"));
-    } catch (java.io.IOException e) {
-      return e.toString();
-    }
+    return agents.log(name);
   }
 }
