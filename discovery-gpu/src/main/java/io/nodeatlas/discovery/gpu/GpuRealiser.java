@@ -177,9 +177,40 @@ final class GpuRealiser implements DeviceRealiser {
         Realised before = migLive.get(i);
         if (before.claimUid().equals(c.claimUid()) && before.device().equals(c.device())) {
           GpuRecord old = records.get(i);
-          changed.add(new Realised(c.claimUid(), c.device(),
-              record(new GpuRecord(KIND, MigRealiser.parse(c.record()).orElseThrow(), old.sharing()))));
+          MigRealiser.MigRecord made = MigRealiser.parse(c.record()).orElseThrow();
+          Sharing s = old.sharing();
+          if (s != null && s.strategy() == GpuConfig.Strategy.MPS) {
+            // A re-made instance has a new MIG UUID: the daemon serves that one.
+            s = new Sharing(s.strategy(), s.interval(), s.activeThreadPercentage(), s.pinnedDeviceMemoryLimitBytes(),
+                made.migUuid().isEmpty() ? made.gpuUuid() : made.migUuid(), s.gpuUuid(), s.pipeDir(), s.logDir());
+          }
+          changed.add(new Realised(c.claimUid(), c.device(), record(new GpuRecord(KIND, made, s))));
         }
+      }
+    }
+    // The MPS daemons of live claims: a reboot or a crash of the agent (its cgroup) took them; one that still
+    // runs is left alone. Their MIG instance, where they have one, was re-found or re-made above.
+    for (Realised r : live) {
+      Optional<GpuRecord> g = parse(r.record());
+      if (g.isEmpty() || g.get().sharing() == null || g.get().sharing().strategy() != GpuConfig.Strategy.MPS) {
+        continue;
+      }
+      Sharing s = g.get().sharing();
+      String visible = changedSharing(changed, r).map(Sharing::visible).orElse(s.visible());
+      try {
+        if (!sharing.pipeDir(r.claimUid()).toString().equals(s.pipeDir())
+            || !sharing.logDir(r.claimUid()).toString().equals(s.logDir())) {
+          LOG.log(System.Logger.Level.WARNING, "MPS control daemon of claim " + r.claimUid() + " not started: its "
+              + "record names directories other than " + sharing.pipeDir(r.claimUid()).getParent());
+          continue;
+        }
+        if (sharing.ensureMps(r.claimUid(), visible, s.activeThreadPercentage(), s.pinnedDeviceMemoryLimitBytes())) {
+          LOG.log(System.Logger.Level.INFO, "MPS control daemon of claim " + r.claimUid() + " started again for "
+              + visible);
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "MPS control daemon of claim " + r.claimUid() + " not started again: "
+            + e.getMessage() + "; its containers run without MPS until the claim is prepared anew");
       }
     }
     // MPS daemons of claims that are gone (a crash between starting one and the checkpoint commit).
@@ -197,6 +228,12 @@ final class GpuRealiser implements DeviceRealiser {
       LOG.log(System.Logger.Level.WARNING, "MPS directories not read: " + e.getMessage());
     }
     return changed;
+  }
+
+  /** The sharing of {@code r}'s device as re-made at this start (a new MIG instance), when it was. */
+  private static Optional<Sharing> changedSharing(List<Realised> changed, Realised r) {
+    return changed.stream().filter(c -> c.claimUid().equals(r.claimUid()) && c.device().equals(r.device()))
+        .findFirst().flatMap(c -> parse(c.record())).map(GpuRecord::sharing);
   }
 
   private static Placement migPlacement(MigRealiser.MigRecord m) {

@@ -25,6 +25,8 @@ import java.util.concurrent.TimeUnit;
 final class GpuSharing {
 
   static final int TIMEOUT_SECONDS = 10;
+  /** Where the control daemon keeps its PID, in its pipe directory. */
+  static final String PID_FILE = "nvidia-cuda-mps-control.pid";
 
   private final String nvidiaSmi;
   private final String mpsControl;
@@ -52,6 +54,60 @@ final class GpuSharing {
 
   /** Starts the claim's MPS control daemon for {@code visible} (a GPU or MIG UUID) with the config's defaults. */
   void startMps(String claimUid, String visible, GpuConfig config) throws IOException {
+    launchMps(claimUid, visible, config.activeThreadPercentage().orElse(null),
+        config.pinnedDeviceMemoryLimitBytes().orElse(null));
+  }
+
+  /**
+   * At start, for a live claim recorded with MPS: starts its control daemon again, with the same directories
+   * and defaults, unless the one started before still runs (an agent restart without a reboot). Returns
+   * whether it started one.
+   */
+  boolean ensureMps(String claimUid, String visible, Integer activeThreadPercentage, Long pinnedLimitBytes)
+      throws IOException {
+    if (mpsRunning(claimUid)) {
+      return false;
+    }
+    // What a dead daemon left (its PID file; the control socket) is in the claim's own directory.
+    Files.deleteIfExists(pipeDir(claimUid).resolve(PID_FILE));
+    launchMps(claimUid, visible, activeThreadPercentage, pinnedLimitBytes);
+    return true;
+  }
+
+  /**
+   * Whether the claim's control daemon runs: the PID its {@code nvidia-cuda-mps-control.pid} names (the file
+   * the daemon keeps in its pipe directory) is a live process of the control tool. A PID whose command
+   * cannot be read counts as running, so a second daemon is never started beside one.
+   */
+  boolean mpsRunning(String claimUid) throws IOException {
+    Path file = pipeDir(claimUid).resolve(PID_FILE);
+    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+      return false;
+    }
+    byte[] text;
+    try (var in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+      text = in.readNBytes(32);
+    }
+    long pid;
+    try {
+      pid = Long.parseLong(new String(text, StandardCharsets.US_ASCII).strip());
+    } catch (NumberFormatException e) {
+      return false;
+    }
+    String tool = fileName(mpsControl);
+    return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).map(h -> {
+      ProcessHandle.Info info = h.info();
+      if (info.command().isEmpty() && info.arguments().isEmpty()) {
+        return true;
+      }
+      // The tool itself, or a script run by its interpreter (the tests' stand-in).
+      return info.command().map(GpuSharing::fileName).filter(tool::equals).isPresent()
+          || info.arguments().filter(a -> a.length > 0).map(a -> fileName(a[0])).filter(tool::equals).isPresent();
+    }).orElse(false);
+  }
+
+  private void launchMps(String claimUid, String visible, Integer activeThreadPercentage, Long pinnedLimitBytes)
+      throws IOException {
     Path pipe = pipeDir(claimUid);
     Path log = logDir(claimUid);
     Files.createDirectories(pipe);
@@ -59,9 +115,12 @@ final class GpuSharing {
     Map<String, String> env = mpsEnv(claimUid, visible);
     run(List.of(mpsControl, "-d"), env, "");
     StringBuilder defaults = new StringBuilder();
-    config.activeThreadPercentage().ifPresent(p -> defaults.append("set_default_active_thread_percentage ").append(p).append('\n'));
-    config.pinnedDeviceMemoryLimitBytes().ifPresent(b ->
-        defaults.append("set_default_device_pinned_mem_limit 0 ").append(b >> 20).append("M\n"));
+    if (activeThreadPercentage != null) {
+      defaults.append("set_default_active_thread_percentage ").append(activeThreadPercentage).append('\n');
+    }
+    if (pinnedLimitBytes != null) {
+      defaults.append("set_default_device_pinned_mem_limit 0 ").append(pinnedLimitBytes >> 20).append("M\n");
+    }
     if (defaults.length() > 0) {
       try {
         run(List.of(mpsControl), env, defaults.toString());
@@ -72,13 +131,18 @@ final class GpuSharing {
     }
   }
 
-  /** Stops the claim's MPS control daemon, when its directory is there, and removes the directory. */
+  /**
+   * Stops the claim's MPS control daemon, when its directory is there and the daemon runs, and removes the
+   * directory.
+   */
   void stopMps(String claimUid, String visible) throws IOException {
     Path dir = mpsRoot.resolve(safe(claimUid));
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
-    run(List.of(mpsControl), mpsEnv(claimUid, visible), "quit\n");
+    if (mpsRunning(claimUid)) {
+      run(List.of(mpsControl), mpsEnv(claimUid, visible), "quit\n");
+    }
     deleteTree(dir);
   }
 
@@ -141,6 +205,11 @@ final class GpuSharing {
         Files.deleteIfExists(p);
       }
     }
+  }
+
+  private static String fileName(String path) {
+    Path name = Path.of(path).getFileName();
+    return name == null ? path : name.toString();
   }
 
   /** A claim UID as a directory name: UIDs are RFC 4122 text; anything else is refused. */

@@ -157,9 +157,12 @@ class GpuRealiserTest {
         + "\"mpsConfig\":{\"defaultActiveThreadPercentage\":0}}}")))
         .hasMessageContaining("GPU configuration (gpu.nodeatlas.io/v1alpha1 GpuConfig)").hasMessageContaining("from 1 to 100");
     // The MPS daemon of this claim cannot start (a second start fails): the MIG instance made for it goes again.
-    Files.createDirectories(state.resolve("mps/uid-x/pipe"));
-    Files.writeString(state.resolve("mps/uid-x/pipe/control"), "someone\n");
-    Files.createDirectories(state.resolve("mps/uid-x/log"));
+    Path pipe = Files.createDirectories(state.resolve("mps/uid-x/pipe"));
+    Path log = Files.createDirectories(state.resolve("mps/uid-x/log"));
+    ProcessBuilder someone = new ProcessBuilder(tools.resolve("fake-nvidia-cuda-mps-control").toString(), "-d");
+    someone.environment().putAll(Map.of("CUDA_MPS_PIPE_DIRECTORY", pipe.toString(), "CUDA_MPS_LOG_DIRECTORY",
+        log.toString(), "CUDA_VISIBLE_DEVICES", "someone"));
+    assertThat(someone.start().waitFor()).isZero();
     assertThatThrownBy(() -> realiser.realise("uid-x", part, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}")))
         .hasMessageContaining("GPU sharing MPS not set up").hasMessageContaining("already running");
     assertThat(gpuInstances()).isZero();
@@ -175,5 +178,72 @@ class GpuRealiserTest {
         Set.of("uid-live"))).isEmpty();
     assertThat(state.resolve("mps/uid-gone")).doesNotExist();
     assertThat(state.resolve("mps/uid-live/pipe/control")).exists();
+  }
+
+  @Test
+  void theDaemonOfALiveClaimIsStartedAgainAtStartAndNeverTwice() throws Exception {
+    Device gpu = device("gpu-0");
+    Placement r = realiser.realise("uid-live", gpu, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\",\"mpsConfig\":"
+        + "{\"defaultActiveThreadPercentage\":40,\"defaultPinnedDeviceMemoryLimit\":\"1Gi\"}}}"));
+    Path pipe = state.resolve("mps/uid-live/pipe");
+    Path log = state.resolve("mps/uid-live/log/control.log");
+    long first = daemonPid(pipe);
+    assertThat(daemons(pipe)).containsExactly(first);
+
+    // The agent restarts while the daemon runs: it is left alone.
+    List<DeviceRealiser.Realised> live = List.of(new DeviceRealiser.Realised("uid-live", gpu.name(), r));
+    assertThat(new GpuDiscoverySource().deviceRealiser(ctx, state).orElseThrow().reconcile(live, Set.of("uid-live")))
+        .isEmpty();
+    assertThat(daemons(pipe)).containsExactly(first);
+
+    // A reboot (or the agent's cgroup killed with it) took the daemon; its PID file and control file stay.
+    ProcessHandle daemon = ProcessHandle.of(first).orElseThrow();
+    daemon.destroyForcibly();
+    daemon.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(daemons(pipe)).isEmpty();
+    assertThat(new GpuDiscoverySource().deviceRealiser(ctx, state).orElseThrow().reconcile(live, Set.of("uid-live")))
+        .isEmpty();
+    long second = daemonPid(pipe);
+    assertThat(second).isNotEqualTo(first);
+    assertThat(daemons(pipe)).as("exactly one daemon, in the recorded directories").containsExactly(second);
+    assertThat(Files.readString(pipe.resolve("control")).strip()).isEqualTo(GPU);
+    assertThat(Files.readAllLines(log)).as("started again with the claim's defaults").containsExactly(
+        "started for " + GPU, "set_default_active_thread_percentage 40", "set_default_device_pinned_mem_limit 0 1024M",
+        "started for " + GPU, "set_default_active_thread_percentage 40", "set_default_device_pinned_mem_limit 0 1024M");
+
+    assertThat(realiser.unrealise("uid-live", gpu.name(), r)).isTrue();
+    assertThat(state.resolve("mps/uid-live")).doesNotExist();
+    // The stand-in ends within a second of losing its control file.
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (!daemons(pipe).isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertThat(daemons(pipe)).isEmpty();
+  }
+
+  @Test
+  void aRecordNamingAnotherDirectoryStartsNoDaemon() throws Exception {
+    Device gpu = device("gpu-0");
+    Placement r = realiser.realise("uid-live", gpu, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}"));
+    realiser.unrealise("uid-live", gpu.name(), r);
+    Placement forged = new Placement(r.version(), r.value().replace(state.resolve("mps/uid-live/pipe").toString(),
+        dir.resolve("elsewhere").toString()));
+    new GpuDiscoverySource().deviceRealiser(ctx, state).orElseThrow()
+        .reconcile(List.of(new DeviceRealiser.Realised("uid-live", gpu.name(), forged)), Set.of("uid-live"));
+    assertThat(dir.resolve("elsewhere")).doesNotExist();
+    assertThat(state.resolve("mps/uid-live")).doesNotExist();
+  }
+
+  /** The PID the daemon's PID file names. */
+  private static long daemonPid(Path pipe) throws Exception {
+    return Long.parseLong(Files.readString(pipe.resolve("nvidia-cuda-mps-control.pid")).strip());
+  }
+
+  /** The live stand-in daemons serving {@code pipe} ({@code fake-nvidia-cuda-mps-control --daemon <pipe>}). */
+  static List<Long> daemons(Path pipe) {
+    return ProcessHandle.allProcesses().filter(ProcessHandle::isAlive)
+        .filter(h -> h.info().arguments().map(a -> List.of(a).contains("--daemon") && List.of(a).contains(pipe.toString()))
+            .orElse(false))
+        .map(ProcessHandle::pid).toList();
   }
 }
