@@ -61,8 +61,8 @@ class DaemonSetPathsTest {
       Map.entry("--config", Use.UNSET),
       Map.entry("--nvml-library", Use.UNSET),
       Map.entry("--replay-report", Use.UNSET),
-      // The GPU sharing tools (nvidia-smi, nvidia-cuda-mps-control) are found on the agent's PATH: the image
-      // does not run the driver's own binaries yet, so a claim asking for TimeSlicing or MPS fails with that reason.
+      // The GPU sharing tools (nvidia-smi, nvidia-cuda-mps-control) are the driver's own, run from the
+      // mounted driver root with its libraries (theSharingToolsRunFromTheMountedDriverRoot).
       Map.entry("--nvidia-smi", Use.UNSET),
       Map.entry("--gpu-mps-control", Use.UNSET),
       // NFD's features.d is a directory of the host's /etc that the DaemonSet leaves alone: labels reach
@@ -141,6 +141,22 @@ class DaemonSetPathsTest {
     assertThat(hostPathOf(mountOf(env.get("NODEATLAS_DEV_ROOT")).orElseThrow())).contains("/dev");
     // CDI specs name the driver's files as the host has them: the mounted driver root's host path.
     assertThat(hostPathOf(mountOf(env.get("CONTAINER_DRIVER_ROOT")).orElseThrow())).contains(env.get("NVIDIA_DRIVER_ROOT"));
+  }
+
+  @Test
+  void theSharingToolsRunFromTheMountedDriverRoot() {
+    // Unset tool flags and a container driver root: the agent runs the driver root's nvidia-smi and
+    // nvidia-cuda-mps-control (NVIDIA's DRA driver's convention), read-only, from the host's driver root.
+    assertThat(env).doesNotContainKeys("NODEATLAS_NVIDIA_SMI", "NODEATLAS_GPU_MPS_CONTROL");
+    VolumeMount root = mountOf(env.get("CONTAINER_DRIVER_ROOT")).orElseThrow();
+    assertThat(root.getMountPath()).isEqualTo("/driver-root");
+    assertThat(root.getReadOnly()).isTrue();
+    assertThat(hostPathOf(root)).contains(env.get("NVIDIA_DRIVER_ROOT"));
+    // An MPS claim's containers bind-mount the daemon's pipe and log directories, which lie under the state
+    // directory, by the host path the agent writes into their CDI spec: it must be the same path on the host.
+    String state = env.get("NODEATLAS_STATE_DIR");
+    VolumeMount m = mountOf(state).orElseThrow();
+    assertThat(hostPathOf(m).orElseThrow() + subPath(m, state)).as("the state directory's host path").isEqualTo(state);
   }
 
   @Test

@@ -74,19 +74,19 @@ public final class GpuDiscoverySource implements DiscoverySource {
 
   /**
    * {@code --nvidia-smi}: the tool that sets a GPU's compute time slice for a claim whose
-   * {@link GpuConfig} asks for TimeSlicing ({@code compute-policy --set-timeslice}); unset: {@code nvidia-smi}
-   * on the agent's PATH.
+   * {@link GpuConfig} asks for TimeSlicing ({@code compute-policy --set-timeslice}); unset: the driver root's
+   * ({@link DriverTools}), else {@code nvidia-smi} on the agent's PATH.
    */
   public static final SourceSetting NVIDIA_SMI = SourceSetting.path(NAME, "nvidiaSmi", "--nvidia-smi",
       "NODEATLAS_NVIDIA_SMI",
       "The nvidia-smi that sets a GPU's compute time slice for claims configured for TimeSlicing "
-          + "(unset: nvidia-smi on the PATH).");
+          + "(unset: the driver root's, when one is given, else nvidia-smi on the PATH).");
 
   /** {@code --gpu-mps-control}: the MPS control tool started for a claim configured for MPS. */
   public static final SourceSetting MPS_CONTROL = SourceSetting.path(NAME, "mpsControl", "--gpu-mps-control",
       "NODEATLAS_GPU_MPS_CONTROL",
       "The nvidia-cuda-mps-control that runs one MPS control daemon per GPU of a claim configured for MPS "
-          + "(unset: nvidia-cuda-mps-control on the PATH).");
+          + "(unset: the driver root's, when one is given, else nvidia-cuda-mps-control on the PATH).");
 
   private final NvmlLoader loader;
 
@@ -154,8 +154,7 @@ public final class GpuDiscoverySource implements DiscoverySource {
    */
   @Override
   public Optional<io.nodeatlas.discovery.share.DeviceRealiser> deviceRealiser(HostContext host, java.nio.file.Path stateDir) {
-    GpuSharing sharing = new GpuSharing(host.options().get(NVIDIA_SMI).orElse("nvidia-smi"),
-        host.options().get(MPS_CONTROL).orElse("nvidia-cuda-mps-control"), stateDir);
+    GpuSharing sharing = new GpuSharing(new DriverTools(host), stateDir);
     return Optional.of(new GpuRealiser(new MigRealiser(loader, host, stateDir), sharing));
   }
 

@@ -28,13 +28,11 @@ final class GpuSharing {
   /** Where the control daemon keeps its PID, in its pipe directory. */
   static final String PID_FILE = "nvidia-cuda-mps-control.pid";
 
-  private final String nvidiaSmi;
-  private final String mpsControl;
+  private final DriverTools tools;
   private final Path mpsRoot;
 
-  GpuSharing(String nvidiaSmi, String mpsControl, Path stateDir) {
-    this.nvidiaSmi = nvidiaSmi;
-    this.mpsControl = mpsControl;
+  GpuSharing(DriverTools tools, Path stateDir) {
+    this.tools = tools;
     this.mpsRoot = stateDir.resolve("mps");
   }
 
@@ -49,7 +47,7 @@ final class GpuSharing {
 
   /** Sets the GPU's compute time slice; {@code IOException} with the tool's words when it fails. */
   void setTimeslice(String gpuUuid, GpuConfig.Interval interval) throws IOException {
-    run(List.of(nvidiaSmi, "compute-policy", "-i", gpuUuid, "--set-timeslice=" + interval.number()), Map.of(), "");
+    run(tools.nvidiaSmi(), List.of("compute-policy", "-i", gpuUuid, "--set-timeslice=" + interval.number()), Map.of(), "");
   }
 
   /** Starts the claim's MPS control daemon for {@code visible} (a GPU or MIG UUID) with the config's defaults. */
@@ -94,15 +92,20 @@ final class GpuSharing {
     } catch (NumberFormatException e) {
       return false;
     }
-    String tool = fileName(mpsControl);
+    java.util.Set<String> tool = new java.util.HashSet<>(List.of(tools.mpsControlName()));
+    try {
+      tool.add(fileName(tools.mpsControl().command()));
+    } catch (IOException e) {
+      // Not found now: the name it is started by is enough.
+    }
     return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).map(h -> {
       ProcessHandle.Info info = h.info();
       if (info.command().isEmpty() && info.arguments().isEmpty()) {
         return true;
       }
       // The tool itself, or a script run by its interpreter (the tests' stand-in).
-      return info.command().map(GpuSharing::fileName).filter(tool::equals).isPresent()
-          || info.arguments().filter(a -> a.length > 0).map(a -> fileName(a[0])).filter(tool::equals).isPresent();
+      return info.command().map(GpuSharing::fileName).filter(tool::contains).isPresent()
+          || info.arguments().filter(a -> a.length > 0).map(a -> fileName(a[0])).filter(tool::contains).isPresent();
     }).orElse(false);
   }
 
@@ -113,7 +116,8 @@ final class GpuSharing {
     Files.createDirectories(pipe);
     Files.createDirectories(log);
     Map<String, String> env = mpsEnv(claimUid, visible);
-    run(List.of(mpsControl, "-d"), env, "");
+    DriverTools.Tool control = tools.mpsControl();
+    run(control, List.of("-d"), env, "");
     StringBuilder defaults = new StringBuilder();
     if (activeThreadPercentage != null) {
       defaults.append("set_default_active_thread_percentage ").append(activeThreadPercentage).append('\n');
@@ -123,7 +127,7 @@ final class GpuSharing {
     }
     if (defaults.length() > 0) {
       try {
-        run(List.of(mpsControl), env, defaults.toString());
+        run(control, List.of(), env, defaults.toString());
       } catch (IOException e) {
         stopMps(claimUid, visible);
         throw e;
@@ -141,7 +145,7 @@ final class GpuSharing {
       return;
     }
     if (mpsRunning(claimUid)) {
-      run(List.of(mpsControl), mpsEnv(claimUid, visible), "quit\n");
+      run(tools.mpsControl(), List.of(), mpsEnv(claimUid, visible), "quit\n");
     }
     deleteTree(dir);
   }
@@ -164,8 +168,13 @@ final class GpuSharing {
   }
 
   /** Runs a tool with {@code input} on its standard input; its exit status 0 or an exception saying why. */
-  private static void run(List<String> command, Map<String, String> env, String input) throws IOException {
+  private static void run(DriverTools.Tool tool, List<String> args, Map<String, String> env, String input)
+      throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(tool.command());
+    command.addAll(args);
     ProcessBuilder b = new ProcessBuilder(command).redirectErrorStream(true);
+    b.environment().putAll(tool.env());
     b.environment().putAll(env);
     Process p;
     try {

@@ -246,4 +246,58 @@ class GpuRealiserTest {
             .orElse(false))
         .map(ProcessHandle::pid).toList();
   }
+
+  /** A realiser whose tools come from a driver root mounted at {@code driver} (the DaemonSet's /driver-root). */
+  private DeviceRealiser fromDriverRoot(Path driver) {
+    Map<String, String> options = new HashMap<>();
+    options.put("gpu.nvmlLibrary", FakeNvml.library().toString());
+    options.put("gpu.migPartitions", "true");
+    options.put("gpu.driverRoot", "/run/nvidia/driver");
+    options.put("gpu.containerDriverRoot", driver.toString());
+    return new GpuDiscoverySource().deviceRealiser(new HostContext(HostFs.of(host), new SourceOptions(options),
+        Clock.systemUTC()), state).orElseThrow();
+  }
+
+  @Test
+  void withADriverRootItsOwnToolsRunWithItsNvml() throws Exception {
+    Path driver = dir.resolve("driver");
+    Path bin = Files.createDirectories(driver.resolve("usr/bin"));
+    Path lib = Files.createDirectories(driver.resolve("usr/lib/x86_64-linux-gnu"));
+    Files.copy(tools.resolve("fake-nvidia-smi"), bin.resolve("nvidia-smi"), StandardCopyOption.COPY_ATTRIBUTES);
+    Files.copy(tools.resolve("fake-nvidia-cuda-mps-control"), bin.resolve("nvidia-cuda-mps-control"),
+        StandardCopyOption.COPY_ATTRIBUTES);
+    Files.copy(FakeNvml.library(), lib.resolve("libnvidia-ml.so.1"));
+    DeviceRealiser fromRoot = fromDriverRoot(driver);
+    Device gpu = device("gpu-0");
+
+    Placement ts = fromRoot.realise("uid-ts", gpu,
+        List.of(HEAD + ",\"sharing\":{\"strategy\":\"TimeSlicing\",\"timeSlicingConfig\":{\"interval\":\"Long\"}}}"));
+    assertThat(Files.readString(bin.resolve("timeslice-" + GPU)).strip()).as("the driver root's nvidia-smi ran").isEqualTo("3");
+    assertThat(Files.readString(bin.resolve("preload-" + GPU)).strip()).as("with the driver's NVML preloaded")
+        .isEqualTo(lib.resolve("libnvidia-ml.so.1").toString());
+    assertThat(tools.resolve("timeslice-" + GPU)).as("not the one the options name elsewhere").doesNotExist();
+    assertThat(fromRoot.unrealise("uid-ts", gpu.name(), ts)).isTrue();
+
+    Placement mps = fromRoot.realise("uid-mps", gpu, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}"));
+    Path pipe = state.resolve("mps/uid-mps/pipe");
+    assertThat(daemons(pipe)).hasSize(1);
+    assertThat(fromDriverRoot(driver).reconcile(List.of(new DeviceRealiser.Realised("uid-mps", gpu.name(), mps)),
+        Set.of("uid-mps"))).isEmpty();
+    assertThat(daemons(pipe)).as("the driver root's daemon is recognised as running").hasSize(1);
+    assertThat(fromRoot.unrealise("uid-mps", gpu.name(), mps)).isTrue();
+    assertThat(state.resolve("mps/uid-mps")).doesNotExist();
+  }
+
+  @Test
+  void aToolLinkedOutOfTheDriverRootIsNeverRun() throws Exception {
+    Path driver = dir.resolve("driver");
+    Path bin = Files.createDirectories(driver.resolve("usr/bin"));
+    Files.createSymbolicLink(bin.resolve("nvidia-smi"), tools.resolve("fake-nvidia-smi"));
+    Device gpu = device("gpu-0");
+    assertThatThrownBy(() -> fromDriverRoot(driver).realise("uid-ts", gpu,
+        List.of(HEAD + ",\"sharing\":{\"strategy\":\"TimeSlicing\"}}")))
+        .hasMessageContaining("no executable nvidia-smi under the driver root /run/nvidia/driver")
+        .hasMessageContaining(bin.resolve("nvidia-smi").toString()).hasMessageContaining("--nvidia-smi");
+    assertThat(tools.resolve("timeslice-" + GPU)).doesNotExist();
+  }
 }
