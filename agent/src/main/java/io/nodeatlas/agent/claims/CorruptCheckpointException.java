@@ -11,11 +11,18 @@ import java.nio.file.Path;
 public final class CorruptCheckpointException extends Exception {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * What to do when a newer release wrote what this one refuses: moving the file aside would leave what that
+   * release made for its claims (devices made at Prepare, say) to no one.
+   */
+  public static final String ROLLED_BACK = "If a newer nodeatlas release wrote it (a rollback), run that release again and "
+      + "let it unprepare the claims this one cannot read before rolling back (docs/agent.md, \"Rolling back\")";
+
   private final transient Path file;
 
   public CorruptCheckpointException(Path file, String reason, Throwable cause) {
-    this(file, reason, "Inspect it, then move it aside to start with no prepared claims (claims in it will then not be "
-        + "unprepared by nodeatlas)", cause);
+    this(file, reason, ROLLED_BACK + "; otherwise inspect it, then move it aside to start with no prepared claims "
+        + "(claims in it will then not be unprepared by nodeatlas)", cause);
   }
 
   private CorruptCheckpointException(Path file, String reason, String whatToDo, Throwable cause) {

@@ -87,7 +87,8 @@ public final class AgentStateCheck implements DoctorCheck {
       content = codec.replay(file, content, journal.isEmpty() ? Optional.empty() : fs.readBytes(journal.get())).content();
     } catch (CorruptCheckpointException | RuntimeException e) {
       out.add(Finding.fail("agent.checkpoint", "the checkpoint cannot be read: " + Excerpt.scrub(String.valueOf(e.getMessage())),
-          "the agent stops at start with it: move it aside and restart the agent with --recover"));
+          "the agent stops at start with it. " + CorruptCheckpointException.ROLLED_BACK
+              + "; otherwise move it aside and restart the agent with --recover"));
       return out;
     }
     compare(fs, layout, content, specUids, out);
@@ -126,10 +127,33 @@ public final class AgentStateCheck implements DoctorCheck {
           "the agent removes them when it unprepares or resyncs; or delete " + layout.cdiDir() + "/"
               + claimSpecs.fileName(stale.first())));
     }
+    rollback(content, out);
     if (out.stream().noneMatch(f -> f.check().startsWith("agent.specs") || f.check().equals("agent.reboot"))) {
       out.add(Finding.ok("agent.checkpoint", "checkpoint " + content.version() + ": " + Finding.count(claims, "prepared claim") + ", "
           + "each with its spec; boot " + (recordedBoot.isEmpty() ? "not recorded" : "is this one")));
     }
+  }
+
+  /**
+   * Claims with a record of a device made real at Prepare (a placement on a device held whole): releases from
+   * before such records refuse the checkpoint as corrupt ("placement without shareId"), so a rollback to one
+   * must wait until these claims are unprepared.
+   */
+  private static void rollback(CheckpointCodec.Content content, List<Finding> out) {
+    List<String> made = new ArrayList<>();
+    for (CheckpointCodec.Entry e : content.claims().values()) {
+      if (e.claim().devices().stream().anyMatch(d -> d.shareId().isEmpty() && !d.placementOrNone().empty())) {
+        made.add(e.claim().claim().namespace() + "/" + e.claim().claim().name() + " (" + e.claim().claim().uid() + ")");
+      }
+    }
+    if (made.isEmpty()) {
+      return;
+    }
+    out.add(Finding.ok("agent.rollback", Finding.count(made.size(), "prepared claim") + " hold devices made at Prepare ("
+        + String.join(", ", made.subList(0, Math.min(5, made.size()))) + (made.size() > 5 ? ", ..." : "")
+        + "): a nodeatlas release from before such records refuses this checkpoint as corrupt (\"placement without "
+        + "shareId\"); before rolling back to one, delete the pods that use these claims and wait until this line is "
+        + "gone (docs/agent.md, \"Rolling back\")"));
   }
 
   /** Whether a claim's devices were given a claim spec (CDI ids of our {@code claim} class). */

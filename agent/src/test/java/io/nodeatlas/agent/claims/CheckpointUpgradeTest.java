@@ -114,6 +114,14 @@ class CheckpointUpgradeTest {
         .hasMessageContaining("written in format v4.1, which this version of nodeatlas cannot read (it reads v2.x to v3.x)")
         .hasMessageContaining("Run a nodeatlas release that reads format v4.1")
         .hasMessageNotContaining("move it aside to start");
+    // A file this release cannot use otherwise may be a newer release's (a rollback): the advice says so first.
+    doc.put("version", "v2.3");
+    doc.put("claims", "not a list");
+    Files.write(file, JSON.writeValueAsBytes(doc));
+    assertThatThrownBy(() -> Checkpoint.open(file)).isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("If a newer nodeatlas release wrote it (a rollback), run that release again and let it "
+            + "unprepare the claims this one cannot read before rolling back")
+        .hasMessageContaining("otherwise inspect it, then move it aside");
     // An older major version in the v<major>.<minor> form was never written: unknown, not "newer".
     doc.put("version", "v1.4");
     Files.write(file, JSON.writeValueAsBytes(doc));

@@ -264,6 +264,30 @@ class DoctorCommandTest {
   }
 
   @Test
+  void claimsWithDevicesMadeAtPrepareSayWhatToDoBeforeARollback() throws Exception {
+    // A partition created for the claim at Prepare: its record is the placement on a device held whole.
+    Path state = root.resolve("var/lib/nodeatlas");
+    CheckpointCodec codec = new CheckpointCodec();
+    PreparedClaim claim = new PreparedClaim(new ClaimRef("default", "pod-gpu", CLAIM_UID), List.of(
+        new PreparedDevice(List.of("req"), "node-a", "cpu-numa0", List.of("nodeatlas.io/claim=" + CLAIM_UID + "-cpu-numa0"),
+            "", Map.of(), new io.nodeatlas.discovery.share.Placement(1, "{\"kind\":\"example.com/made\"}"))));
+    TreeMap<String, CheckpointCodec.Entry> claims = new TreeMap<>();
+    claims.put(CLAIM_UID, codec.entry(claim));
+    Files.write(state.resolve("checkpoint.json"), codec.encode(claims, Map.of(), new CheckpointCodec.Boot(BOOT, new TreeSet<>())));
+    Result r = doctor("-o", "json");
+    assertThat(notOk(r)).as(r.out()).isEmpty();
+    JsonNode rollback = null;
+    for (JsonNode f : new ObjectMapper().readTree(r.out()).get("findings")) {
+      if (f.get("check").asText().equals("agent.rollback")) {
+        rollback = f;
+      }
+    }
+    assertThat(rollback).as(r.out()).isNotNull();
+    assertThat(rollback.get("saw").asText()).contains("1 prepared claim hold devices made at Prepare (default/pod-gpu (" + CLAIM_UID)
+        .contains("refuses this checkpoint as corrupt", "before rolling back to one, delete the pods that use these claims");
+  }
+
+  @Test
   void anAgentThatDoesNotAnswerFails() throws Exception {
     health.stop(0);
     Result r = doctor("-o", "yaml");
