@@ -108,9 +108,9 @@ public record Device(
     }
   }
 
-  /** An unmodifiable sorted copy; the one empty sorted map for an empty one. */
+  /** An unmodifiable copy in natural key order, in two arrays; the one empty sorted map for an empty one. */
   private static <V> SortedMap<String, V> sorted(SortedMap<String, V> map) {
-    return map.isEmpty() ? Collections.emptySortedMap() : Collections.unmodifiableSortedMap(new TreeMap<>(map));
+    return map.isEmpty() ? Collections.emptySortedMap() : ArraySortedMap.copyOf(map);
   }
 
   /**
