@@ -81,6 +81,12 @@ public final class ClaimMatcher {
   private final DraCelEnvironment environment;
   private final Amounts amounts;
   private final boolean detail;
+  /** The documents of the last run, their classes and compiled checks: a fleet run matches them on every node. */
+  private Prepared prepared;
+
+  private record Prepared(Documents documents, Map<String, DeviceClass> classes,
+      Map<String, List<CompiledSelector>> classSelectors, Map<DeviceSelection, Checks> checks) {}
+
   /** Compiled selectors by expression: a fleet run matches the same documents on every node. */
   private final Map<String, CompiledSelector> compiled = new HashMap<>();
   /**
@@ -128,11 +134,15 @@ public final class ClaimMatcher {
     Map<String, Device> byName = new HashMap<>();
     devices.forEach(d -> byName.put(d.name(), d));
     Evaluations evaluations = new Evaluations(byName, inventory, () -> published(devices), detail, detail ? null : shared);
-    Map<String, DeviceClass> classes = documents.classesByName();
-    Map<String, List<CompiledSelector>> classSelectors = new TreeMap<>();
-    for (DeviceClass c : documents.deviceClasses()) {
-      classSelectors.put(c.name(), compileAll(c.selectors(), c.origin() + " DeviceClass " + c.name()));
+    if (prepared == null || prepared.documents() != documents) {
+      Map<String, List<CompiledSelector>> classSelectors = new TreeMap<>();
+      for (DeviceClass c : documents.deviceClasses()) {
+        classSelectors.put(c.name(), compileAll(c.selectors(), c.origin() + " DeviceClass " + c.name()));
+      }
+      prepared = new Prepared(documents, documents.classesByName(), classSelectors, new java.util.IdentityHashMap<>());
     }
+    Map<String, DeviceClass> classes = prepared.classes();
+    Map<String, List<CompiledSelector>> classSelectors = prepared.classSelectors();
 
     List<ClassReport> classReports = new ArrayList<>();
     for (DeviceClass c : detail ? documents.deviceClasses() : List.<DeviceClass>of()) {
@@ -170,21 +180,33 @@ public final class ClaimMatcher {
               + " uses DeviceClass \"" + alt.deviceClassName() + "\", which is not in the input files; add its "
               + "definition with -f");
         }
-        String owner = claim.displayName() + " request " + request.name()
+        Checks checks = prepared.checks().get(alt);
+        String owner = checks != null && !detail ? null : claim.displayName() + " request " + request.name()
             + (request.firstAvailable() ? "/" + alt.name() : "");
-        List<CompiledSelector> own = compileAll(alt.selectors(), claim.origin() + " " + owner);
-        List<CompiledSelector> fromClass = classSelectors.get(alt.deviceClassName());
+        if (checks == null) {
+          checks = new Checks(alt, classSelectors.get(alt.deviceClassName()),
+              compileAll(alt.selectors(), claim.origin() + " " + owner));
+          prepared.checks().put(alt, checks);
+        }
+        List<CompiledSelector> own = checks.own();
         List<String> matching = new ArrayList<>();
+        List<Device> matchingDevices = new ArrayList<>();
         List<Rejection> rejected = new ArrayList<>();
         Map<String, CapacityDemand.Demand> demands = new HashMap<>();
         List<CapacityConsumption> consumption = new ArrayList<>();
         for (Device d : devices) {
-          CapacityDemand.Demand demand = CapacityDemand.of(d, alt.capacityRequests(), amounts);
-          Optional<Rejection> why = check(d, alt, fromClass, own, evaluations, demand, taints.getOrDefault(d.name(), List.of()));
-          if (why.isPresent()) {
-            rejected.add(why.get());
+          Rejection why = check(d, checks, evaluations, taints.getOrDefault(d.name(), List.of()));
+          // The capacity demand is computed only for devices the selectors and taints let through.
+          CapacityDemand.Demand demand = why == null ? CapacityDemand.of(d, alt.capacityRequests(), amounts) : null;
+          if (why == null && demand.refused()) {
+            why = new Rejection(d.name(), "capacity request " + demand.refusedAt(), null, SelectorResult.Outcome.NO_MATCH,
+                demand.refusal(), List.of());
+          }
+          if (why != null) {
+            rejected.add(why);
           } else {
             matching.add(d.name());
+            matchingDevices.add(d);
             demands.put(d.name(), demand);
             demand.shares().stream().filter(sh -> !sh.asRequested()).forEach(sh -> consumption.add(new CapacityConsumption(
                 d.name(), sh.capacity(), sh.requested() == null ? null : CapacityDemand.plain(sh.requested()),
@@ -197,7 +219,7 @@ public final class ClaimMatcher {
             selectorReports(owner, own, devices, evaluations), consumption);
         alternatives.add(report);
         requestOptions.add(new Candidates(request.name(), request.firstAvailable() ? alt.name() : null, alt,
-            devices.stream().filter(d -> matching.contains(d.name())).toList(), report.errors(), demands, rejected));
+            matchingDevices, report.errors(), demands, rejected));
       }
       requestReports.add(new RequestReport(request.name(), request.firstAvailable(), alternatives));
       options.add(requestOptions);
@@ -209,6 +231,7 @@ public final class ClaimMatcher {
     Map<String, List<String>> allocation = new LinkedHashMap<>();
     List<Consumed> consumed = new ArrayList<>();
     String reason;
+    List<String> reasons = List.of();
     boolean satisfiable;
     try {
       satisfiable = search.run(0);
@@ -218,7 +241,8 @@ public final class ClaimMatcher {
             + claim.name(), search.chosen, search.chosenFrom));
         reason = null;
       } else {
-        reason = new FailureExplanation(search, ledger, amounts).text(claim);
+        reasons = new FailureExplanation(search, ledger, amounts).reasons(claim);
+        reason = String.join("; ", reasons);
       }
     } catch (AllocationSearch.SelectorErrorAbort e) {
       satisfiable = false;
@@ -228,38 +252,51 @@ public final class ClaimMatcher {
       reason = "undecided: no allocation found within " + SEARCH_BUDGET + " search steps";
     }
     return new ClaimReport(claim.kind(), claim.namespace(), claim.name(), claim.origin().toString(), satisfiable,
-        reason, allocation, requestReports, constraintReports, consumed);
+        reason, allocation, requestReports, constraintReports, consumed, reasons.isEmpty() && reason != null ? List.of(reason) : reasons);
   }
 
-  /** The first selector or capacity check a device fails, as the scheduler checks them (class first). */
-  private Optional<Rejection> check(Device d, DeviceSelection alt, List<CompiledSelector> fromClass,
-      List<CompiledSelector> own, Evaluations evaluations, CapacityDemand.Demand demand, List<Inventory.DeviceTaint> taints) {
-    for (int i = 0; i < fromClass.size(); i++) {
-      SelectorResult r = evaluations.result(fromClass.get(i), d.name());
-      if (!r.matched()) {
-        return Optional.of(rejection(d, "DeviceClass " + alt.deviceClassName() + " selector #" + (i + 1), fromClass.get(i), r,
-            evaluations));
-      }
+  /** An alternative's selectors, class first, with the words a rejection uses for each (built once per alternative). */
+  private record Checks(DeviceSelection alt, List<CompiledSelector> own, List<CompiledSelector> selectors, String[] where) {
+    Checks(DeviceSelection alt, List<CompiledSelector> fromClass, List<CompiledSelector> own) {
+      this(alt, own, concat(fromClass, own), where(alt, fromClass.size(), own.size()));
     }
-    for (int i = 0; i < own.size(); i++) {
-      SelectorResult r = evaluations.result(own.get(i), d.name());
+
+    private static List<CompiledSelector> concat(List<CompiledSelector> a, List<CompiledSelector> b) {
+      List<CompiledSelector> out = new ArrayList<>(a);
+      out.addAll(b);
+      return out;
+    }
+
+    private static String[] where(DeviceSelection alt, int fromClass, int own) {
+      String[] out = new String[fromClass + own];
+      for (int i = 0; i < fromClass; i++) {
+        out[i] = "DeviceClass " + alt.deviceClassName() + " selector #" + (i + 1);
+      }
+      for (int i = 0; i < own; i++) {
+        out[fromClass + i] = "request selector #" + (i + 1);
+      }
+      return out;
+    }
+  }
+
+  /** The first selector or taint check a device fails, as the scheduler checks them (class first); null when none. */
+  private static Rejection check(Device d, Checks checks, Evaluations evaluations, List<Inventory.DeviceTaint> taints) {
+    List<CompiledSelector> selectors = checks.selectors();
+    for (int i = 0; i < selectors.size(); i++) {
+      SelectorResult r = evaluations.result(selectors.get(i), d.name());
       if (!r.matched()) {
-        return Optional.of(rejection(d, "request selector #" + (i + 1), own.get(i), r, evaluations));
+        return rejection(d, checks.where()[i], selectors.get(i), r, evaluations);
       }
     }
     for (Inventory.DeviceTaint taint : taints) {
       // KEP-5055: a NoSchedule or NoExecute taint keeps the device from requests that do not tolerate it.
       if (taint.blocksAllocation()
-          && alt.tolerations().stream().noneMatch(t -> t.tolerates(taint.key(), taint.value(), taint.effect()))) {
-        return Optional.of(new Rejection(d.name(), "device taint " + taint, null, SelectorResult.Outcome.NO_MATCH,
-            "is not tolerated by the request", List.of()));
+          && checks.alt().tolerations().stream().noneMatch(t -> t.tolerates(taint.key(), taint.value(), taint.effect()))) {
+        return new Rejection(d.name(), "device taint " + taint, null, SelectorResult.Outcome.NO_MATCH,
+            "is not tolerated by the request", List.of());
       }
     }
-    if (demand.refused()) {
-      return Optional.of(new Rejection(d.name(), "capacity request " + demand.refusedAt(), null,
-          SelectorResult.Outcome.NO_MATCH, demand.refusal(), List.of()));
-    }
-    return Optional.empty();
+    return null;
   }
 
   private static Rejection rejection(Device d, String where, CompiledSelector s, SelectorResult r,
@@ -400,6 +437,13 @@ public final class ClaimMatcher {
     }
 
     SelectorResult result(CompiledSelector s, String device) {
+      if (shared != null && s.projection().isPresent()) {
+        // The fleet's shared results are this node's cache too: no map per selector and node, but for
+        // results too costly to share.
+        Map<String, SelectorResult> own = cache.get(s);
+        SelectorResult known = own == null ? null : own.get(device);
+        return known != null ? known : evaluate(s, device);
+      }
       return cache.computeIfAbsent(s, k -> new HashMap<>()).computeIfAbsent(device, d -> evaluate(s, d));
     }
 
@@ -429,6 +473,8 @@ public final class ClaimMatcher {
           shared.clear();
         }
         shared.put(key, r);
+      } else {
+        cache.computeIfAbsent(s, k -> new HashMap<>()).put(name, r);
       }
       return r;
     }
@@ -436,7 +482,7 @@ public final class ClaimMatcher {
     /** The attribute or capacity a reference reads, as DeviceVariable files it (no domain: the driver's). */
     private static Object fact(Device d, String driver, CompiledSelector.Reference r) {
       Map<String, ?> map = r.map().equals("attributes") ? d.attributes() : d.capacity();
-      Object v = map.get(r.domain() + "/" + r.name());
+      Object v = map.get(r.qualified());
       if (v == null && r.domain().equals(driver)) {
         v = map.get(r.name());
       }

@@ -29,6 +29,11 @@ final class FailureExplanation {
   }
 
   String text(Claim claim) {
+    return String.join("; ", reasons(claim));
+  }
+
+  /** One sentence per blocking request (or one for the claim as a whole), the first blocking first. */
+  List<String> reasons(Claim claim) {
     if (!anyCandidates || options.stream().anyMatch(o -> o.stream().noneMatch(this::enoughAlone))) {
       List<String> short_ = new ArrayList<>();
       for (List<Candidates> request : options) {
@@ -39,7 +44,7 @@ final class FailureExplanation {
         }
       }
       if (!short_.isEmpty()) {
-        return String.join("; ", short_);
+        return short_;
       }
     }
     List<String> taken = new ArrayList<>();
@@ -53,13 +58,13 @@ final class FailureExplanation {
       }
     }
     if (!taken.isEmpty()) {
-      return String.join("; ", taken);
+      return taken;
     }
     if (!claim.constraints().isEmpty()) {
-      return "every request has matching devices, but no choice of distinct devices satisfies "
-          + String.join(" and ", claim.constraints().stream().map(c -> c.kind().apiName() + " " + c.attribute()).toList());
+      return List.of("every request has matching devices, but no choice of distinct devices satisfies "
+          + String.join(" and ", claim.constraints().stream().map(c -> c.kind().apiName() + " " + c.attribute()).toList()));
     }
-    return "every request has matching devices, but not enough distinct devices for all requests together";
+    return List.of("every request has matching devices, but not enough distinct devices for all requests together");
   }
 
   /**

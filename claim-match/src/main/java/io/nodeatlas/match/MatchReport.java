@@ -113,12 +113,29 @@ public record MatchReport(String node, List<ClassReport> classes, List<ClaimRepo
    */
   public record ClaimReport(String kind, String namespace, String name, String origin, boolean satisfiable,
       String reason, Map<String, List<String>> allocation, List<RequestReport> requests,
-      List<ConstraintReport> constraints, List<Consumed> consumed) {
+      List<ConstraintReport> constraints, List<Consumed> consumed, List<String> reasons) {
     public ClaimReport {
       allocation = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(allocation));
       requests = List.copyOf(requests);
       constraints = List.copyOf(constraints);
       consumed = List.copyOf(consumed);
+      reasons = List.copyOf(reasons);
+    }
+
+    /**
+     * {@code reasons}: the sentences of {@code reason}, one per blocking request, the first blocking first (the
+     * fleet view shows the first alone).
+     */
+    public ClaimReport(String kind, String namespace, String name, String origin, boolean satisfiable, String reason,
+        Map<String, List<String>> allocation, List<RequestReport> requests, List<ConstraintReport> constraints,
+        List<Consumed> consumed) {
+      this(kind, namespace, name, origin, satisfiable, reason, allocation, requests, constraints, consumed,
+          reason == null ? List.of() : List.of(reason));
+    }
+
+    /** The first blocking reason; null when the claim fits. */
+    public String firstReason() {
+      return reasons.isEmpty() ? reason : reasons.get(0);
     }
 
     public ClaimReport(String kind, String namespace, String name, String origin, boolean satisfiable, String reason,

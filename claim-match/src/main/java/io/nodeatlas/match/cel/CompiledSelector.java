@@ -30,12 +30,18 @@ public final class CompiledSelector {
   private final List<Reference> references;
   /** The only facts of a device the selector reads, or null when it reads a map or the device as a whole. */
   private final List<Reference> projection;
+  private final Optional<List<Reference>> projectionOrEmpty;
 
   /**
    * A constant lookup in {@code device.attributes} or {@code device.capacity}: the map ({@code attributes}
    * or {@code capacity}), the domain, and the name looked up in it ({@code null} for the domain alone).
    */
-  public record Reference(String map, String domain, String name) {}
+  public record Reference(String map, String domain, String name, String qualified) {
+    /** {@code qualified}: {@code domain/name}, built once (a fleet looks it up on every device). */
+    public Reference(String map, String domain, String name) {
+      this(map, domain, name, domain == null || name == null ? null : domain + "/" + name);
+    }
+  }
 
   CompiledSelector(String expression, CelAbstractSyntaxTree ast, CelRuntime.Program program, long costLimit,
       long estimatedCost) {
@@ -46,6 +52,7 @@ public final class CompiledSelector {
     this.devicePaths = devicePaths(ast);
     this.references = references(ast);
     this.projection = projection(ast);
+    this.projectionOrEmpty = Optional.ofNullable(projection);
   }
 
   /**
@@ -56,7 +63,7 @@ public final class CompiledSelector {
    * the same result. Empty when the selector reads anything else of the device.
    */
   public Optional<List<Reference>> projection() {
-    return Optional.ofNullable(projection);
+    return projectionOrEmpty;
   }
 
   /** Whether a result of this cost may stand for every device with the same projection (map sizes vary the cost). */

@@ -18,7 +18,7 @@ public record Allocation(String claim, String request, String driver, String poo
     Map<String, BigDecimal> consumed) {
 
   public Allocation {
-    consumed = java.util.Collections.unmodifiableMap(new TreeMap<>(consumed));
+    consumed = consumed.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(consumed));
   }
 
   /** The devices {@code claim} (a ResourceClaim object) holds; none when it is not allocated. */

@@ -57,8 +57,10 @@ public final class FleetBuilder {
         elsewhere.add(s);
       }
     }
-    Map<String, List<Allocation>> heldByKey = new HashMap<>();
-    allocations.forEach(a -> heldByKey.computeIfAbsent(a.key(), k -> new ArrayList<>()).add(a));
+    // Pool name to device name to what allocated claims hold of it (the driver is checked where it is used).
+    Map<String, Map<String, List<Allocation>>> heldByKey = new HashMap<>();
+    allocations.forEach(a -> heldByKey.computeIfAbsent(a.pool(), k -> new HashMap<>())
+        .computeIfAbsent(a.device(), k -> new ArrayList<>(2)).add(a));
     List<FleetNode> out = new ArrayList<>();
     List<Map.Entry<String, Map<String, String>>> ordered = new ArrayList<>(nodes.entrySet());
     ordered.sort(Map.Entry.comparingByKey());
@@ -71,17 +73,20 @@ public final class FleetBuilder {
 
   private static FleetNode node(String name, Map<String, String> labels, List<DeviceTaint> nodeTaints,
       List<SliceReader.Slice> own,
-      List<SliceReader.Slice> elsewhere, Map<String, List<Allocation>> heldByKey, List<String> warnings) {
+      List<SliceReader.Slice> elsewhere, Map<String, Map<String, List<Allocation>>> heldByKey, List<String> warnings) {
     List<Device> devices = new ArrayList<>();
     Map<String, String> drivers = new HashMap<>();
     Map<String, List<DeviceTaint>> taints = new HashMap<>();
-    Map<String, String> origins = new TreeMap<>();
+    // Local device name to the pool (driver/pool) it comes from, for the names that clash.
+    Map<String, String> origins = new HashMap<>();
     List<Held> held = new ArrayList<>();
     List<SliceReader.Slice> visible = new ArrayList<>(own);
     elsewhere.forEach(visible::add);
     PoolCounters counters = PoolCounters.of(name, visible, warnings);
     java.util.Set<String> countersPlaced = new java.util.HashSet<>();
     for (SliceReader.Slice s : visible) {
+      String pool = s.poolKey();
+      Map<String, List<Allocation>> poolHeld = heldByKey.getOrDefault(s.pool(), Map.of());
       for (SliceReader.SliceDevice sd : s.devices()) {
         NodeSelection where = sd.selection() != null ? sd.selection() : s.selection();
         if (!(where instanceof NodeSelection.OneNode) && !where.selects(name, labels)) {
@@ -90,35 +95,39 @@ public final class FleetBuilder {
         if (where instanceof NodeSelection.OneNode one && !one.name().equals(name)) {
           continue;
         }
-        String key = s.driver() + "/" + s.pool() + "/" + sd.device().name();
         Device d = sd.device();
         String local = d.name();
         for (int n = 2; origins.containsKey(local); n++) {
           local = suffixed(d.name(), n);
         }
         if (!local.equals(d.name())) {
-          warnings.add("node " + name + ": device " + key + " is shown as " + local + " (another pool has a device "
-              + d.name() + ")");
+          warnings.add("node " + name + ": device " + pool + "/" + d.name() + " is shown as " + local
+              + " (another pool has a device " + d.name() + ")");
         }
-        List<CounterSet> sets = countersPlaced.add(s.poolKey()) ? counters.sets(s.poolKey()) : List.of();
-        List<CounterConsumption> consumes = counters.consumption(s.poolKey(), d.consumesCounters());
+        List<CounterSet> sets = countersPlaced.add(pool) ? counters.sets(pool) : List.of();
+        List<CounterConsumption> consumes = counters.consumption(pool, d.consumesCounters());
         if (!local.equals(d.name()) || !sets.isEmpty() || consumes != d.consumesCounters()) {
           // Rebuilt only when it changes: the device records of a large fleet are shared with the slices.
           d = new Device(local, d.source(), d.attributes(), d.capacity(), d.requestPolicies(),
               d.allowMultipleAllocations(), d.containerEdits(), sets, consumes, d.nodeAllocatableResources());
         }
         devices.add(d);
-        origins.put(local, key);
-        drivers.put(local, s.driver());
+        origins.put(local, pool);
+        if (!s.driver().equals(io.nodeatlas.discovery.model.Names.DRIVER)) {
+          // Inventory.driver answers ours for the devices it has no entry for.
+          drivers.put(local, s.driver());
+        }
         if (!sd.taints().isEmpty()) {
           taints.put(local, sd.taints());
         }
-        for (Allocation a : heldByKey.getOrDefault(key, List.of())) {
-          held.add(new Held(local, a.claim(), a.consumed()));
+        for (Allocation a : poolHeld.getOrDefault(sd.device().name(), List.of())) {
+          if (a.driver().equals(s.driver())) {
+            held.add(new Held(local, a.claim(), a.consumed()));
+          }
         }
       }
     }
-    return new FleetNode(name, labels, nodeTaints, new Inventory(devices, drivers, taints, held), origins);
+    return new FleetNode(name, labels, nodeTaints, new Inventory(devices, drivers, taints, held));
   }
 
   /**
@@ -128,6 +137,9 @@ public final class FleetBuilder {
   private record PoolCounters(Map<String, List<CounterSet>> byPool, Map<String, Map<String, String>> renamed) {
 
     static PoolCounters of(String node, List<SliceReader.Slice> visible, List<String> warnings) {
+      if (visible.stream().allMatch(s -> s.sharedCounters().isEmpty())) {
+        return new PoolCounters(Map.of(), Map.of());
+      }
       Map<String, List<CounterSet>> byPool = new HashMap<>();
       Map<String, Map<String, String>> renamed = new HashMap<>();
       Map<String, String> owner = new HashMap<>();

@@ -47,7 +47,8 @@ public final class FleetMatcher {
       for (MatchReport.ClaimReport c : report.claims()) {
         claims.add(new ClaimVerdict(c.displayName(), c.satisfiable(), c.reason(), c.allocation(), c.consumed()));
         if (!c.satisfiable() && reason == null) {
-          reason = c.displayName() + ": " + c.reason();
+          // The first blocking reason alone; the claim's verdict keeps all of them, --explain the per-device detail.
+          reason = c.displayName() + ": " + c.firstReason();
         }
       }
       verdicts.add(new NodeVerdict(node.name(), reason == null, reason, claims));

@@ -22,12 +22,24 @@ public final class FleetReportWriter {
   private FleetReportWriter() {}
 
   public static String table(FleetReport report) {
+    return table(report, java.util.Map.of());
+  }
+
+  /**
+   * The summary line, then per node the devices it would give or its first blocking reason; under a node
+   * that {@code explanations} names, its text (the single-node {@code --explain} report), indented.
+   */
+  public static String table(FleetReport report, java.util.Map<String, String> explanations) {
     StringBuilder out = new StringBuilder(report.summary()).append('\n');
     int width = Math.max(4, report.verdicts().stream().mapToInt(v -> v.node().length()).max().orElse(4));
     out.append(String.format("%-" + width + "s  %-4s  %s%n", "NODE", "FITS", "DEVICES, OR WHY NOT"));
     for (NodeVerdict v : report.verdicts()) {
       out.append(String.format("%-" + width + "s  %-4s  %s%n", v.node(), v.fits() ? "yes" : "no",
           v.fits() ? devices(v) : v.reason()));
+      String explained = explanations.get(v.node());
+      if (explained != null) {
+        explained.lines().forEach(l -> out.append(l.isEmpty() ? "" : "    " + l).append('\n'));
+      }
     }
     report.warnings().forEach(w -> out.append("warning: ").append(w).append('\n'));
     return out.toString();

@@ -52,10 +52,28 @@ public final class SliceReader {
     }
   }
 
-  private SliceReader() {}
+  /**
+   * Values already read, by their JSON text: a fleet's devices repeat the same attribute values, quantities
+   * and request policies, and one shared (immutable) record each keeps the heap and the collector's work
+   * proportional to the distinct values. Bounded: past {@link #SHARED_MAX} a value is kept unshared.
+   */
+  private final Map<String, AttributeValue> values = new java.util.HashMap<>();
+  private final Map<String, Quantity> quantities = new java.util.HashMap<>();
+  private final Map<Long, AttributeValue> ints = new java.util.HashMap<>();
+  private final Map<String, String> names = new java.util.HashMap<>();
+  private final Map<JsonNode, RequestPolicy> policies = new java.util.HashMap<>();
+  static final int SHARED_MAX = 100_000;
+
+  /** A reader for one fleet: the slices it reads share their repeated values. */
+  public SliceReader() {}
+
+  /** Reads one ResourceSlice with a reader of its own. */
+  public static Slice read(JsonNode slice, List<String> warnings) {
+    return new SliceReader().slice(slice, warnings);
+  }
 
   /** Reads one ResourceSlice; throws IllegalArgumentException for a slice that cannot be used at all. */
-  public static Slice read(JsonNode slice, List<String> warnings) {
+  public Slice slice(JsonNode slice, List<String> warnings) {
     String name = slice.path("metadata").path("name").asText("");
     JsonNode spec = slice.path("spec");
     String driver = spec.path("driver").asText("");
@@ -69,7 +87,7 @@ public final class SliceReader {
       String deviceName = d.path("name").asText("");
       try {
         NodeSelection own = selection instanceof NodeSelection.PerDevice ? NodeSelection.of(d, false) : null;
-        devices.add(new SliceDevice(device(d, driver), taints(d.path("taints")), own));
+        devices.add(new SliceDevice(read(d, driver), taints(d.path("taints")), own));
       } catch (IllegalArgumentException e) {
         warnings.add("ResourceSlice " + name + " device " + deviceName + ": left out: " + e.getMessage());
       }
@@ -88,15 +106,20 @@ public final class SliceReader {
   }
 
   /** A {@code map[string]Counter} ({@code {"memory": {"value": "10Gi"}}}). */
-  private static TreeMap<String, Quantity> counters(JsonNode map) {
+  private TreeMap<String, Quantity> counters(JsonNode map) {
     TreeMap<String, Quantity> out = new TreeMap<>();
     for (Map.Entry<String, JsonNode> c : map.properties()) {
-      out.put(c.getKey(), Quantity.parse(c.getValue().path("value").asText(null)));
+      out.put(c.getKey(), quantity(c.getValue().path("value").asText(null)));
     }
     return out;
   }
 
+  /** One device of a slice of {@code driver}, read alone. */
   static Device device(JsonNode d, String driver) {
+    return new SliceReader().read(d, driver);
+  }
+
+  private Device read(JsonNode d, String driver) {
     // The maps are built once and handed to the record (no builder: a fleet reads 100,000 devices).
     TreeMap<String, AttributeValue> attributes = new TreeMap<>();
     for (Map.Entry<String, JsonNode> a : d.path("attributes").properties()) {
@@ -106,7 +129,7 @@ public final class SliceReader {
     TreeMap<String, RequestPolicy> policies = new TreeMap<>();
     for (Map.Entry<String, JsonNode> c : d.path("capacity").properties()) {
       String key = qualified(c.getKey(), driver);
-      capacity.put(key, Quantity.parse(c.getValue().path("value").asText(null)));
+      capacity.put(key, quantity(c.getValue().path("value").asText(null)));
       JsonNode policy = c.getValue().path("requestPolicy");
       if (policy.isObject()) {
         policies.put(key, policy(policy));
@@ -116,7 +139,7 @@ public final class SliceReader {
     for (JsonNode c : d.path("consumesCounters")) {
       consumes.add(new CounterConsumption(c.path("counterSet").asText(""), counters(c.path("counters"))));
     }
-    return new Device(d.path("name").asText(""), driver, attributes, capacity, policies,
+    return new Device(name(d.path("name").asText("")), driver, attributes, capacity, policies,
         d.path("allowMultipleAllocations").asBoolean(false), ContainerEdits.EMPTY, List.of(), consumes);
   }
 
@@ -124,9 +147,23 @@ public final class SliceReader {
     return name.contains("/") ? name : driver + "/" + name;
   }
 
-  private static AttributeValue attribute(JsonNode v, String name) {
+  private AttributeValue attribute(JsonNode v, String name) {
+    JsonNode string = v.get("string");
+    if (string != null && string.isTextual() && v.size() == 1) {
+      // The common case, shared by its text; any other form is read as below.
+      AttributeValue known = values.get(string.textValue());
+      if (known == null) {
+        known = AttributeValue.string(string.textValue());
+        if (values.size() < SHARED_MAX) {
+          values.put(string.textValue(), known);
+        }
+      }
+      return known;
+    }
     if (v.has("int") && v.get("int").canConvertToLong()) {
-      return AttributeValue.of(v.get("int").asLong());
+      long n = v.get("int").asLong();
+      // Small numbers (NUMA nodes, indexes) are shared; Long.valueOf caches them without allocating.
+      return n >= -128 && n <= 127 ? ints.computeIfAbsent(n, AttributeValue::of) : AttributeValue.of(n);
     } else if (v.has("bool") && v.get("bool").isBoolean()) {
       return AttributeValue.of(v.get("bool").asBoolean());
     } else if (v.has("string") && v.get("string").isTextual()) {
@@ -142,20 +179,51 @@ public final class SliceReader {
     throw new IllegalArgumentException("attribute " + name + " has none of int, bool, string, version, strings");
   }
 
-  private static RequestPolicy policy(JsonNode p) {
-    Quantity def = Quantity.parse(p.path("default").asText(null));
-    JsonNode range = p.path("validRange");
-    if (range.isObject()) {
-      return RequestPolicy.range(def, Quantity.parse(range.path("min").asText(null)), optional(range, "max"),
-          optional(range, "step"));
+  private RequestPolicy policy(JsonNode p) {
+    RequestPolicy known = policies.get(p);
+    if (known == null) {
+      known = readPolicy(p);
+      if (policies.size() < SHARED_MAX) {
+        policies.put(p, known);
+      }
     }
-    List<Quantity> values = new ArrayList<>();
-    p.path("validValues").forEach(v -> values.add(Quantity.parse(v.asText())));
-    return new RequestPolicy(def, Optional.empty(), values);
+    return known;
   }
 
-  private static Quantity optional(JsonNode node, String field) {
-    return node.hasNonNull(field) ? Quantity.parse(node.get(field).asText()) : null;
+  /** A device name, shared: the devices of a fleet's nodes repeat the same few names. */
+  private String name(String text) {
+    String known = names.putIfAbsent(text, text);
+    if (known == null && names.size() >= SHARED_MAX) {
+      names.clear();
+    }
+    return known == null ? text : known;
+  }
+
+  private Quantity quantity(String text) {
+    Quantity known = text == null ? null : quantities.get(text);
+    if (known == null) {
+      known = Quantity.parse(text);
+      if (quantities.size() < SHARED_MAX) {
+        quantities.put(text, known);
+      }
+    }
+    return known;
+  }
+
+  private RequestPolicy readPolicy(JsonNode p) {
+    Quantity def = quantity(p.path("default").asText(null));
+    JsonNode range = p.path("validRange");
+    if (range.isObject()) {
+      return RequestPolicy.range(def, quantity(range.path("min").asText(null)), optional(range, "max"),
+          optional(range, "step"));
+    }
+    List<Quantity> valid = new ArrayList<>();
+    p.path("validValues").forEach(v -> valid.add(quantity(v.asText())));
+    return new RequestPolicy(def, Optional.empty(), valid);
+  }
+
+  private Quantity optional(JsonNode node, String field) {
+    return node.hasNonNull(field) ? quantity(node.get(field).asText()) : null;
   }
 
   private static List<DeviceTaint> taints(JsonNode list) {

@@ -46,6 +46,8 @@ public final class FleetInput {
   final Map<String, Map<String, String>> nodes = new TreeMap<>();
   final Map<String, List<DeviceTaint>> nodeTaints = new TreeMap<>();
   final List<SliceReader.Slice> slices = new ArrayList<>();
+  /** One reader for every slice, so that their devices share repeated values. */
+  private final SliceReader sliceReader = new SliceReader();
   final List<Allocation> allocations = new ArrayList<>();
   final ObjectNode deviceClasses = JsonNodeFactory.instance.objectNode().put("apiVersion", "v1").put("kind", "List");
   final List<String> warnings = new ArrayList<>();
@@ -150,7 +152,7 @@ public final class FleetInput {
     String name = item.path("metadata").path("name").asText("");
     try {
       switch (k) {
-        case "ResourceSlice" -> slices.add(SliceReader.read(item, warnings));
+        case "ResourceSlice" -> slices.add(sliceReader.slice(item, warnings));
         case "ResourceClaim" -> allocations.addAll(Allocation.of(item, warnings));
         case "Node" -> {
           nodeObjects = true;

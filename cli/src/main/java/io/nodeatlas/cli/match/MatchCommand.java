@@ -59,7 +59,8 @@ public final class MatchCommand implements Callable<Integer> {
 
   @Option(names = "--explain", arity = "0..1", fallbackValue = "admitted", paramLabel = "all",
       description = "After each verdict, say for every device the request's DeviceClass admits which check failed "
-          + "and with which values; --explain=all also for the devices the DeviceClass refuses.")
+          + "and with which values; --explain=all also for the devices the DeviceClass refuses. Over several nodes: "
+          + "under each node that does not fit.")
   String explain;
 
   @Option(names = {"-o", "--format"}, paramLabel = "FORMAT", defaultValue = "table",
@@ -107,9 +108,11 @@ public final class MatchCommand implements Callable<Integer> {
   private int matchFleet(ClaimMatcher matcher, Documents documents, FleetInput input) {
     List<String> warnings = new ArrayList<>(input.warnings());
     FleetReport report;
+    List<FleetNode> nodes;
+    Documents documentsFor;
     try {
       PodClaims.Resolved resolved = PodClaims.resolve(withClusterClasses(documents, input));
-      List<FleetNode> nodes = input.fleet();
+      nodes = input.fleet();
       warnings = new ArrayList<>(input.warnings());
       FleetMatcher.Placement placement = resolved.pod()
           .map(p -> new FleetMatcher.Placement(p.nodeName(), p.nodeSelector(), p.requiredNodeAffinity(), p.tolerations(), true))
@@ -119,6 +122,7 @@ public final class MatchCommand implements Callable<Integer> {
             + "kubernetes.io/hostname alone on those nodes");
       }
       report = new FleetMatcher(matcher).match(nodes, resolved.documents(), placement, warnings);
+      documentsFor = resolved.documents();
     } catch (ClaimInputException e) {
       throw new UsageException(e.getMessage(), e);
     }
@@ -126,10 +130,38 @@ public final class MatchCommand implements Callable<Integer> {
     out.print(switch (format) {
       case "json" -> FleetReportWriter.json(report);
       case "yaml" -> FleetReportWriter.yaml(report);
-      default -> FleetReportWriter.table(report);
+      default -> FleetReportWriter.table(report, explanations(report, nodes, documentsFor));
     });
     out.flush();
     return report.fitting() > 0 ? 0 : 1;
+  }
+
+  /**
+   * With {@code --explain}, for each node whose claims do not fit, the single-node report with its per-device
+   * reasons ({@code match --explain} on that node alone); built only here, for the nodes it is asked for.
+   */
+  private java.util.Map<String, String> explanations(FleetReport report, List<FleetNode> nodes, Documents documents) {
+    MatchReportWriter.Explain detail = explainMode();
+    java.util.Map<String, String> out = new java.util.HashMap<>();
+    if (detail == MatchReportWriter.Explain.NONE) {
+      return out;
+    }
+    java.util.Map<String, FleetNode> byName = new java.util.HashMap<>();
+    nodes.forEach(n -> byName.put(n.name(), n));
+    ClaimMatcher matcher = new ClaimMatcher(new DraCelEnvironment(), Amounts.HUMAN);
+    for (FleetReport.NodeVerdict v : report.verdicts()) {
+      FleetNode node = byName.get(v.node());
+      if (v.fits() || v.claims().isEmpty() || node == null) {
+        // A node the pod's own placement refuses has no device detail to show.
+        continue;
+      }
+      try {
+        out.put(v.node(), MatchReportWriter.table(matcher.match(node.name(), node.inventory(), documents), detail));
+      } catch (ClaimInputException e) {
+        throw new UsageException(e.getMessage(), e);
+      }
+    }
+    return out;
   }
 
   /** The DeviceClasses of the files, and those of the cluster (or saved lists) that the files do not define. */

@@ -77,7 +77,11 @@ public final class FleetBench {
     System.out.printf("%.1f %.1f %s%n", ms[rounds / 2], cpu[rounds / 2], summary);
   }
 
-  /** Where the time of a full round goes: reading the items, building the inventories, matching. */
+  /**
+   * Where the time of a full round goes: the floor, then reading the items, building the inventories and
+   * matching, in process CPU (collector and compiler included) and the collector's own time; the medians
+   * of {@code rounds} after as many warm-up rounds.
+   */
   static void phases(Path dir, int rounds) throws Exception {
     List<byte[]> pages = new ArrayList<>();
     try (var files = Files.list(dir)) {
@@ -87,28 +91,51 @@ public final class FleetBench {
     }
     Documents claim = new ClaimDocumentParser().parseFile(dir.resolve("claim.yaml"));
     var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-    for (int r = 0; r < rounds; r++) {
+    String[] names = {"floor", "read", "build", "match", "gc"};
+    double[][] ms = new double[names.length][rounds];
+    String fitting = "";
+    for (int r = 0; r < 2 * rounds; r++) {
+      long g0 = gcMillis();
       long c0 = os.getProcessCpuTime();
       floor(pages);
       long c1 = os.getProcessCpuTime();
-      System.out.printf("floor %.0f ms CPU; ", (c1 - c0) / 1e6);
-      long t0 = os.getProcessCpuTime();
+      long g1 = gcMillis();
       FleetInput input = new FleetInput();
       for (byte[] page : pages) {
-        JsonNode tree = JSON.readTree(page);
-        String kind = tree.path("metadata").path("kind").asText();
-        tree.path("items").forEach(item -> input.addObject(item, kind, "bench"));
+        readPage(input, page);
       }
-      long t1 = os.getProcessCpuTime();
+      long c2 = os.getProcessCpuTime();
       var nodes = input.fleet();
-      long t2 = os.getProcessCpuTime();
+      long c3 = os.getProcessCpuTime();
       Documents all = io.nodeatlas.cli.match.MatchCommandAccess.withClusterClasses(claim, input);
       FleetReport report = new FleetMatcher(new ClaimMatcher(new DraCelEnvironment(), Amounts.HUMAN, false))
           .match(nodes, all, FleetMatcher.Placement.ANY, new ArrayList<>());
-      long t3 = os.getProcessCpuTime();
-      System.out.printf("CPU: read %.0f ms, build %.0f ms, match %.0f ms (%s)%n", (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6,
-          report.fitting());
+      long c4 = os.getProcessCpuTime();
+      long g2 = gcMillis();
+      fitting = report.summary().replaceAll(":.*", "");
+      if (r >= rounds) {
+        double[] row = {(c1 - c0) / 1e6, (c2 - c1) / 1e6, (c3 - c2) / 1e6, (c4 - c3) / 1e6, g2 - g1};
+        for (int k = 0; k < names.length; k++) {
+          ms[k][r - rounds] = row[k];
+        }
+        System.out.printf("round %d: floor %.0f ms (gc %d); read %.0f, build %.0f, match %.0f ms (gc %d)%n", r - rounds,
+            row[0], g1 - g0, row[1], row[2], row[3], g2 - g1);
+      }
     }
+    StringBuilder out = new StringBuilder("medians, process CPU ms:");
+    for (int k = 0; k < names.length; k++) {
+      Arrays.sort(ms[k]);
+      out.append(' ').append(names[k]).append(' ').append(Math.round(ms[k][rounds / 2]));
+    }
+    System.out.println(out + " (" + fitting + ")");
+  }
+
+  static long gcMillis() {
+    long total = 0;
+    for (var gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+      total += Math.max(0, gc.getCollectionTime());
+    }
+    return total;
   }
 
   /**
@@ -125,9 +152,7 @@ public final class FleetBench {
     Documents claim = new ClaimDocumentParser().parseFile(dir.resolve("claim.yaml"));
     FleetInput input = new FleetInput();
     for (byte[] page : pages) {
-      JsonNode tree = JSON.readTree(page);
-      String kind = tree.path("metadata").path("kind").asText();
-      tree.path("items").forEach(item -> input.addObject(item, kind, "bench"));
+      readPage(input, page);
     }
     pages.clear();
     var nodes = input.fleet();
@@ -137,6 +162,13 @@ public final class FleetBench {
     System.gc();
     Runtime rt = Runtime.getRuntime();
     System.out.printf("%d %d %d%n", (rt.totalMemory() - rt.freeMemory()) >> 20, nodes.size(), report.verdicts().size());
+  }
+
+  /** One list page read into the fleet as the cluster reader hands it over; the page's tree goes after it. */
+  static void readPage(FleetInput input, byte[] page) throws IOException {
+    JsonNode tree = JSON.readTree(page);
+    String kind = tree.path("metadata").path("kind").asText();
+    tree.path("items").forEach(item -> input.addObject(item, kind, "bench"));
   }
 
   /** Every page parsed into a tree, every item visited. */
@@ -151,10 +183,7 @@ public final class FleetBench {
   static String full(List<byte[]> pages, Documents claim) throws Exception {
     FleetInput input = new FleetInput();
     for (byte[] page : pages) {
-      JsonNode tree = JSON.readTree(page);
-      String kind = tree.path("metadata").path("kind").asText();
-      tree.path("items").forEach(item -> input.addObject(item, kind, "bench"));
-      // The page's tree goes now; only the fleet's records stay, as with the cluster reader.
+      readPage(input, page);
     }
     Documents all = io.nodeatlas.cli.match.MatchCommandAccess.withClusterClasses(claim, input);
     FleetReport report = new FleetMatcher(new ClaimMatcher(new DraCelEnvironment(), Amounts.HUMAN, false))

@@ -167,4 +167,41 @@ class SavedFleetMatchTest {
         .contains("hgx-01  no    ResourceClaim trainer-extended-resources: request container-0-request-0 needs 9 devices, this node has 8 "
             + "matching devices");
   }
+
+  @Test
+  void eachNodeShowsItsFirstBlockingReasonAndExplainShowsEveryDevice() {
+    String nicAndPages = ROOT.resolve("examples/fleet/claim-nic-and-pages.yaml").toString();
+    // h200-mig has neither a NIC nor hugepages: its line names the first request alone.
+    Result r = run("match", "-f", CLASSES, "-f", nicAndPages, "--discovered", NODES.resolve("h200-mig.json").toString(),
+        NODES.resolve("hgx-01.json").toString());
+    assertThat(r.status()).as(r.err()).isZero();
+    assertThat(r.out().lines().toList()).containsExactly(
+        "1 of 2 nodes fit: hgx-01",
+        "NODE      FITS  DEVICES, OR WHY NOT",
+        "hgx-01    yes   nic -> rdma-mlx5-0; pages -> hugepages-2mi-numa0 (2Gi nodeatlas.io/memory, 6Gi of 8Gi left)",
+        "h200-mig  no    ResourceClaim default/nic-and-pages: request nic needs 1 device, this node has 0 matching devices "
+            + "(DeviceClass nodeatlas-rdma admits none of its 26 devices)");
+    // The claim's own verdict keeps every reason, as match says for the node alone.
+    Result json = run("match", "-f", CLASSES, "-f", nicAndPages, "--discovered", NODES.resolve("h200-mig.json").toString(),
+        NODES.resolve("hgx-01.json").toString(), "-o", "json");
+    assertThat(json.out()).contains("\"reason\" : \"ResourceClaim default/nic-and-pages: request nic needs 1 device, this node "
+        + "has 0 matching devices (DeviceClass nodeatlas-rdma admits none of its 26 devices)\"")
+        .contains("; request pages needs 1 device");
+
+    // --explain: under the node that does not fit, the single-node report with the per-device reasons.
+    String cpus48 = ROOT.resolve("examples/fleet/claim-48-cpus.yaml").toString();
+    Path cpu01 = ROOT.resolve("examples/fleet/nodes/cpu-01.json");
+    Result explained = run("match", "-f", CLASSES, "-f", cpus48, "--discovered", cpu01.toString(),
+        NODES.resolve("arm-01.json").toString(), "--explain");
+    Result alone = run("match", "-f", CLASSES, "-f", cpus48, "--discovered", cpu01.toString(), "--explain");
+    assertThat(alone.out()).contains("cpu-numa0: capacity request nodeatlas.io/cpu requested 48");
+    assertThat(explained.out()).as(explained.err()).startsWith("1 of 2 nodes fit: arm-01\n")
+        .contains("cpu-01  no    ResourceClaim default/cpus-48: request cpus needs 1 device, this node has 0 matching devices "
+            + "(cpu-numa0: capacity request nodeatlas.io/cpu requested 48 of nodeatlas.io/cpu: above the request policy's "
+            + "maximum 32)\n" + alone.out().lines().map(l -> l.isEmpty() ? "" : "    " + l)
+            .collect(java.util.stream.Collectors.joining("\n", "", "\n")));
+    // Without --explain, no per-device lines.
+    assertThat(run("match", "-f", CLASSES, "-f", cpus48, "--discovered", cpu01.toString(), NODES.resolve("arm-01.json").toString())
+        .out()).doesNotContain("per device");
+  }
 }
