@@ -73,6 +73,18 @@ public final class GpuDiscoverySource implements DiscoverySource {
           + "placement (partitionable devices, KEP-4815), created when a claim is prepared.");
 
   /**
+   * {@code --gpu-multiple-allocations}: publish each whole GPU with MIG mode off for several claims
+   * ({@link SharedGpus}: {@code allowMultipleAllocations} and its memory as consumable capacity, KEP-5075), which
+   * share it at Prepare only when their {@link GpuConfig} sharing agrees ({@link GpuSharePlacer}); off by
+   * default, as consumable capacity is a beta API that peers keep behind a gate.
+   */
+  public static final SourceSetting MULTIPLE_ALLOCATIONS = SourceSetting.bool(NAME, "multipleAllocations",
+      "--gpu-multiple-allocations", "NODEATLAS_GPU_MULTIPLE_ALLOCATIONS", false,
+      "Publish each whole GPU (MIG mode off) with allowMultipleAllocations and its memory as consumable capacity "
+          + "(KEP-5075), so several claims can share it: a claim that names no memory takes all of it, and claims "
+          + "share a GPU at Prepare only when each configures the same sharing (GpuConfig TimeSlicing).");
+
+  /**
    * {@code --nvidia-smi}: the tool that sets a GPU's compute time slice for a claim whose
    * {@link GpuConfig} asks for TimeSlicing ({@code compute-policy --set-timeslice}); unset: {@code nvidia-smi}
    * on the agent's PATH.
@@ -111,7 +123,8 @@ public final class GpuDiscoverySource implements DiscoverySource {
 
   @Override
   public List<SourceSetting> settings() {
-    return List.of(DRIVER_ROOT, CONTAINER_DRIVER_ROOT, NVML_LIBRARY, MIG_PARTITIONS, NVIDIA_SMI, MPS_CONTROL);
+    return List.of(DRIVER_ROOT, CONTAINER_DRIVER_ROOT, NVML_LIBRARY, MIG_PARTITIONS, MULTIPLE_ALLOCATIONS, NVIDIA_SMI,
+        MPS_CONTROL);
   }
 
   @Override
@@ -157,6 +170,12 @@ public final class GpuDiscoverySource implements DiscoverySource {
     GpuSharing sharing = new GpuSharing(host.options().get(NVIDIA_SMI).orElse("nvidia-smi"),
         host.options().get(MPS_CONTROL).orElse("nvidia-cuda-mps-control"), stateDir);
     return Optional.of(new GpuRealiser(new MigRealiser(loader, host, stateDir), sharing));
+  }
+
+  /** Which claims share a GPU published for several ({@link GpuSharePlacer}), by their sharing configuration. */
+  @Override
+  public Optional<io.nodeatlas.discovery.share.SharePlacer> sharePlacer(io.nodeatlas.discovery.share.SharePlacer.Settings settings) {
+    return Optional.of(new GpuSharePlacer());
   }
 
   /** The GPUs' device nodes, and a device plugin that would count the same GPUs twice. */
@@ -215,6 +234,16 @@ public final class GpuDiscoverySource implements DiscoverySource {
       List<Device> gpuDevices = devices.devices(gpu);
       if (host.options().flag(MIG_PARTITIONS) && !gpuDevices.isEmpty()) {
         gpuDevices = withPartitions(nvml, handle, gpu, gpuDevices, ours, facts::warn);
+      }
+      // A GPU in MIG mode is used through its instances, and one whose counters partitions consume is whole
+      // only for one claim.
+      if (host.options().flag(MULTIPLE_ALLOCATIONS) && host.sharedDevicesSupported() && !gpuDevices.isEmpty()
+          && !gpu.migMode().map(m -> m.current()).orElse(false) && gpuDevices.get(0).consumesCounters().isEmpty()) {
+        Optional<Device> shared = SharedGpus.shared(gpuDevices.get(0));
+        if (shared.isPresent()) {
+          gpuDevices = new ArrayList<>(gpuDevices);
+          gpuDevices.set(0, shared.get());
+        }
       }
       for (Device d : gpuDevices) {
         if (names.add(d.name())) {
