@@ -56,6 +56,7 @@ final class ExampleNodes {
     out.put("hgx-01.json", codec.toJson(hgx()));
     out.put("arm-01.json", codec.toJson(arm()));
     out.put("h200-mig.json", codec.toJson(h200()));
+    out.put("a100-shared.json", codec.toJson(a100Shared()));
     return out;
   }
 
@@ -258,6 +259,34 @@ final class ExampleNodes {
     d.add(whole.withCounters(List.of(p.counters()), List.of(p.whole())));
     d.addAll(p.partitions());
     return report("h200-mig", cpuTopology(1, 16, 2, 256 * GIB, 32 * MIB, List.of()), d, List.of("gpu"));
+  }
+
+  /**
+   * One A100 80GB (81920 MiB, as NVML reports it) published for several claims ({@code --gpu-multiple-allocations},
+   * KEP-5075): the gpu source's own {@link io.nodeatlas.discovery.gpu.SharedGpus} makes its memory a consumable
+   * capacity whose request policy defaults to all of it.
+   */
+  static NodeReport a100Shared() {
+    Device whole = Device.builder("gpu-0", "gpu")
+        .attribute(TYPE, "gpu")
+        .attribute(Names.ours("productName"), "NVIDIA A100-SXM4-80GB")
+        .attribute(Names.ours("brand"), "nvidia")
+        .attribute(Names.ours("architecture"), "ampere")
+        .attribute(Names.ours("uuid"), "GPU-00000000-0000-4000-8000-000000000100")
+        .attribute(Names.ours("cudaComputeCapability"), AttributeValue.version("8.0.0"))
+        .attribute(Names.ours("driverVersion"), AttributeValue.version("550.54.15"))
+        .attribute(Names.ours("minor"), 0)
+        .attribute(Names.ours("migEnabled"), false)
+        .attribute(Names.NUMA_NODE, 0)
+        .attribute(Names.PCI_BUS_ID, "0000:68:00.0")
+        .capacity(Names.ours("memory"), 81920 * MIB)
+        .containerEdits(ContainerEdits.builder()
+            .deviceNode(ContainerEdits.DeviceNode.charDevice("/dev/nvidia0", 195, 0).withPermissions("rw"))
+            .deviceNode(ContainerEdits.DeviceNode.charDevice("/dev/nvidiactl", 195, 255).withPermissions("rw"))
+            .build())
+        .build();
+    Device shared = io.nodeatlas.discovery.gpu.SharedGpus.shared(whole).orElseThrow();
+    return report("a100-shared", cpuTopology(1, 16, 2, 256 * GIB, 32 * MIB, List.of()), List.of(shared), List.of("gpu"));
   }
 
   static NodeReport arm() {

@@ -181,6 +181,27 @@ class ExamplesTest {
             + "(consumed by gpu-0-mig-4g-71gb-0 (ResourceClaim mig-4g), gpu-0-mig-3g-71gb-4 (ResourceClaim mig-3g))");
   }
 
+  static final String A100 = "a100-shared.json";
+
+  @Test
+  void twoClaimsShareAGpuWith40GiEachAndAThirdDoesNotFitForTheMemoryLeft() {
+    assertThat(fits(A100, "gpu/claims-time-sliced-40gi.yaml").out())
+        .contains("ResourceClaim shared-a: satisfiable", "gpu on gpu-0: consumes 40Gi nodeatlas.io/memory, 40Gi of 80Gi left")
+        .contains("ResourceClaim shared-b: satisfiable", "gpu on gpu-0: consumes 40Gi nodeatlas.io/memory, 0 of 80Gi left");
+    Result third = doesNotFit(A100, "gpu/claims-time-sliced-40gi.yaml", "gpu/claim-time-sliced-40gi-third.yaml");
+    assertThat(third.out()).contains("ResourceClaim shared-c: NOT satisfiable on this node",
+        "reason: request gpu needs 1 device, but earlier claims hold what matches: gpu-0 has 0 of 40Gi requested "
+            + "nodeatlas.io/memory left (80Gi of 80Gi allocated to earlier claims)");
+  }
+
+  @Test
+  void aClaimThatNamesNoMemoryTakesTheWholeSharedGpu() {
+    Result r = doesNotFit(A100, "gpu/claim-time-sliced.yaml", "gpu/claims-time-sliced-40gi.yaml");
+    assertThat(r.out()).contains("gpu on gpu-0: consumes 80Gi nodeatlas.io/memory, 0 of 80Gi left",
+        "gpu-0: consumes 80Gi of nodeatlas.io/memory: not requested: the request policy's default",
+        "ResourceClaim shared-a: NOT satisfiable");
+  }
+
   @Test
   void sharingConfigurationsAreOpaqueToTheSchedulerTheClaimsFitAGpu() {
     assertThat(fits(HGX, "gpu/claim-time-sliced.yaml").out()).contains("allocation gpu -> gpu-0");
