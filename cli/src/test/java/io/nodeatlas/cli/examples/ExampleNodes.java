@@ -56,6 +56,16 @@ final class ExampleNodes {
     out.put("hgx-01.json", codec.toJson(hgx()));
     out.put("arm-01.json", codec.toJson(arm()));
     out.put("h200-mig.json", codec.toJson(h200()));
+    return out;
+  }
+
+  /**
+   * File name → document of {@code examples/gpu/nodes/}: nodes of one GPU story, kept out of {@code examples/nodes/}
+   * so the fleet of the README's fleet section stays as it is.
+   */
+  static Map<String, String> gpuDocuments() {
+    NodeReportCodec codec = new NodeReportCodec();
+    Map<String, String> out = new TreeMap<>();
     out.put("a100-shared.json", codec.toJson(a100Shared()));
     return out;
   }

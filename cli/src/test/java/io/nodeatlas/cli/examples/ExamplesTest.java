@@ -33,7 +33,8 @@ class ExamplesTest {
       args.add("-f");
       args.add(EXAMPLES.resolve(c).toString());
     }
-    args.addAll(List.of("--discovered", EXAMPLES.resolve("nodes").resolve(node).toString(), "--explain"));
+    Path nodeFile = node.contains("/") ? EXAMPLES.resolve(node) : EXAMPLES.resolve("nodes").resolve(node);
+    args.addAll(List.of("--discovered", nodeFile.toString(), "--explain"));
     return run(args.toArray(String[]::new));
   }
 
@@ -41,6 +42,14 @@ class ExamplesTest {
   void theSavedNodesAreCurrent() throws Exception {
     for (Map.Entry<String, String> doc : ExampleNodes.documents().entrySet()) {
       Path file = EXAMPLES.resolve("nodes").resolve(doc.getKey());
+      if (Boolean.getBoolean("nodeatlas.examples.write")) {
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, doc.getValue());
+      }
+      assertThat(file).as("regenerate with -Dnodeatlas.examples.write=true").hasContent(doc.getValue());
+    }
+    for (Map.Entry<String, String> doc : ExampleNodes.gpuDocuments().entrySet()) {
+      Path file = EXAMPLES.resolve("gpu/nodes").resolve(doc.getKey());
       if (Boolean.getBoolean("nodeatlas.examples.write")) {
         Files.createDirectories(file.getParent());
         Files.writeString(file, doc.getValue());
@@ -181,7 +190,7 @@ class ExamplesTest {
             + "(consumed by gpu-0-mig-4g-71gb-0 (ResourceClaim mig-4g), gpu-0-mig-3g-71gb-4 (ResourceClaim mig-3g))");
   }
 
-  static final String A100 = "a100-shared.json";
+  static final String A100 = "gpu/nodes/a100-shared.json";
 
   @Test
   void twoClaimsShareAGpuWith40GiEachAndAThirdDoesNotFitForTheMemoryLeft() {
