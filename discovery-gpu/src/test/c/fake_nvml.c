@@ -226,6 +226,7 @@ static nvmlReturn_t device_uint(nvmlDevice_t d, const char *fn, const char *name
 static void reset_events(void);
 static void reset_instances(void);
 static void load_instances(void);
+static void seed_instances(void);
 
 /* NVML is thread-safe: the agent's discovery and its health watch init and shut down from different
  * threads, so the reference count changes under one lock (a lost update would free the config under
@@ -256,6 +257,7 @@ static nvmlReturn_t do_init_locked(void) {
   reset_events();
   reset_instances();
   load_instances();
+  seed_instances();
   for (unsigned g = 0; g < MAX_GPUS; g++) {
     runtime_lost[g] = 0;
     gpu_handles[g] = (struct fake_handle){0, g, 0};
@@ -690,6 +692,36 @@ static void load_instances(void) {
     }
   }
   fclose(f);
+}
+
+static int profile_by_id(unsigned g, unsigned id, struct fake_profile *p);
+static int fits(unsigned g, const struct fake_profile *p, nvmlGpuInstancePlacement_t pl);
+
+/* device.<g>.mig.gi.<k>=<profile id>@<start>:<size> (k 0-7): GPU instances an operator made before the process
+ * started (nvidia-smi mig -cgi), there at every init unless one of that profile and placement already is (read
+ * from mig.state); one that does not fit is left out. Read by nvmlDeviceGetGpuInstances and
+ * nvmlGpuInstanceGetInfo like any other. */
+static void seed_instances(void) {
+  for (unsigned g = 0; g < MAX_GPUS; g++) {
+    for (unsigned k = 0; k < 8; k++) {
+      const char *v = cfg("device.%u.mig.gi.%u", g, k);
+      unsigned id, start, size;
+      struct fake_profile p;
+      if (v == NULL || sscanf(v, "%u@%u:%u", &id, &start, &size) != 3 || !profile_by_id(g, id, &p)) continue;
+      int present = 0;
+      for (unsigned i = 0; i < MAX_GIS; i++) {
+        const struct fake_gi *gi = &instances[g][i];
+        present |= gi->used && gi->profile_id == id && gi->start == start && gi->size == size;
+      }
+      nvmlGpuInstancePlacement_t pl = {start, size};
+      if (present || !fits(g, &p, pl)) continue;
+      for (unsigned i = 0; i < MAX_GIS; i++) {
+        if (instances[g][i].used) continue;
+        instances[g][i] = (struct fake_gi){1, g, i + 1, p.id, start, size, p.slices, p.ofa, {{0}}};
+        break;
+      }
+    }
+  }
 }
 
 /* mig.kill_after=<function>: the process dies by SIGKILL right after that call succeeded (a kill -9 at

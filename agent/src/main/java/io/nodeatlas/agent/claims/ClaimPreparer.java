@@ -430,9 +430,10 @@ public final class ClaimPreparer {
       List<Share> held = heldShares();
       for (AllocatedDevice a : ours) {
         SharePlanner.Plan plan = planner.plan(claim.uid(), byName.get(a.device()),
-            new ShareAsk(a.request(), a.device(), a.shareId(), a.consumedCapacity(), a.adminAccess()), held);
+            new ShareAsk(a.request(), a.device(), a.shareId(), a.consumedCapacity(), a.adminAccess(), a.configs()), held);
         if (plan.failed()) {
-          throw new Refused(plan.error());
+          throw new Refused(SharePlanner.naming(plan.error(),
+              uid -> checkpoint.get(uid).map(c -> c.claim().toString()).orElse(null)));
         }
         if (!plan.exclusive()) {
           shares.put(a, plan.share());

@@ -88,6 +88,11 @@ public record AgentSettings(
     return stateDir.resolve("checkpoint.json");
   }
 
+  /** Where the device families keep what they make at Prepare (their journals), under {@code stateDir}. */
+  public static Path familyStateDir(Path stateDir) {
+    return stateDir.resolve("families");
+  }
+
   /** The lock of the instance that publishes and keeps the claims (a rolling update runs two for a while). */
   public Path lockFile() {
     return stateDir.resolve("agent.lock");

@@ -134,7 +134,7 @@ final class ClusterParts implements AutoCloseable {
     LOG.info("checkpoint loaded file={} claims={} journal={}", checkpoint.file(), checkpoint.all().size(),
         settings.checkpointJournal() ? "on" : "off");
     Families families = Families.installed(Agent.class.getClassLoader(), new SharePlacer.Settings(settings.hookPath()))
-        .withRealisers(options.deviceRealisers().apply(settings.stateDir().resolve("families")));
+        .withRealisers(options.deviceRealisers().apply(AgentSettings.familyStateDir(settings.stateDir())));
     // A rolling update's call lock is released when the call returns: its claims then run on the calling
     // thread only, so that no helper thread of a call that ran out of budget still commits after it.
     ClaimWorkers workers = settings.rollingUpdate() ? ClaimWorkers.inline()

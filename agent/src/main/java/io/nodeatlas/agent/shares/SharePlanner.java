@@ -132,7 +132,7 @@ public final class SharePlanner {
     }
     Share share = new Share(claimUid, device.name(), ask.shareId(), consumed, Placement.NONE);
     if (device.placer().isPresent()) {
-      DevicePlacer.Decision d = device.placer().get().place(share, others);
+      DevicePlacer.Decision d = device.placer().get().place(share, others, ask.configs());
       if (!d.placed()) {
         return Plan.refused(what + ": " + d.refusal());
       }
@@ -167,6 +167,21 @@ public final class SharePlanner {
       return what + ": " + why;
     }
     return null;
+  }
+
+  /**
+   * {@code error} with each {@code claim <UID>} a family named replaced by what {@code names} calls that claim
+   * ({@code namespace/name (uid ...)}), so the kubelet's message says which claim holds a device.
+   */
+  public static String naming(String error, java.util.function.Function<String, String> names) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("claim ([0-9A-Za-z-]{1,64})").matcher(error);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      String named = names.apply(m.group(1));
+      m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement("claim " + (named == null ? m.group(1) : named)));
+    }
+    m.appendTail(out);
+    return out.toString();
   }
 
   static boolean validShareId(String id) {

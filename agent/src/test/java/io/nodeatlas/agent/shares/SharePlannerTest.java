@@ -95,4 +95,33 @@ class SharePlannerTest {
         new ArrayList<>());
     assertThat(all.share().placement().value()).isEqualTo("8-15,24-31");
   }
+
+  @Test
+  void theFamilyPlacesWithTheResultsConfigurationAndItsRefusalNamesTheHoldingClaim() {
+    // A family whose placement depends on the claim's opaque configuration (the gpu family's sharing strategy).
+    List<List<String>> seen = new ArrayList<>();
+    io.nodeatlas.discovery.share.DevicePlacer byConfig = new io.nodeatlas.discovery.share.DevicePlacer() {
+      @Override
+      public Decision place(Share share, List<Share> others) {
+        return Decision.refused("no configuration reached the family");
+      }
+
+      @Override
+      public Decision place(Share share, List<Share> others, List<String> configs) {
+        seen.add(configs);
+        return others.isEmpty() ? Decision.of(new Placement(1, configs.get(0)))
+            : Decision.refused("held by claim " + others.get(0).claimUid() + " as " + others.get(0).placement().value());
+      }
+    };
+    SharedDevice shared = new SharedDevice(huge0.device(), java.util.Optional.of(byConfig));
+    ShareAsk ask = new ShareAsk("p", "hugepages-2mi-numa0", "s-1", Map.of("nodeatlas.io/memory", "2Mi"), false,
+        List.of("{\"mode\":\"a\"}"));
+    Share first = planner.plan("uid-1", shared, ask, new ArrayList<>()).share();
+    assertThat(first.placement().value()).isEqualTo("{\"mode\":\"a\"}");
+    String refusal = planner.plan("uid-2", shared, new ShareAsk("p", "hugepages-2mi-numa0", "s-2",
+        Map.of("nodeatlas.io/memory", "2Mi"), false, List.of("{}")), new ArrayList<>(List.of(first))).error();
+    assertThat(seen).containsExactly(List.of("{\"mode\":\"a\"}"), List.of("{}"));
+    assertThat(SharePlanner.naming(refusal, uid -> uid.equals("uid-1") ? "default/a (uid uid-1)" : null))
+        .isEqualTo("request p on device hugepages-2mi-numa0: held by claim default/a (uid uid-1) as {\"mode\":\"a\"}");
+  }
 }

@@ -193,7 +193,9 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
       };
     } else {
       List<DiscoverySource> sources = discovery.selectedSources();
-      HostContext host = discovery.hostContext();
+      // The families tell what they made for claims (their journals) from what others made.
+      HostContext host = discovery.hostContext()
+          .withFamilyStateDir(io.nodeatlas.agent.run.AgentSettings.familyStateDir(value(STATE_DIR)));
       // After the API server dropped the fields of shared devices, the sources publish exclusive ones.
       discover = shared -> NodeDiscovery.run(sources, host.withSharedDevicesSupported(shared));
     }

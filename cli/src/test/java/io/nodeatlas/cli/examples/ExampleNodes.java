@@ -60,6 +60,17 @@ final class ExampleNodes {
   }
 
   /**
+   * File name → document of {@code examples/gpu/nodes/}: nodes of one GPU story, kept out of {@code examples/nodes/}
+   * so the fleet of the README's fleet section stays as it is.
+   */
+  static Map<String, String> gpuDocuments() {
+    NodeReportCodec codec = new NodeReportCodec();
+    Map<String, String> out = new TreeMap<>();
+    out.put("a100-shared.json", codec.toJson(a100Shared()));
+    return out;
+  }
+
+  /**
    * File name → document of {@code examples/fleet/nodes/}, the other half of the small mixed fleet of the
    * README's fleet section: an RDMA node without GPUs (two AMD sockets, a RoCE ConnectX-7 on each) and a
    * CPU-only node (one Intel socket).
@@ -258,6 +269,34 @@ final class ExampleNodes {
     d.add(whole.withCounters(List.of(p.counters()), List.of(p.whole())));
     d.addAll(p.partitions());
     return report("h200-mig", cpuTopology(1, 16, 2, 256 * GIB, 32 * MIB, List.of()), d, List.of("gpu"));
+  }
+
+  /**
+   * One A100 80GB (81920 MiB, as NVML reports it) published for several claims ({@code --gpu-multiple-allocations},
+   * KEP-5075): the gpu source's own {@link io.nodeatlas.discovery.gpu.SharedGpus} makes its memory a consumable
+   * capacity whose request policy defaults to all of it.
+   */
+  static NodeReport a100Shared() {
+    Device whole = Device.builder("gpu-0", "gpu")
+        .attribute(TYPE, "gpu")
+        .attribute(Names.ours("productName"), "NVIDIA A100-SXM4-80GB")
+        .attribute(Names.ours("brand"), "nvidia")
+        .attribute(Names.ours("architecture"), "ampere")
+        .attribute(Names.ours("uuid"), "GPU-00000000-0000-4000-8000-000000000100")
+        .attribute(Names.ours("cudaComputeCapability"), AttributeValue.version("8.0.0"))
+        .attribute(Names.ours("driverVersion"), AttributeValue.version("550.54.15"))
+        .attribute(Names.ours("minor"), 0)
+        .attribute(Names.ours("migEnabled"), false)
+        .attribute(Names.NUMA_NODE, 0)
+        .attribute(Names.PCI_BUS_ID, "0000:68:00.0")
+        .capacity(Names.ours("memory"), 81920 * MIB)
+        .containerEdits(ContainerEdits.builder()
+            .deviceNode(ContainerEdits.DeviceNode.charDevice("/dev/nvidia0", 195, 0).withPermissions("rw"))
+            .deviceNode(ContainerEdits.DeviceNode.charDevice("/dev/nvidiactl", 195, 255).withPermissions("rw"))
+            .build())
+        .build();
+    Device shared = io.nodeatlas.discovery.gpu.SharedGpus.shared(whole).orElseThrow();
+    return report("a100-shared", cpuTopology(1, 16, 2, 256 * GIB, 32 * MIB, List.of()), List.of(shared), List.of("gpu"));
   }
 
   static NodeReport arm() {

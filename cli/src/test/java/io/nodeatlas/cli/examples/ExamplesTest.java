@@ -33,7 +33,8 @@ class ExamplesTest {
       args.add("-f");
       args.add(EXAMPLES.resolve(c).toString());
     }
-    args.addAll(List.of("--discovered", EXAMPLES.resolve("nodes").resolve(node).toString(), "--explain"));
+    Path nodeFile = node.contains("/") ? EXAMPLES.resolve(node) : EXAMPLES.resolve("nodes").resolve(node);
+    args.addAll(List.of("--discovered", nodeFile.toString(), "--explain"));
     return run(args.toArray(String[]::new));
   }
 
@@ -41,6 +42,14 @@ class ExamplesTest {
   void theSavedNodesAreCurrent() throws Exception {
     for (Map.Entry<String, String> doc : ExampleNodes.documents().entrySet()) {
       Path file = EXAMPLES.resolve("nodes").resolve(doc.getKey());
+      if (Boolean.getBoolean("nodeatlas.examples.write")) {
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, doc.getValue());
+      }
+      assertThat(file).as("regenerate with -Dnodeatlas.examples.write=true").hasContent(doc.getValue());
+    }
+    for (Map.Entry<String, String> doc : ExampleNodes.gpuDocuments().entrySet()) {
+      Path file = EXAMPLES.resolve("gpu/nodes").resolve(doc.getKey());
       if (Boolean.getBoolean("nodeatlas.examples.write")) {
         Files.createDirectories(file.getParent());
         Files.writeString(file, doc.getValue());
@@ -179,6 +188,27 @@ class ExamplesTest {
         .contains("ResourceClaim mig-slice-1g: NOT satisfiable")
         .contains("gpu-0-mig-1g-18gb-0 needs 1 of counter compute-slices in counter set gpu-0, which has 0 of 7 left "
             + "(consumed by gpu-0-mig-4g-71gb-0 (ResourceClaim mig-4g), gpu-0-mig-3g-71gb-4 (ResourceClaim mig-3g))");
+  }
+
+  static final String A100 = "gpu/nodes/a100-shared.json";
+
+  @Test
+  void twoClaimsShareAGpuWith40GiEachAndAThirdDoesNotFitForTheMemoryLeft() {
+    assertThat(fits(A100, "gpu/claims-time-sliced-40gi.yaml").out())
+        .contains("ResourceClaim shared-a: satisfiable", "gpu on gpu-0: consumes 40Gi nodeatlas.io/memory, 40Gi of 80Gi left")
+        .contains("ResourceClaim shared-b: satisfiable", "gpu on gpu-0: consumes 40Gi nodeatlas.io/memory, 0 of 80Gi left");
+    Result third = doesNotFit(A100, "gpu/claims-time-sliced-40gi.yaml", "gpu/claim-time-sliced-40gi-third.yaml");
+    assertThat(third.out()).contains("ResourceClaim shared-c: NOT satisfiable on this node",
+        "reason: request gpu needs 1 device, but earlier claims hold what matches: gpu-0 has 0 of 40Gi requested "
+            + "nodeatlas.io/memory left (80Gi of 80Gi allocated to earlier claims)");
+  }
+
+  @Test
+  void aClaimThatNamesNoMemoryTakesTheWholeSharedGpu() {
+    Result r = doesNotFit(A100, "gpu/claim-time-sliced.yaml", "gpu/claims-time-sliced-40gi.yaml");
+    assertThat(r.out()).contains("gpu on gpu-0: consumes 80Gi nodeatlas.io/memory, 0 of 80Gi left",
+        "gpu-0: consumes 80Gi of nodeatlas.io/memory: not requested: the request policy's default",
+        "ResourceClaim shared-a: NOT satisfiable");
   }
 
   @Test

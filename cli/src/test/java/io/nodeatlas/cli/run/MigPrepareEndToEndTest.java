@@ -85,11 +85,13 @@ class MigPrepareEndToEndTest {
     for (String t : List.of("fake-nvidia-smi", "fake-nvidia-cuda-mps-control")) {
       Files.copy(TOOLS.resolve(t), tools.resolve(t), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
     }
-    ctx = new HostContext(HostFs.of(host), new SourceOptions(Map.of("gpu.nvmlLibrary", FAKE_NVML.toString(),
-        "gpu.migPartitions", "true", "gpu.nvidiaSmi", tools.resolve("fake-nvidia-smi").toString(),
-        "gpu.mpsControl", tools.resolve("fake-nvidia-cuda-mps-control").toString())), Clock.systemUTC());
     settings = new AgentSettings("nodeatlas.io", "node-mig", tmp.resolve("kubelet"), tmp.resolve("cdi"),
         tmp.resolve("state"), "127.0.0.1", 0, -1, Duration.ofMinutes(10), Duration.ofSeconds(2));
+    // As `nodeatlas run` discovers: the families' journals tell what they made for claims.
+    ctx = new HostContext(HostFs.of(host), new SourceOptions(Map.of("gpu.nvmlLibrary", FAKE_NVML.toString(),
+        "gpu.migPartitions", "true", "gpu.nvidiaSmi", tools.resolve("fake-nvidia-smi").toString(),
+        "gpu.mpsControl", tools.resolve("fake-nvidia-cuda-mps-control").toString())), Clock.systemUTC())
+        .withFamilyStateDir(AgentSettings.familyStateDir(settings.stateDir()));
     ApiObjects.node(client, "node-mig");
   }
 
@@ -277,8 +279,11 @@ class MigPrepareEndToEndTest {
       // A 3g at 0:4 overlaps the 1g at 0:1: NVML refuses, the claim fails with the reason, nothing is left.
       NodePrepareResourceResponse refused = r.prepare(overlap);
       assertThat(refused.getError()).contains("NVML_ERROR_INSUFFICIENT_RESOURCES", "overlaps");
-      // Where the operator's instance is: refused too, and the operator's instance stays.
-      assertThat(r.prepare(foreign).getError()).contains("NVML_ERROR_INSUFFICIENT_RESOURCES");
+      // Where the operator's instance is: not published, so the scheduler cannot allocate it (nor the whole 7g);
+      // a result that names it anyway is refused before NVML is asked, and the operator's instance stays.
+      assertThat(published()).doesNotContain("gpu-0-mig-3g-71gb-4", "gpu-0-mig-1g-18gb-5", "gpu-0-mig-7g-141gb-0")
+          .contains("gpu-0-mig-3g-71gb-0");
+      assertThat(r.prepare(foreign).getError()).contains("gpu-0-mig-3g-71gb-4", "no longer exists on this node");
       assertThat(instances(P_3G)).containsExactly("4:4#1");
       assertThat(new String(io.nodeatlas.agent.claims.Checkpoint.document(settings.checkpointFile()), java.nio.charset.StandardCharsets.UTF_8)).doesNotContain(overlap, foreign);
 

@@ -14,13 +14,21 @@ import java.util.Objects;
  *     then re-discovers with this false, and a source that would publish a shared device publishes
  *     exclusive devices instead (CPUs: one device per physical core) so the hardware stays
  *     allocatable. True for {@code discover}, {@code cdi} and {@code match}.
+ * @param familyStateDir where the families keep what they make at Prepare (the agent's; empty for the
+ *     one-shot commands, which then take everything they find on the host as made by others).
  */
-public record HostContext(HostFs fs, SourceOptions options, Clock clock, boolean sharedDevicesSupported) {
+public record HostContext(HostFs fs, SourceOptions options, Clock clock, boolean sharedDevicesSupported,
+    java.util.Optional<java.nio.file.Path> familyStateDir) {
 
   public HostContext {
     Objects.requireNonNull(fs, "fs");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(clock, "clock");
+    familyStateDir = familyStateDir == null ? java.util.Optional.empty() : familyStateDir;
+  }
+
+  public HostContext(HostFs fs, SourceOptions options, Clock clock, boolean sharedDevicesSupported) {
+    this(fs, options, clock, sharedDevicesSupported, java.util.Optional.empty());
   }
 
   public HostContext(HostFs fs, SourceOptions options, Clock clock) {
@@ -32,11 +40,20 @@ public record HostContext(HostFs fs, SourceOptions options, Clock clock, boolean
   }
 
   public HostContext withOptions(SourceOptions newOptions) {
-    return new HostContext(fs, newOptions, clock, sharedDevicesSupported);
+    return new HostContext(fs, newOptions, clock, sharedDevicesSupported, familyStateDir);
+  }
+
+  /**
+   * The same host, discovered for the agent whose families keep their journals in {@code dir} (the directory
+   * {@link io.nodeatlas.discovery.spi.DiscoverySource#deviceRealiser} gets): a family then tells what it made
+   * for claims (a MIG instance) from what it found made by others.
+   */
+  public HostContext withFamilyStateDir(java.nio.file.Path dir) {
+    return new HostContext(fs, options, clock, sharedDevicesSupported, java.util.Optional.of(dir));
   }
 
   /** The same host for a consumer that can, or cannot, publish shared devices. */
   public HostContext withSharedDevicesSupported(boolean supported) {
-    return new HostContext(fs, options, clock, supported);
+    return new HostContext(fs, options, clock, supported, familyStateDir);
   }
 }

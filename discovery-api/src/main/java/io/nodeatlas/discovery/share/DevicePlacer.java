@@ -25,6 +25,17 @@ public interface DevicePlacer {
   Decision place(Share share, List<Share> others);
 
   /**
+   * As {@link #place(Share, List)}, for a claim whose allocation configures the share: {@code configs} are the
+   * {@code opaque.parameters} (JSON text) of its {@code config[]} entries for our driver that apply to the
+   * share's request, in allocation order (a class's before the claim's), as {@link DeviceRealiser#realise} gets
+   * them. A family whose placement depends on how a claim uses the device (a GPU's sharing strategy) reads
+   * them and records what it needs in the {@link Placement}, where the other claims' shares show it.
+   */
+  default Decision place(Share share, List<Share> others, List<String> configs) {
+    return place(share, others);
+  }
+
+  /**
    * Whether a share recorded earlier still fits the device as it is now (CPUs taken offline since);
    * null when it does, else why not. The agent has already checked its amounts against the capacities.
    */

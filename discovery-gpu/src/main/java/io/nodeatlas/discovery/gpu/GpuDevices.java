@@ -25,7 +25,8 @@ import java.util.function.Consumer;
  * read therefore cannot be named and is reported instead.
  *
  * <p>GPUs and MIG devices are exclusive: one claim at a time holds one ({@code allowMultipleAllocations}
- * false, no request policies).
+ * false, no request policies), unless {@code --gpu-multiple-allocations} publishes a whole GPU for several
+ * claims ({@link SharedGpus}).
  */
 final class GpuDevices {
 

@@ -73,6 +73,18 @@ public final class GpuDiscoverySource implements DiscoverySource {
           + "placement (partitionable devices, KEP-4815), created when a claim is prepared.");
 
   /**
+   * {@code --gpu-multiple-allocations}: publish each whole GPU with MIG mode off for several claims
+   * ({@link SharedGpus}: {@code allowMultipleAllocations} and its memory as consumable capacity, KEP-5075), which
+   * share it at Prepare only when their {@link GpuConfig} sharing agrees ({@link GpuSharePlacer}); off by
+   * default, as consumable capacity is a beta API that peers keep behind a gate.
+   */
+  public static final SourceSetting MULTIPLE_ALLOCATIONS = SourceSetting.bool(NAME, "multipleAllocations",
+      "--gpu-multiple-allocations", "NODEATLAS_GPU_MULTIPLE_ALLOCATIONS", false,
+      "Publish each whole GPU (MIG mode off) with allowMultipleAllocations and its memory as consumable capacity "
+          + "(KEP-5075), so several claims can share it: a claim that names no memory takes all of it, and claims "
+          + "share a GPU at Prepare only when each configures the same sharing (GpuConfig TimeSlicing).");
+
+  /**
    * {@code --nvidia-smi}: the tool that sets a GPU's compute time slice for a claim whose
    * {@link GpuConfig} asks for TimeSlicing ({@code compute-policy --set-timeslice}); unset: the driver root's
    * ({@link DriverTools}), else {@code nvidia-smi} on the agent's PATH.
@@ -111,7 +123,8 @@ public final class GpuDiscoverySource implements DiscoverySource {
 
   @Override
   public List<SourceSetting> settings() {
-    return List.of(DRIVER_ROOT, CONTAINER_DRIVER_ROOT, NVML_LIBRARY, MIG_PARTITIONS, NVIDIA_SMI, MPS_CONTROL);
+    return List.of(DRIVER_ROOT, CONTAINER_DRIVER_ROOT, NVML_LIBRARY, MIG_PARTITIONS, MULTIPLE_ALLOCATIONS, NVIDIA_SMI,
+        MPS_CONTROL);
   }
 
   @Override
@@ -158,6 +171,12 @@ public final class GpuDiscoverySource implements DiscoverySource {
     return Optional.of(new GpuRealiser(new MigRealiser(loader, host, stateDir), sharing));
   }
 
+  /** Which claims share a GPU published for several ({@link GpuSharePlacer}), by their sharing configuration. */
+  @Override
+  public Optional<io.nodeatlas.discovery.share.SharePlacer> sharePlacer(io.nodeatlas.discovery.share.SharePlacer.Settings settings) {
+    return Optional.of(new GpuSharePlacer());
+  }
+
   /** The GPUs' device nodes, and a device plugin that would count the same GPUs twice. */
   @Override
   public List<io.nodeatlas.discovery.doctor.DoctorCheck> doctorChecks() {
@@ -193,6 +212,8 @@ public final class GpuDiscoverySource implements DiscoverySource {
 
     List<Device> found = new ArrayList<>();
     Set<String> names = new HashSet<>();
+    // The MIG instances the agent's family made for claims (its journal).
+    List<MigJournal.Entry> ours = host.options().flag(MIG_PARTITIONS) ? journalled(host, facts::warn) : List.of();
     for (int index = 0; index < count; index++) {
       NvmlDevice handle;
       try {
@@ -211,7 +232,17 @@ public final class GpuDiscoverySource implements DiscoverySource {
       }
       List<Device> gpuDevices = devices.devices(gpu);
       if (host.options().flag(MIG_PARTITIONS) && !gpuDevices.isEmpty()) {
-        gpuDevices = withPartitions(nvml, handle, gpu, gpuDevices, facts::warn);
+        gpuDevices = withPartitions(nvml, handle, gpu, gpuDevices, ours, facts::warn);
+      }
+      // A GPU in MIG mode is used through its instances, and one whose counters partitions consume is whole
+      // only for one claim.
+      if (host.options().flag(MULTIPLE_ALLOCATIONS) && host.sharedDevicesSupported() && !gpuDevices.isEmpty()
+          && !gpu.migMode().map(m -> m.current()).orElse(false) && gpuDevices.get(0).consumesCounters().isEmpty()) {
+        Optional<Device> shared = SharedGpus.shared(gpuDevices.get(0));
+        if (shared.isPresent()) {
+          gpuDevices = new ArrayList<>(gpuDevices);
+          gpuDevices.set(0, shared.get());
+        }
       }
       for (Device d : gpuDevices) {
         if (names.add(d.name())) {
@@ -232,7 +263,7 @@ public final class GpuDiscoverySource implements DiscoverySource {
    * counter set and consumes all of it. Only with MIG mode on, since instances can be created only then.
    */
   private static List<Device> withPartitions(NvmlSession nvml, NvmlDevice handle, GpuInfo gpu, List<Device> devices,
-      java.util.function.Consumer<String> warn) {
+      List<MigJournal.Entry> ours, java.util.function.Consumer<String> warn) {
     if (gpu.migMode().isEmpty() || gpu.minor().isEmpty()) {
       return devices;
     }
@@ -242,14 +273,63 @@ public final class GpuDiscoverySource implements DiscoverySource {
       return devices;
     }
     List<MigPartitions.Profile> profiles = MigPartitions.read(nvml, handle, gpu.label(), warn);
+    List<MigPartitions.Existing> existing = new ArrayList<>();
+    Set<Integer> madeForClaims = new java.util.TreeSet<>();
+    for (MigPartitions.Profile p : profiles) {
+      try {
+        for (NvmlSession.GpuInstance gi : nvml.gpuInstances(handle, p.info().id(), NvmlSession.Placement.MAX_PLACEMENTS)) {
+          NvmlSession.GpuInstanceInfo info = nvml.gpuInstanceInfo(gi);
+          MigPartitions.Existing e = new MigPartitions.Existing(info.id(), info.profileId(), info.placement());
+          if (madeForClaim(ours, gpu.uuid().orElse(""), e)) {
+            madeForClaims.add(info.id());
+          } else {
+            existing.add(e);
+          }
+        }
+      } catch (NvmlException e) {
+        warn.accept(gpu.label() + ": MIG partitions not published: the GPU instances of profile " + p.info().name()
+            + " that exist cannot be read (" + e.getMessage() + "), and a partition over one would fail at Prepare");
+        return devices;
+      }
+    }
     Device whole = devices.get(0);
-    return MigPartitions.build(gpu.minor().get(), whole, profiles, warn).map(p -> {
+    // An instance made for a claim is that claim's: not published again as a MIG device of its own.
+    List<Device> others = devices.subList(1, devices.size()).stream()
+        .filter(d -> d.attribute(GpuDevices.GPU_INSTANCE_ID)
+            .filter(v -> v instanceof io.nodeatlas.discovery.model.AttributeValue.IntValue i
+                && madeForClaims.contains((int) i.value())).isEmpty())
+        .toList();
+    return MigPartitions.build(gpu.minor().get(), whole, profiles, existing, warn).map(p -> {
       List<Device> out = new ArrayList<>();
       out.add(whole.withCounters(List.of(p.counters()), List.of(p.whole())));
-      out.addAll(devices.subList(1, devices.size()));
+      out.addAll(others);
       out.addAll(p.partitions());
       return out;
     }).orElse(devices);
+  }
+
+  /**
+   * Whether the family journalled {@code e} for a claim: the same GPU instance id, or, for an intent journalled
+   * before NVML gave the id, the same profile and placement.
+   */
+  private static boolean madeForClaim(List<MigJournal.Entry> ours, String gpuUuid, MigPartitions.Existing e) {
+    return ours.stream().anyMatch(j -> j.gpuUuid().equals(gpuUuid) && (j.gi() >= 0 ? j.gi() == e.id()
+        : j.profileId() == e.profileId() && j.start() == e.placement().start() && j.size() == e.placement().size()));
+  }
+
+  /** The family's journal of MIG instances made for claims; none outside the agent, or (with a warning) when unreadable. */
+  private static List<MigJournal.Entry> journalled(HostContext host, java.util.function.Consumer<String> warn) {
+    if (host.familyStateDir().isEmpty()) {
+      return List.of();
+    }
+    MigJournal journal = new MigJournal(host.familyStateDir().get());
+    try {
+      return journal.read();
+    } catch (java.io.IOException e) {
+      warn.accept("MIG instances made for claims not known (" + e.getMessage() + "): every GPU instance counts as "
+          + "an operator's");
+      return List.of();
+    }
   }
 
   private static SystemFacts systemFacts(NvmlSession nvml, FactReader result) {

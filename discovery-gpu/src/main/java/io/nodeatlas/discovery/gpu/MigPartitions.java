@@ -64,6 +64,9 @@ public final class MigPartitions {
   /** What one GPU publishes: its counter set, what the whole GPU consumes, and the partitions. */
   public record Published(CounterSet counters, CounterConsumption whole, List<Device> partitions) {}
 
+  /** A GPU instance that exists and that no claim of ours made (an operator's): its id, profile id and placement. */
+  public record Existing(int id, int profileId, Placement placement) {}
+
   private MigPartitions() {}
 
   /**
@@ -96,6 +99,19 @@ public final class MigPartitions {
    * {@code parent} is the whole GPU's device, whose identity attributes the partitions share.
    */
   public static Optional<Published> build(int minor, Device parent, List<Profile> profiles, Consumer<String> warn) {
+    return build(minor, parent, profiles, List.of(), warn);
+  }
+
+  /**
+   * As {@link #build(int, Device, List, Consumer)} on a GPU where the instances {@code existing} were made by
+   * others: their memory slices are taken (no partition that overlaps one is published) and their compute slices
+   * and engines are gone from the counter set's totals (no partition that needs more than is left is published);
+   * the whole GPU still consumes every counter in full, so the scheduler cannot allocate it while they exist. A
+   * counter they use up leaves the set and the whole GPU's consumption (the API wants no partition to need it);
+   * empty, with a warning, when no partition is left.
+   */
+  public static Optional<Published> build(int minor, Device parent, List<Profile> profiles, List<Existing> existing,
+      Consumer<String> warn) {
     String setName = "gpu-" + minor;
     int memorySlices = 0;
     SortedMap<String, Long> totals = new TreeMap<>();
@@ -132,17 +148,54 @@ public final class MigPartitions {
       }
       return Optional.empty();
     }
+    // What the instances of others hold: their memory slices, and their profiles' compute slices and engines.
+    java.util.Set<Integer> taken = new java.util.TreeSet<>();
+    SortedMap<String, Long> used = new TreeMap<>();
+    for (Existing e : existing) {
+      Optional<Profile> of = usable.stream().filter(p -> p.info().id() == e.profileId()).findFirst();
+      if (of.isEmpty() || e.placement().start() < 0 || e.placement().size() <= 0
+          || e.placement().start() + e.placement().size() > memorySlices) {
+        warn.accept("gpu-" + minor + ": GPU instance " + e.id() + " (profile id " + e.profileId() + ", placement "
+            + e.placement().start() + ":" + e.placement().size() + ") is of no profile or placement NVML offers; no MIG "
+            + "partitions, since what it holds cannot be accounted");
+        return Optional.empty();
+      }
+      for (int s = e.placement().start(); s < e.placement().start() + e.placement().size(); s++) {
+        taken.add(s);
+      }
+      for (var c : consumption(of.get().info()).entrySet()) {
+        used.merge(c.getKey(), (long) c.getValue(), Long::sum);
+      }
+    }
+    SortedMap<String, Long> left = new TreeMap<>();
+    totals.forEach((k, v) -> left.put(k, v - used.getOrDefault(k, 0L)));
     SortedMap<String, Quantity> all = new TreeMap<>();
+    SortedMap<String, Quantity> inSet = new TreeMap<>();
     for (int s = 0; s < memorySlices; s++) {
       all.put(MEMORY_SLICE_PREFIX + s, Quantity.of(1));
+      inSet.put(MEMORY_SLICE_PREFIX + s, Quantity.of(1));
     }
-    totals.forEach((k, v) -> all.put(k, Quantity.of(v)));
-    CounterSet set = new CounterSet(setName, all);
+    left.forEach((k, v) -> {
+      if (v > 0) {
+        all.put(k, Quantity.of(totals.get(k)));
+        inSet.put(k, Quantity.of(v));
+      }
+    });
+    CounterSet set = new CounterSet(setName, inSet);
 
     List<Device> partitions = new ArrayList<>();
     for (Profile p : usable) {
       GpuInstanceProfile i = p.info();
+      boolean fits = consumption(i).entrySet().stream()
+          .allMatch(c -> !totals.containsKey(c.getKey()) || c.getValue() <= left.get(c.getKey()));
       for (Placement pl : p.placements()) {
+        boolean overlaps = false;
+        for (int s = pl.start(); s < pl.start() + pl.size(); s++) {
+          overlaps |= taken.contains(s);
+        }
+        if (!fits || overlaps) {
+          continue;
+        }
         SortedMap<String, Quantity> uses = new TreeMap<>();
         for (int s = pl.start(); s < pl.start() + pl.size(); s++) {
           uses.put(MEMORY_SLICE_PREFIX + s, Quantity.of(1));
@@ -178,7 +231,25 @@ public final class MigPartitions {
         partitions.add(d.build().withCounters(List.of(), List.of(new CounterConsumption(setName, uses))));
       }
     }
+    if (partitions.isEmpty()) {
+      warn.accept("gpu-" + minor + ": no MIG partitions: the GPU instances that exist (" + existing.size()
+          + ", made by others) leave no placement free");
+      return Optional.empty();
+    }
     return Optional.of(new Published(set, new CounterConsumption(setName, all), partitions));
+  }
+
+  /** What a GPU instance of profile {@code i} takes of the counters other than memory slices. */
+  private static SortedMap<String, Integer> consumption(GpuInstanceProfile i) {
+    SortedMap<String, Integer> out = new TreeMap<>();
+    out.put(COMPUTE_SLICES, i.sliceCount());
+    out.put("copy-engines", i.copyEngineCount());
+    out.put("decoders", i.decoderCount());
+    out.put("encoders", i.encoderCount());
+    out.put("jpeg-engines", i.jpegCount());
+    out.put("ofa-engines", i.ofaCount());
+    out.values().removeIf(v -> v <= 0);
+    return out;
   }
 
   static String partitionName(int minor, Profile p, int start) {

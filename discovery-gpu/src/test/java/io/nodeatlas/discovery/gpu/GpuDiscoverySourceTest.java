@@ -542,7 +542,10 @@ class GpuDiscoverySourceTest {
   void declaresItsSettingsAndReadsThemUnderTheirKeys() throws Exception {
     assertThat(source.settings()).containsExactly(GpuDiscoverySource.DRIVER_ROOT,
         GpuDiscoverySource.CONTAINER_DRIVER_ROOT, GpuDiscoverySource.NVML_LIBRARY, GpuDiscoverySource.MIG_PARTITIONS,
-        GpuDiscoverySource.NVIDIA_SMI, GpuDiscoverySource.MPS_CONTROL);
+        GpuDiscoverySource.MULTIPLE_ALLOCATIONS, GpuDiscoverySource.NVIDIA_SMI, GpuDiscoverySource.MPS_CONTROL);
+    SourceSetting shared = GpuDiscoverySource.MULTIPLE_ALLOCATIONS;
+    assertThat(List.of(shared.key(), shared.flag(), shared.env(), shared.type())).containsExactly("gpu.multipleAllocations",
+        "--gpu-multiple-allocations", "NODEATLAS_GPU_MULTIPLE_ALLOCATIONS", SourceSetting.Type.BOOLEAN);
     SourceSetting mps = GpuDiscoverySource.MPS_CONTROL;
     assertThat(List.of(mps.key(), mps.flag(), mps.env(), mps.type()))
         .containsExactly("gpu.mpsControl", "--gpu-mps-control", "NODEATLAS_GPU_MPS_CONTROL", SourceSetting.Type.PATH);

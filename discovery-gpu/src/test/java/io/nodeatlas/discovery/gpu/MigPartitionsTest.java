@@ -38,6 +38,11 @@ class MigPartitionsTest {
   }
 
   private DiscoveryResult discover(FakeNvml.Config config, boolean partitions) throws Exception {
+    return discover(config, partitions, null);
+  }
+
+  /** With {@code familyDir}: as the agent discovers, its gpu family's journal there. */
+  private DiscoveryResult discover(FakeNvml.Config config, boolean partitions, Path familyDir) throws Exception {
     FixtureTree.at(host).file("dev/nvidia0", "").file("dev/nvidiactl", "");
     config.install(confDir);
     Map<String, String> options = new HashMap<>();
@@ -45,7 +50,79 @@ class MigPartitionsTest {
     if (partitions) {
       options.put("gpu.migPartitions", "true");
     }
-    return new GpuDiscoverySource().discover(new HostContext(HostFs.of(host), new SourceOptions(options), Clock.systemUTC()));
+    HostContext ctx = new HostContext(HostFs.of(host), new SourceOptions(options), Clock.systemUTC());
+    return new GpuDiscoverySource().discover(familyDir == null ? ctx : ctx.withFamilyStateDir(familyDir));
+  }
+
+  @Test
+  void anOperatorsInstanceTakesItsSlicesNoPartitionOverItIsPublishedAndEveryOneLeftCanBeCreated() throws Exception {
+    // A 3g.71gb (profile id 9) an operator made at memory slices 4-7 before the agent started.
+    FakeNvml.Config config = h200MigOn().set("device.0.mig.gi.0", "9@4:4");
+    DiscoveryResult r = discover(config, true);
+    Device gpu = r.devices().get(0);
+    List<Device> partitions = r.devices().stream().filter(d -> !d.name().equals("gpu-0")).toList();
+    assertThat(partitions).extracting(Device::name).doesNotContain("gpu-0-mig-3g-71gb-4", "gpu-0-mig-1g-18gb-4",
+        "gpu-0-mig-2g-35gb-4", "gpu-0-mig-1g-35gb-6", "gpu-0-mig-7g-141gb-0")
+        .contains("gpu-0-mig-4g-71gb-0", "gpu-0-mig-3g-71gb-0", "gpu-0-mig-1g-18gb-3");
+    for (Device p : partitions) {
+      assertThat(overlaps(p, 4, 4)).as(p.name()).isFalse();
+    }
+    // Its 3 compute slices, 3 CE, DEC and JPEG are gone from the set; the whole GPU still needs all 7 and so never fits.
+    CounterSet set = gpu.sharedCounters().get(0);
+    assertThat(set.counters()).containsEntry("compute-slices", Quantity.of(4)).containsEntry("copy-engines", Quantity.of(5))
+        .containsEntry("decoders", Quantity.of(4)).containsEntry("ofa-engines", Quantity.of(1));
+    assertThat(gpu.consumesCounters().get(0).counters()).containsEntry("compute-slices", Quantity.of(7));
+    assertThat(fit(set, List.of(gpu))).isFalse();
+    assertThat(fit(set, List.of(named(partitions, "gpu-0-mig-4g-71gb-0")))).isTrue();
+    // What the set lets the scheduler allocate, NVML creates beside the operator's instance.
+    config.install(confDir);
+    try (var nvml = io.nodeatlas.discovery.gpu.nvml.JnaNvmlLibrary.load(FakeNvml.library()).init()) {
+      var dev = nvml.deviceByIndex(0);
+      for (Device p : partitions) {
+        var gi = nvml.createGpuInstance(dev, (int) (long) (Long) p.attribute(MigPartitions.PROFILE_ID).orElseThrow().asObject(),
+            new io.nodeatlas.discovery.gpu.nvml.NvmlSession.Placement(start(p), size(p)));
+        nvml.destroyGpuInstance(gi);
+      }
+    }
+  }
+
+  @Test
+  void anInstanceTheFamilyMadeForAClaimIsNotAnOperatorsItIsNotPublishedAsAMigDeviceOfItsOwn() throws Exception {
+    // The claim's partition was allocated as gpu-0-mig-3g-71gb-4: the scheduler counts it through the claim.
+    FakeNvml.Config config = h200MigOn().set("device.0.mig.gi.0", "9@4:4").set("device.0.mig.count", "1")
+        .set("device.0.mig.0.uuid", "MIG-11111111-2222-4333-8444-555555555555").set("device.0.mig.0.profile", "3g.71gb")
+        .set("device.0.mig.0.gi", "1").set("device.0.mig.0.ci", "0");
+    Path family = confDir.resolve("families");
+    new MigJournal(family).put(new MigJournal.Entry("claim-1", "gpu-0-mig-3g-71gb-4", "GPU-0a7d4e52-93c1-4f0e-b6a2-1c9d8e7f6a50", 0, 9, 4, 4, 1, 0,
+        List.of()));
+    DiscoveryResult r = discover(config, true, family);
+    assertThat(r.devices()).extracting(Device::name).contains("gpu-0-mig-3g-71gb-4", "gpu-0-mig-7g-141gb-0")
+        .doesNotContain("gpu-0-mig-1-0");
+    assertThat(r.devices().get(0).sharedCounters().get(0).counters()).containsEntry("compute-slices", Quantity.of(7));
+    // The one-shot discover knows no journal: the same instance is an operator's there.
+    assertThat(discover(config, true).devices()).extracting(Device::name).contains("gpu-0-mig-1-0")
+        .doesNotContain("gpu-0-mig-3g-71gb-4");
+  }
+
+  @Test
+  void instancesThatLeaveNoPlacementFreeLeaveTheGpuWithoutPartitions() throws Exception {
+    DiscoveryResult r = discover(h200MigOn().set("device.0.mig.gi.0", "0@0:8"), true);
+    assertThat(r.devices()).extracting(Device::name).containsExactly("gpu-0");
+    assertThat(r.devices().get(0).sharedCounters()).isEmpty();
+    assertThat(r.warnings()).extracting(DiscoveryWarning::message)
+        .anySatisfy(m -> assertThat(m).contains("no MIG partitions", "leave no placement free"));
+  }
+
+  private static boolean overlaps(Device d, int start, int size) {
+    return start(d) < start + size && start < start(d) + size(d);
+  }
+
+  private static int start(Device d) {
+    return (int) (long) (Long) d.attribute(MigPartitions.PLACEMENT_START).orElseThrow().asObject();
+  }
+
+  private static int size(Device d) {
+    return (int) (long) (Long) d.attribute(MigPartitions.PLACEMENT_SIZE).orElseThrow().asObject();
   }
 
   private static FakeNvml.Config h200MigOn() {
