@@ -135,9 +135,12 @@ public final class AgentLoadBench {
         Phase own = measure(kubelet, pool, agent, peakRss, peakAnon, uids, rounds, devicesPerClaim);
         own.print("agent's own share, claim GET answered at once");
         pool.shutdown();
-        Thread.sleep(2000);
-        System.out.printf("agent RSS idle: %.1f MiB, under load (peak sampled): %.1f MiB, idle after load: %.1f MiB%n",
-            idleRss / 1024.0, peakRss.get() / 1024.0, rssKib(agent.pid()) / 1024.0);
+        // -Dnodeatlas.bench.settleSeconds: how long after the last round the "after load" figures are taken
+        // (bench/agent-memory.sh: 35 s, issue 36's "35 s after a 32-claim burst").
+        long settle = Long.getLong("nodeatlas.bench.settleSeconds", 2);
+        Thread.sleep(TimeUnit.SECONDS.toMillis(settle));
+        System.out.printf("agent RSS idle: %.1f MiB, under load (peak sampled): %.1f MiB, idle after load: %.1f MiB"
+            + " (%d s after the last round)%n", idleRss / 1024.0, peakRss.get() / 1024.0, rssKib(agent.pid()) / 1024.0, settle);
         // RssAnon leaves out file pages (the jar, libjvm, a CDS archive): those are shared and
         // reclaimable, and a cgroup charges them as page cache rather than as the process's own.
         System.out.printf("agent RssAnon idle: %.1f MiB, under load (peak sampled): %.1f MiB, idle after load: %.1f MiB%n",
