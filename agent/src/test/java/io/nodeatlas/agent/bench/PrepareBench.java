@@ -178,6 +178,7 @@ public final class PrepareBench {
             "floor p50", "floor p99", "p50/flr", "p99/flr", "floor parts p50/p99 ms: gRPC, GET, writes");
         List<String> cpu = new ArrayList<>();
         List<String> machine = new ArrayList<>();
+        List<String> handOffs = new ArrayList<>();
         for (int n : concurrency) {
           int rounds = n == 1 ? roundsSingle : roundsMany;
           // Warm-up at this concurrency (JIT, connection pools), not measured.
@@ -190,18 +191,25 @@ public final class PrepareBench {
           long floorTicks = 0;
           long prepareWaits = 0;
           long floorWaits = 0;
+          Map<String, Long> prepareByThread = new java.util.TreeMap<>();
+          Map<String, Long> floorByThread = new java.util.TreeMap<>();
           // Blocks of rounds, a Prepare block and then a floor block (one round each at N=32, 20 at N=1, so that
           // reading the counters stays rare): both see the same load on a shared machine.
           int block = Math.max(1, 20 / n);
           for (int r = 0; r < rounds; r += block) {
             long cpu0 = cpuTicks(agent.pid());
-            long waits0 = waits(agent.pid());
+            Map<String, Long> byThread0 = waitsByThread(agent.pid());
+            long waits0 = total(byThread0);
             prepare.addAll(run(pool, n, block, w -> prepareOnce(kubelet, w, uids.get(w))));
             long cpu1 = cpuTicks(agent.pid());
-            long waits1 = waits(agent.pid());
+            Map<String, Long> byThread1 = waitsByThread(agent.pid());
+            long waits1 = total(byThread1);
             floorSamples.addAll(run(pool, n, block, w -> floor.once(w)));
             long cpu2 = cpuTicks(agent.pid());
-            long waits2 = waits(agent.pid());
+            Map<String, Long> byThread2 = waitsByThread(agent.pid());
+            long waits2 = total(byThread2);
+            byThread1.forEach((k, v) -> prepareByThread.merge(k, v - byThread0.getOrDefault(k, 0L), Long::sum));
+            byThread2.forEach((k, v) -> floorByThread.merge(k, v - byThread1.getOrDefault(k, 0L), Long::sum));
             prepareTicks += cpu1 - cpu0;
             floorTicks += cpu2 - cpu1;
             prepareWaits += waits1 - waits0;
@@ -226,6 +234,18 @@ public final class PrepareBench {
           }
           System.out.printf("%-5d %-9d %9.2f %9.2f %9.2f | %9.3f %9.3f | %7.1fx %7.1fx |%s%n", n, prepare.size(), p50, p99,
               prepare.get(prepare.size() - 1) / 1e6, f50, f99, p50 / f50, p99 / f99, parts);
+          // Where the agent's threads blocked, by thread name (digits dropped): the profile of the hand-offs.
+          StringBuilder where = new StringBuilder();
+          int samples = prepare.size();
+          prepareByThread.entrySet().stream().filter(e -> e.getValue() > 0)
+              .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+              .forEach(e -> where.append(String.format(" %s %.2f", e.getKey(), (double) e.getValue() / samples)));
+          StringBuilder floorWhere = new StringBuilder();
+          floorByThread.entrySet().stream().filter(e -> e.getValue() > 0)
+              .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+              .forEach(e -> floorWhere.append(String.format(" %s %.2f", e.getKey(), (double) e.getValue() / floorSamples.size())));
+          handOffs.add(String.format("N=%d agent waits per Prepare+Unprepare by thread:%s%n      per floor call:%s", n, where,
+              floorWhere));
           machine.add(String.format(java.util.Locale.ROOT, "RESULT %d %.3f %.3f %.3f %.3f %.3f %.3f %.2f %.2f", n, p50, p99,
               f50, f99, cpuPrepare, cpuFloor, (double) prepareWaits / prepare.size(), (double) floorWaits / floorSamples.size()));
         }
@@ -240,6 +260,7 @@ public final class PrepareBench {
         System.out.printf("%-5s %13s %13s %9s %11s %11s%n", "", "per Prep+Unp", "per gRPC call", "", "per Prep+Unp",
             "per call");
         cpu.forEach(System.out::println);
+        handOffs.forEach(System.out::println);
         System.out.printf("agent RSS idle before the runs: %.1f MiB, peak (VmHWM): %.1f MiB%n", idleRss / 1024.0,
             status(agent.pid(), "VmHWM:") / 1024.0);
         System.out.printf("agent JVM options: %s%n", String.join(" ", jvm));
@@ -359,17 +380,18 @@ public final class PrepareBench {
 
   /**
    * Voluntary context switches of every thread of {@code pid} ({@code voluntary_ctxt_switches} of
-   * /proc/PID/task/TID/status, proc(5)): how often its threads blocked. Threads that ended meanwhile are
-   * not counted, so a difference is a lower bound.
+   * /proc/PID/task/TID/status, proc(5)), summed by thread name ({@code comm}, digits dropped): how often
+   * its threads blocked. Threads that ended meanwhile are not counted, so a difference is a lower bound.
    */
-  static long waits(long pid) throws java.io.IOException {
-    long sum = 0;
+  static Map<String, Long> waitsByThread(long pid) throws java.io.IOException {
+    Map<String, Long> sum = new HashMap<>();
     try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
       for (Path t : tasks.toList()) {
         try {
+          String name = Files.readString(t.resolve("comm")).trim().replaceAll("[0-9]+", "#");
           for (String line : Files.readAllLines(t.resolve("status"))) {
             if (line.startsWith("voluntary_ctxt_switches:")) {
-              sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+              sum.merge(name, Long.parseLong(line.substring(line.indexOf(':') + 1).trim()), Long::sum);
             }
           }
         } catch (java.nio.file.NoSuchFileException ended) {
@@ -378,6 +400,10 @@ public final class PrepareBench {
       }
     }
     return sum;
+  }
+
+  static long total(Map<String, Long> byThread) {
+    return byThread.values().stream().mapToLong(Long::longValue).sum();
   }
 
   /** Clock ticks in milliseconds: USER_HZ is 100 on every Linux ABI the agent runs on (sysconf(_SC_CLK_TCK)). */
