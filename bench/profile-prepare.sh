@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The profile behind bench/prepare.sh's rows: the same PrepareBench run (state and CDI on tmpfs, or on
+# the disk with STATE_DIR=dir) with Java Flight Recorder in the agent, every park, monitor wait, socket
+# and file I/O recorded (threshold 0) with its stack, and CPU samples; prints where the agent's threads
+# waited per Prepare+Unprepare (call site: the first frame of ours) and where its CPU went (bench/jfr-summary.py).
+#   bench/profile-prepare.sh [N concurrent claims, default 32] [rounds, default 30]
+# JFR's own cost inflates the latency; the counts and the shares are what to read.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$bench_root"
+n="${1:-32}"
+rounds="${2:-30}"
+if [[ -z "${NODEATLAS_JAVA_OPTS:-}" ]]; then
+  eval "$(grep '^NODEATLAS_JAVA_OPTS=' systemd/nodeatlas.env)"
+fi
+bench_build
+cp="$(bench_classpath agent)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+jdk="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"
+# JFR's profile settings, with every wait and I/O event at threshold 0.
+python3 - "$jdk/lib/jfr/profile.jfc" "$work/waits.jfc" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+for ev in ["jdk.ThreadPark", "jdk.JavaMonitorEnter", "jdk.JavaMonitorWait", "jdk.SocketRead", "jdk.SocketWrite",
+           "jdk.FileForce", "jdk.FileWrite", "jdk.FileRead"]:
+    i = s.index('<event name="%s">' % ev)
+    j = s.index("</event>", i)
+    s = s[:i] + re.sub(r'(<setting name="threshold"[^>]*>)[^<]*(</setting>)', r"\g<1>0 ms\g<2>", s[i:j]) + s[j:]
+open(sys.argv[2], "w").write(s)
+PY
+props=(-Dnodeatlas.bench.concurrency="$n")
+[[ -n "${STATE_DIR:-}" ]] && props+=(-Dnodeatlas.bench.stateDir="$STATE_DIR")
+# Warm-up rounds are recorded too (PrepareBench warms up with a fifth of the rounds, at least 20).
+# shellcheck disable=SC2086
+java -cp "$cp" "${props[@]}" io.nodeatlas.agent.bench.PrepareBench cli/target/nodeatlas.jar "$work" \
+  "$rounds" "$rounds" $NODEATLAS_JAVA_OPTS \
+  -XX:StartFlightRecording:filename="$work/agent.jfr",settings="$work/waits.jfc",dumponexit=true \
+  2> >(grep -v '^INFO: \|MockWebServer\|^[A-Z][a-z][a-z] [0-9]' >&2) | grep -v '^RESULT\|JVM options'
+for ((i = 0; i < 100; i++)); do [[ -s "$work/agent.jfr" ]] && break; sleep 0.2; done
+pairs=$((n * (rounds + (rounds / 5 > 20 ? rounds / 5 : 20))))
+"$jdk/bin/jfr" print --json --events jdk.ThreadPark,jdk.JavaMonitorEnter,jdk.JavaMonitorWait,jdk.SocketRead,jdk.SocketWrite,jdk.FileForce,jdk.FileWrite,jdk.FileRead,jdk.ExecutionSample \
+  "$work/agent.jfr" >"$work/agent.json"
+cp "$work/agent.jfr" agent/target/prepare-profile.jfr
+python3 bench/jfr-summary.py "$work/agent.json" "$pairs" "${TOP:-15}"
+echo "recording: agent/target/prepare-profile.jfr (jfr print --events jdk.ThreadPark ... for the stacks)"
