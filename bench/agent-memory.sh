@@ -79,9 +79,10 @@ library_floor() { # -> the serve JVM's RSS in MiB
   echo "$rss"
 }
 
+nmt_driver=()
 drive() { # extra JVM flags for the agent... -> the driver's output
   mkdir -p "$work/run"
-  "$java_bin" -cp "$(cat "$cp_file")" -Dnodeatlas.bench.settleSeconds="$settle" \
+  "$java_bin" -cp "$(cat "$cp_file")" -Dnodeatlas.bench.settleSeconds="$settle" "${nmt_driver[@]}" \
     io.nodeatlas.agent.bench.AgentLoadBench "$jar" "$work/run" "$n" "$rounds" "${jvm[@]}" "$@" \
     2> >(grep -v '^INFO: \|MockWebServer\|^[A-Z][a-z][a-z] [0-9]' >&2)
 }
@@ -114,8 +115,10 @@ ra=$(ratio "$after" "$idle")
 row "run RSS ${settle} s after a $n-claim burst" "$after MiB (peak $loaded)" "its idle $idle MiB" "${ra}x" "<= 1.1x idle" "$(le "$ra" 1.1)"
 
 if [[ "${BREAKDOWN:-0}" == 1 ]]; then
+  # NMT at idle and SETTLE s after the burst (the growth by kind), then at exit.
+  nmt_driver=(-Dnodeatlas.bench.nmt=true)
   drive -Xlog:class+load=info:file="$work/classes.log" -XX:NativeMemoryTracking=summary \
-    -XX:+UnlockDiagnosticVMOptions -XX:+PrintNMTStatistics >/dev/null
+    -XX:+UnlockDiagnosticVMOptions -XX:+PrintNMTStatistics | sed -n '/^NMT committed/,/Total/p' 
   echo "classes loaded by the agent (until exit), by library:"
   awk '{print $2}' "$work/classes.log" | awk -F. '
     /^io\.fabric8\./ {g="fabric8"} /^io\.grpc\.netty\./ {g="grpc-netty (shaded netty)"}

@@ -11,7 +11,7 @@
 # the serial collector), since an agent is what re-discovers for its whole life. Java and the loop run in
 # separate JVMs, alternately, R times; medians. Beside the row, for the explanation, the same figures with
 # the JVM's default flags (C2, G1), the whole process's CPU (JIT and GC threads included), wall time, and
-# "cold": the first measured rounds of a JVM without warm-up (the JIT still compiling).
+# "cold": a JVM's first five discoveries, without warm-up (the JIT still compiling).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$bench_root"
@@ -36,9 +36,9 @@ root="$(find "$work/tree" -mindepth 1 -maxdepth 1 -type d | head -1)"
 strace -f -qq -o "$work/cpu.strace" -e trace=%file,openat,readlink java -cp "$cp" io.nodeatlas.discovery.cpu.bench.CpuNumaOnce "$root" >/dev/null
 read -r paths _ < <(python3 bench/openlog.py "$root/" "$work/cpu.strace" "$work/cpu.list")
 
-once() { # flags-name [warm-up rounds] -> "<wall> <thread> <process>" of CpuNumaOnce
+once() { # flags-name [warm-up rounds] [rounds] -> "<wall> <thread> <process>" of CpuNumaOnce
   local -n f="$1"
-  java "${f[@]}" -cp "$cp" io.nodeatlas.discovery.cpu.bench.CpuNumaOnce "$root" "${2:-$warm}" "$rounds"
+  java "${f[@]}" -cp "$cp" io.nodeatlas.discovery.cpu.bench.CpuNumaOnce "$root" "${2:-$warm}" "${3:-$rounds}"
 }
 loop() { # flags-name mode
   local -n f="$1"
@@ -50,7 +50,7 @@ for k in agent default; do : >"$work/$k.once"; : >"$work/$k.checked"; : >"$work/
 for ((i = 0; i < runs; i++)); do
   for k in agent default; do
     once "${k}_flags" >>"$work/$k.once"
-    once "${k}_flags" 0 >>"$work/$k.cold" # the first rounds of a JVM: the JIT still at work
+    once "${k}_flags" 0 5 >>"$work/$k.cold" # a JVM's first five discoveries: the JIT still at work
     loop "${k}_flags" checked >>"$work/$k.checked"
     loop "${k}_flags" plain >>"$work/$k.plain"
   done

@@ -123,6 +123,10 @@ public final class AgentLoadBench {
         long idleRss = rssKib(agent.pid());
         long idleAnon = status(agent.pid(), "RssAnon:");
         long idleThreads = status(agent.pid(), "Threads:");
+        // -Dnodeatlas.bench.nmt=true (the agent started with -XX:NativeMemoryTracking=summary): the JVM's own
+        // account at idle and after the burst, so that the growth can be told apart by kind.
+        boolean nmt = Boolean.getBoolean("nodeatlas.bench.nmt");
+        String nmtIdle = nmt ? nativeMemory(agent.pid()) : "";
 
         ExecutorService pool = Executors.newFixedThreadPool(n);
         AtomicLong peakRss = new AtomicLong(idleRss);
@@ -146,6 +150,9 @@ public final class AgentLoadBench {
         System.out.printf("agent RssAnon idle: %.1f MiB, under load (peak sampled): %.1f MiB, idle after load: %.1f MiB%n",
             idleAnon / 1024.0, peakAnon.get() / 1024.0, status(agent.pid(), "RssAnon:") / 1024.0);
         System.out.printf("agent threads idle: %d, after load: %d%n", idleThreads, status(agent.pid(), "Threads:"));
+        if (nmt) {
+          printNativeMemory(nmtIdle, nativeMemory(agent.pid()), settle);
+        }
         System.out.printf("agent JVM options: %s%n", String.join(" ", jvm));
       }
     } finally {
@@ -212,6 +219,41 @@ public final class AgentLoadBench {
     }
     latencies.sort(null);
     return new Phase(latencies, measuredNanos);
+  }
+
+  /** {@code jcmd PID VM.native_memory summary}'s output. */
+  static String nativeMemory(long pid) throws Exception {
+    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(), Long.toString(pid),
+        "VM.native_memory", "summary").redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    p.waitFor(30, TimeUnit.SECONDS);
+    return out;
+  }
+
+  /** The committed KiB of each NMT category at idle and after the burst, and the difference. */
+  static void printNativeMemory(String idle, String after, long settle) {
+    Map<String, Long> a = nmtCommitted(idle);
+    Map<String, Long> b = nmtCommitted(after);
+    System.out.printf("NMT committed KiB: idle -> %d s after the burst (difference)%n", settle);
+    for (String k : b.keySet()) {
+      long x = a.getOrDefault(k, 0L);
+      long y = b.get(k);
+      System.out.printf("  %-28s %8d -> %8d (%+d)%n", k, x, y, y - x);
+    }
+  }
+
+  static Map<String, Long> nmtCommitted(String summary) {
+    Map<String, Long> out = new java.util.LinkedHashMap<>();
+    java.util.regex.Matcher m = java.util.regex.Pattern
+        .compile("(?m)^-?\\s*([A-Za-z][A-Za-z ]*?) \\(reserved=\\d+KB, committed=(\\d+)KB\\)").matcher(summary);
+    while (m.find()) {
+      out.put(m.group(1).trim(), Long.parseLong(m.group(2)));
+    }
+    java.util.regex.Matcher total = java.util.regex.Pattern.compile("Total: reserved=\\d+KB, committed=(\\d+)KB").matcher(summary);
+    if (total.find()) {
+      out.put("Total", Long.parseLong(total.group(1)));
+    }
+    return out;
   }
 
   static double pct(List<Long> sorted, double p) {

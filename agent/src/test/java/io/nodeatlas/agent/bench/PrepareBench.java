@@ -174,6 +174,11 @@ public final class PrepareBench {
         System.out.printf("floor: one gRPC round trip (grpc.health.v1 Check) to the agent + one claim GET from the same"
             + " front + two atomic writes beside the state; interleaved round by round with the Prepare rounds%n");
         long idleRss = status(agent.pid(), "VmRSS:");
+        // The agent's CPU while no call runs (its timers: metrics, device health, hand-over watch), which
+        // a Prepare's CPU includes for the time it takes: at N=1 a Prepare+Unprepare takes a few ms.
+        long idle0 = cpuTicks(agent.pid());
+        Thread.sleep(3000);
+        double idleMsPerSecond = ticksToMs(cpuTicks(agent.pid()) - idle0) / 3;
         System.out.printf("%-5s %-9s %9s %9s %9s | %9s %9s | %8s %8s | %s%n", "N", "samples", "p50 ms", "p99 ms", "max ms",
             "floor p50", "floor p99", "p50/flr", "p99/flr", "floor parts p50/p99 ms: gRPC, GET, writes");
         List<String> cpu = new ArrayList<>();
@@ -260,6 +265,7 @@ public final class PrepareBench {
         System.out.printf("%-5s %13s %13s %9s %11s %11s%n", "", "per Prep+Unp", "per gRPC call", "", "per Prep+Unp",
             "per call");
         cpu.forEach(System.out::println);
+        System.out.printf("agent CPU while idle: %.2f ms per second%n", idleMsPerSecond);
         handOffs.forEach(System.out::println);
         System.out.printf("agent RSS idle before the runs: %.1f MiB, peak (VmHWM): %.1f MiB%n", idleRss / 1024.0,
             status(agent.pid(), "VmHWM:") / 1024.0);
