@@ -4,7 +4,9 @@
 # and file I/O recorded (threshold 0) with its stack, and CPU samples; prints where the agent's threads
 # waited per Prepare+Unprepare (call site: the first frame of ours) and where its CPU went (bench/jfr-summary.py).
 #   bench/profile-prepare.sh [N concurrent claims, default 32] [rounds, default 30]
-# JFR's own cost inflates the latency; the counts and the shares are what to read.
+# JFR's own cost inflates the latency; the counts and the shares are what to read. The recording covers
+# the measured rounds, floor rounds included: the floor's own waits (PrepareBench prints them by thread)
+# are in the counts too, about 1.2 per call at N=1 and 0.2 at N=32.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$bench_root"
@@ -29,16 +31,16 @@ for ev in ["jdk.ThreadPark", "jdk.JavaMonitorEnter", "jdk.JavaMonitorWait", "jdk
     s = s[:i] + re.sub(r'(<setting name="threshold"[^>]*>)[^<]*(</setting>)', r"\g<1>0 ms\g<2>", s[i:j]) + s[j:]
 open(sys.argv[2], "w").write(s)
 PY
-props=(-Dnodeatlas.bench.concurrency="$n")
+props=(-Dnodeatlas.bench.concurrency="$n" -Dnodeatlas.bench.jfr="$work/waits.jfc:$work/agent")
 [[ -n "${STATE_DIR:-}" ]] && props+=(-Dnodeatlas.bench.stateDir="$STATE_DIR")
-# Warm-up rounds are recorded too (PrepareBench warms up with a fifth of the rounds, at least 20).
+# PrepareBench starts the recording after the warm-up and stops it after the measured rounds (jcmd), so
+# the profile holds the measured Prepare and floor rounds only (the floor's share is the agent's gRPC side).
 # shellcheck disable=SC2086
 java -cp "$cp" "${props[@]}" io.nodeatlas.agent.bench.PrepareBench cli/target/nodeatlas.jar "$work" \
   "$rounds" "$rounds" $NODEATLAS_JAVA_OPTS \
-  -XX:StartFlightRecording:filename="$work/agent.jfr",settings="$work/waits.jfc",dumponexit=true \
   2> >(grep -v '^INFO: \|MockWebServer\|^[A-Z][a-z][a-z] [0-9]' >&2) | grep -v '^RESULT\|JVM options'
-for ((i = 0; i < 100; i++)); do [[ -s "$work/agent.jfr" ]] && break; sleep 0.2; done
-pairs=$((n * (rounds + (rounds / 5 > 20 ? rounds / 5 : 20))))
+mv "$work/agent-$n.jfr" "$work/agent.jfr"
+pairs=$((n * rounds))
 "$jdk/bin/jfr" print --json --events jdk.ThreadPark,jdk.JavaMonitorEnter,jdk.JavaMonitorWait,jdk.SocketRead,jdk.SocketWrite,jdk.FileForce,jdk.FileWrite,jdk.FileRead,jdk.ExecutionSample \
   "$work/agent.jfr" >"$work/agent.json"
 cp "$work/agent.jfr" agent/target/prepare-profile.jfr

@@ -192,6 +192,12 @@ public final class PrepareBench {
           List<Long> prepare = new ArrayList<>();
           List<Long> floorSamples = new ArrayList<>();
           floor.parts.forEach(List::clear);
+          // -Dnodeatlas.bench.jfr=SETTINGS:FILE (bench/profile-prepare.sh): Flight Recorder in the agent for the
+          // measured rounds of this concurrency only, so that start-up and warm-up stay out of the profile.
+          String jfr = System.getProperty("nodeatlas.bench.jfr", "");
+          if (!jfr.isEmpty()) {
+            jcmd(agent.pid(), "JFR.start", "name=bench", "settings=" + jfr.substring(0, jfr.indexOf(':')));
+          }
           long prepareTicks = 0;
           long floorTicks = 0;
           long prepareWaits = 0;
@@ -219,6 +225,9 @@ public final class PrepareBench {
             floorTicks += cpu2 - cpu1;
             prepareWaits += waits1 - waits0;
             floorWaits += waits2 - waits1;
+          }
+          if (!jfr.isEmpty()) {
+            jcmd(agent.pid(), "JFR.stop", "name=bench", "filename=" + jfr.substring(jfr.indexOf(':') + 1) + "-" + n + ".jfr");
           }
           prepare.sort(null);
           floorSamples.sort(null);
@@ -410,6 +419,18 @@ public final class PrepareBench {
 
   static long total(Map<String, Long> byThread) {
     return byThread.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  /** Runs {@code jcmd PID args...} with this JVM's jcmd; fails when it does. */
+  static void jcmd(long pid, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+        Long.toString(pid)));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (p.waitFor() != 0) {
+      throw new IllegalStateException("jcmd " + String.join(" ", args) + ": " + out);
+    }
   }
 
   /** Clock ticks in milliseconds: USER_HZ is 100 on every Linux ABI the agent runs on (sysconf(_SC_CLK_TCK)). */
