@@ -14,11 +14,14 @@ launcher="${NODEATLAS:-$bench_root/nodeatlas}"
 # since neither the dependency plugin (it needs artifacts this machine lacks offline) nor the exec
 # plugin's %classpath (its exec.args would override the cpu-numa module's own exec) can give it here.
 # BENCH_NO_BUILD=1 skips it: bench/table.sh builds once and sets it for the row scripts.
+# NODEATLAS_BENCH_SKIP_BUILD=1 (.ci/e2e/agent-jar.sh, after the build under test) keeps the jars and
+# only compiles the tests and writes the class paths.
 bench_build() {
   [[ -n "${BENCH_NO_BUILD:-}" ]] && return 0
-  local log
+  local log phase=package
+  [[ -n "${NODEATLAS_BENCH_SKIP_BUILD:-}" ]] && phase=test-compile
   log="$(mktemp)"
-  if ! (cd "$bench_root" && ./mvnw -X -B -o -pl cli -am package -DskipTests -Djazzer.skip=true >"$log" 2>&1); then
+  if ! (cd "$bench_root" && ./mvnw -X -B -o -pl cli -am "$phase" -DskipTests -Djazzer.skip=true >"$log" 2>&1); then
     grep -E '^\[(ERROR|WARNING)\]' "$log" | head -20 >&2; rm -f "$log"; echo "bench: the build failed" >&2; exit 1
   fi
   grep '(f) testPath = \[' "$log" | sed 's/.*testPath = \[//; s/\]$//; s/, /:/g' | while IFS= read -r cp; do

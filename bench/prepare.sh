@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepare latency and CPU (issue 36's rows "Prepare p99, N=32", "Prepare p99, N=1", "CPU per
 # Prepare+Unprepare"), see PrepareBench:
-#   bench/prepare.sh [rounds at N=1, default 2000] [rounds at N=32, default 100] [rounds of the disk run, default 100]
+#   bench/prepare.sh [rounds at N=1, default 2000] [rounds at N=32, default 100] [rounds of the disk run, default: as N=32]
 # The nodeatlas jar in its own JVM (the JVM options of systemd/nodeatlas.env, override with
 # NODEATLAS_JAVA_OPTS), the claim GET answered at once by a small HTTP front; this process plays the
 # kubelet over the real unix socket. Two agents, one after the other: state and CDI on tmpfs (/dev/shm)
@@ -13,14 +13,15 @@
 # measured calls), printed beside the agent's CPU per floor gRPC call, with how often its threads
 # blocked per call (voluntary context switches: hand-offs between threads and I/O waits).
 # NODEATLAS_VERBOSITY=1 makes the agent log per-claim spans to agent/target/prepare-bench*.log.
-# NODEATLAS_BENCH_CLAIM_BYTES=1400000 pads every claim answer (issue 12 case 3). Then the in-process
+# NODEATLAS_BENCH_CLAIM_BYTES=1400000 pads every claim answer (issue 12 case 3). NODEATLAS_BENCH_SKIP_BUILD=1
+# measures the jar already built (bench/lib.sh bench_build). Then the in-process
 # figures of PrepareBenchPath (NODEATLAS_BENCH_PATH_ROUNDS, default 300; 0 skips them).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$bench_root"
 single="${1:-2000}"
 many="${2:-100}"
-disk_rounds="${3:-100}"
+disk_rounds="${3:-$many}"
 if [[ -z "${NODEATLAS_JAVA_OPTS:-}" ]]; then
   # Same line as systemd/nodeatlas.env.
   eval "$(grep '^NODEATLAS_JAVA_OPTS=' systemd/nodeatlas.env)"
