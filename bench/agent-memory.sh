@@ -64,7 +64,7 @@ trap 'kill "$api_pid" 2>/dev/null; rm -rf "$work"' EXIT
 for ((i = 0; i < 600; i++)); do [[ -s "$work/api.port" ]] && break; sleep 0.1; done
 [[ -s "$work/api.port" ]] || { echo "bench: the HTTPS server of the library floor did not start" >&2; exit 1; }
 library_floor() { # -> the serve JVM's RSS in MiB
-  local sock="$work/floor.sock" pid rss
+  local sock="$work/floor.sock" pid rss i
   rm -f "$sock" "$work/floor.out"
   "$java_bin" "${jvm[@]}" -cp "$floor_cp" io.nodeatlas.agent.bench.LibraryFloor serve "$sock" \
     "https://127.0.0.1:$(cat "$work/api.port")/apis/resource.k8s.io/v1/resourceslices" "$work/trust.p12" bench-only \
@@ -88,7 +88,7 @@ drive() { # extra JVM flags for the agent... -> the driver's output
 }
 
 : >"$work/idle"; : >"$work/loaded"; : >"$work/after"; : >"$work/hello.rss"; : >"$work/anon"; : >"$work/floor.rss"
-for ((i = 0; i < runs; i++)); do
+for ((run = 0; run < runs; run++)); do
   out="$(drive)"
   grep 'RSS' <<<"$out" >&2
   sed -n 's/.*RSS idle: \([0-9.]*\) MiB, under load (peak sampled): \([0-9.]*\) MiB, idle after load: \([0-9.]*\) MiB.*/\1 \2 \3/p' <<<"$out" >"$work/line"
