@@ -34,7 +34,7 @@ def site(fs):
 
 
 def thread(e):
-    t = e["values"].get("eventThread") or e["values"].get("sampledThread") or {}
+    t = e["values"].get("sampledThread") or e["values"].get("eventThread") or {}
     name = t.get("javaName") or t.get("osName") or "?"
     return "".join("#" if c.isdigit() else c for c in name)
 
@@ -43,7 +43,19 @@ waits = collections.Counter()
 wait_ns = collections.Counter()
 samples_self = collections.Counter()
 samples_ours = collections.Counter()
+samples_part = collections.Counter()
 nsamples = 0
+# What a CPU sample belongs to: the first of these found on its stack, from the top.
+PARTS = [
+    ("claim GET (HTTP, JSON)", ("ApiClaimLookup", "BlockingClaimGet", "Fabric8ClaimGet", "ClaimGet.")),
+    ("checkpoint", ("agent.claims.Checkpoint",)),
+    ("device metadata (KEP-5304)", ("agent.metadata.",)),
+    ("CDI spec write/remove", ("io.nodeatlas.cdi.", "ClaimSpecStore")),
+    ("metrics", ("agent.ops.AgentMetrics", "io.prometheus.")),
+    ("rest of Prepare/Unprepare", ("agent.claims.", "agent.shares.")),
+    ("gRPC service (protobuf, call)", ("agent.kubelet.",)),
+    ("gRPC/Netty transport", ("io.grpc.",)),
+]
 for e in events:
     kind = e["type"].split(".")[-1]
     if kind in ("ThreadPark", "JavaMonitorEnter", "JavaMonitorWait", "SocketRead", "SocketWrite", "FileForce",
@@ -58,6 +70,12 @@ for e in events:
             continue
         nsamples += 1
         samples_self[fs[0].rsplit(":", 1)[0]] += 1
+        part = "other (" + thread(e) + ")"
+        for name, keys in PARTS:
+            if any(k in f for f in fs for k in keys):
+                part = name
+                break
+        samples_part[part] += 1
         ours = next((f.rsplit(":", 1)[0] for f in fs if f.startswith("io.nodeatlas.") and "$$Lambda" not in f),
                     "(no frame of ours: " + fs[min(2, len(fs) - 1)].rsplit(":", 1)[0] + ")")
         samples_ours[ours] += 1
@@ -67,6 +85,9 @@ for (kind, th, s), n in waits.most_common(top * 2):
     print(f"  {n / calls:6.2f}  {kind:16s} {th:20s} {s}")
 print(f"CPU samples: {nsamples}; top frames (self):")
 for m, n in samples_self.most_common(top):
+    print(f"  {100.0 * n / max(1, nsamples):5.1f}%  {m}")
+print("by part of the call (the first of the parts found on the stack):")
+for m, n in samples_part.most_common(top):
     print(f"  {100.0 * n / max(1, nsamples):5.1f}%  {m}")
 print("by the first frame of ours on the stack:")
 for m, n in samples_ours.most_common(top):

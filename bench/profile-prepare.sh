@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The profile behind bench/prepare.sh's rows: the same PrepareBench run (state and CDI on tmpfs, or on
 # the disk with STATE_DIR=dir) with Java Flight Recorder in the agent, every park, monitor wait, socket
-# and file I/O recorded (threshold 0) with its stack, and CPU samples; prints where the agent's threads
+# and file I/O recorded (threshold 0) with its stack, and CPU samples every millisecond; prints where the agent's threads
 # waited per Prepare+Unprepare (call site: the first frame of ours) and where its CPU went (bench/jfr-summary.py).
 #   bench/profile-prepare.sh [N concurrent claims, default 32] [rounds, default 30]
 # JFR's own cost inflates the latency; the counts and the shares are what to read. The recording covers
@@ -29,6 +29,10 @@ for ev in ["jdk.ThreadPark", "jdk.JavaMonitorEnter", "jdk.JavaMonitorWait", "jdk
     i = s.index('<event name="%s">' % ev)
     j = s.index("</event>", i)
     s = s[:i] + re.sub(r'(<setting name="threshold"[^>]*>)[^<]*(</setting>)', r"\g<1>0 ms\g<2>", s[i:j]) + s[j:]
+# CPU samples every millisecond (the profile's 10 ms leaves a few hundred samples for a run of calls).
+i = s.index('<event name="jdk.ExecutionSample">')
+j = s.index("</event>", i)
+s = s[:i] + re.sub(r'(<setting name="period"[^>]*>)[^<]*(</setting>)', r"\g<1>1 ms\g<2>", s[i:j]) + s[j:]
 open(sys.argv[2], "w").write(s)
 PY
 props=(-Dnodeatlas.bench.concurrency="$n" -Dnodeatlas.bench.jfr="$work/waits.jfc:$work/agent")
@@ -41,7 +45,7 @@ java -cp "$cp" "${props[@]}" io.nodeatlas.agent.bench.PrepareBench cli/target/no
   2> >(grep -v '^INFO: \|MockWebServer\|^[A-Z][a-z][a-z] [0-9]' >&2) | grep -v '^RESULT\|JVM options'
 mv "$work/agent-$n.jfr" "$work/agent.jfr"
 pairs=$((n * rounds))
-"$jdk/bin/jfr" print --json --events jdk.ThreadPark,jdk.JavaMonitorEnter,jdk.JavaMonitorWait,jdk.SocketRead,jdk.SocketWrite,jdk.FileForce,jdk.FileWrite,jdk.FileRead,jdk.ExecutionSample \
+"$jdk/bin/jfr" print --json --stack-depth 64 --events jdk.ThreadPark,jdk.JavaMonitorEnter,jdk.JavaMonitorWait,jdk.SocketRead,jdk.SocketWrite,jdk.FileForce,jdk.FileWrite,jdk.FileRead,jdk.ExecutionSample \
   "$work/agent.jfr" >"$work/agent.json"
 cp "$work/agent.jfr" agent/target/prepare-profile.jfr
 python3 bench/jfr-summary.py "$work/agent.json" "$pairs" "${TOP:-15}"
