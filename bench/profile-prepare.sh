@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The profile behind bench/prepare.sh's rows: the same PrepareBench run (state and CDI on tmpfs, or on
 # the disk with STATE_DIR=dir) with Java Flight Recorder in the agent, every park, monitor wait, socket
-# and file I/O recorded (threshold 0) with its stack, and CPU samples every millisecond; prints where the agent's threads
-# waited per Prepare+Unprepare (call site: the first frame of ours) and where its CPU went (bench/jfr-summary.py).
+# and file I/O recorded (threshold 0) with its stack, and CPU samples every millisecond; prints where
+# the agent's threads waited per Prepare+Unprepare (call site: the first frame of ours) and where its
+# CPU went, by part of the call and by frame (bench/jfr-summary.py).
 #   bench/profile-prepare.sh [N concurrent claims, default 32] [rounds, default 30]
 # JFR's own cost inflates the latency; the counts and the shares are what to read. The recording covers
 # the measured rounds, floor rounds included: the floor's own waits (PrepareBench prints them by thread)
