@@ -5,7 +5,7 @@
 # per row: ROW<TAB>what<TAB>today<TAB>limit<TAB>ratio<TAB>aim<TAB>pass|fail (bench/lib.sh's `row`). A
 # script that is absent is listed as skipped; one that fails or prints no ROW line is listed with its
 # exit status and the tail of its output. Each script also runs alone (and then builds for itself).
-#   bench/table.sh            every row, each script with its full number of runs (about 15 minutes on 2 cores)
+#   bench/table.sh            every row, each script with its full number of runs (about 14 minutes on 2 cores)
 #   QUICK=1 bench/table.sh    fewer runs (a smoke test of the table, not figures to quote)
 # What each row measures, and why the in-process row is thread CPU time in the agent's JVM:
 # docs/design/speed-paths.md ("The bench table of issue 36").
