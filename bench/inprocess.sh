@@ -40,17 +40,13 @@ bench_dir="${BENCH_DIR:-$([[ -d /dev/shm && -w /dev/shm ]] && echo /dev/shm || e
 work="$(mktemp -d "$bench_dir/nodeatlas-inprocess.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-# Build, and write each module's test class path (the exec plugin resolves it offline, where the
-# dependency plugin cannot: it needs artifacts this machine does not have).
+# Build, and write each module's test class path (bench/lib.sh bench_build: the exec plugin's
+# %classpath would also feed its arguments to discovery-cpu-numa's own exec of the cpuset hook).
 # BENCH_NO_BUILD=1 reuses the last build (with BENCH_CLASSES, so that a build running meanwhile in
 # this tree cannot change what a JMH fork loads halfway).
-if [[ -z "${BENCH_NO_BUILD:-}" ]]; then
-  ./mvnw -q -B -o -pl discovery-nic-rdma,discovery-cpu-numa -am test-compile \
-    org.codehaus.mojo:exec-maven-plugin:3.6.4:exec -Dexec.executable=echo -Dexec.classpathScope=test \
-    -Dexec.args=%classpath -Dexec.outputFile=target/bench.classpath >&2
-fi
-cpu_cp="${BENCH_CLASSES:+$BENCH_CLASSES:}$(cat discovery-cpu-numa/target/bench.classpath)"
-nic_cp="${BENCH_CLASSES:+$BENCH_CLASSES:}$(cat discovery-nic-rdma/target/bench.classpath)"
+bench_build
+cpu_cp="${BENCH_CLASSES:+$BENCH_CLASSES:}$(bench_classpath discovery-cpu-numa)"
+nic_cp="${BENCH_CLASSES:+$BENCH_CLASSES:}$(bench_classpath discovery-nic-rdma)"
 gcc -O2 -o "$work/floor" bench/floor-reader.c
 
 # strace of one discovery run -> $2.list (files and directories opened), summary "paths opens syscalls failed"

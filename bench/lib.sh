@@ -9,6 +9,34 @@ bench_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # The launcher under test; NODEATLAS=path measures another one (a saved copy of an older launcher).
 launcher="${NODEATLAS:-$bench_root/nodeatlas}"
 
+# Builds the launcher's jars (as ./nodeatlas does) and writes every module's test class path to its
+# target/bench.classpath, in one Maven run: the class path is the compiler's own (its debug output),
+# since neither the dependency plugin (it needs artifacts this machine lacks offline) nor the exec
+# plugin's %classpath (its exec.args would override the cpu-numa module's own exec) can give it here.
+# BENCH_NO_BUILD=1 skips it: bench/table.sh builds once and sets it for the row scripts.
+# NODEATLAS_BENCH_SKIP_BUILD=1 (.ci/e2e/agent-jar.sh, after the build under test) keeps the jars and
+# only compiles the tests and writes the class paths.
+bench_build() {
+  [[ -n "${BENCH_NO_BUILD:-}" ]] && return 0
+  local log phase=package
+  [[ -n "${NODEATLAS_BENCH_SKIP_BUILD:-}" ]] && phase=test-compile
+  log="$(mktemp)"
+  if ! (cd "$bench_root" && ./mvnw -X -B -o -pl cli -am "$phase" -DskipTests -Djazzer.skip=true >"$log" 2>&1); then
+    grep -E '^\[(ERROR|WARNING)\]' "$log" | head -20 >&2; rm -f "$log"; echo "bench: the build failed" >&2; exit 1
+  fi
+  grep '(f) testPath = \[' "$log" | sed 's/.*testPath = \[//; s/\]$//; s/, /:/g' | while IFS= read -r cp; do
+    local first="${cp%%:*}"
+    [[ "$first" == */target/test-classes ]] && echo "$cp" >"${first%/test-classes}/bench.classpath"
+  done
+  rm -f "$log"
+}
+
+# The test class path of MODULE as bench_build wrote it.
+bench_classpath() {
+  [[ -s "$bench_root/$1/target/bench.classpath" ]] || { echo "bench: no class path for $1 (run without BENCH_NO_BUILD)" >&2; exit 1; }
+  cat "$bench_root/$1/target/bench.classpath"
+}
+
 # row WHAT TODAY LIMIT RATIO AIM PASS(0|1)
 row() {
   printf 'ROW\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$([[ $6 == 1 ]] && echo pass || echo fail)"

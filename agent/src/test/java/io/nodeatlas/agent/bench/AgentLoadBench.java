@@ -123,6 +123,10 @@ public final class AgentLoadBench {
         long idleRss = rssKib(agent.pid());
         long idleAnon = status(agent.pid(), "RssAnon:");
         long idleThreads = status(agent.pid(), "Threads:");
+        // -Dnodeatlas.bench.nmt=true (the agent started with -XX:NativeMemoryTracking=summary): the JVM's own
+        // account at idle and after the burst, so that the growth can be told apart by kind.
+        boolean nmt = Boolean.getBoolean("nodeatlas.bench.nmt");
+        String nmtIdle = nmt ? nativeMemory(agent.pid()) : "";
 
         ExecutorService pool = Executors.newFixedThreadPool(n);
         AtomicLong peakRss = new AtomicLong(idleRss);
@@ -135,14 +139,20 @@ public final class AgentLoadBench {
         Phase own = measure(kubelet, pool, agent, peakRss, peakAnon, uids, rounds, devicesPerClaim);
         own.print("agent's own share, claim GET answered at once");
         pool.shutdown();
-        Thread.sleep(2000);
-        System.out.printf("agent RSS idle: %.1f MiB, under load (peak sampled): %.1f MiB, idle after load: %.1f MiB%n",
-            idleRss / 1024.0, peakRss.get() / 1024.0, rssKib(agent.pid()) / 1024.0);
+        // -Dnodeatlas.bench.settleSeconds: how long after the last round the "after load" figures are taken
+        // (bench/agent-memory.sh: 35 s, issue 36's "35 s after a 32-claim burst").
+        long settle = Long.getLong("nodeatlas.bench.settleSeconds", 2);
+        Thread.sleep(TimeUnit.SECONDS.toMillis(settle));
+        System.out.printf("agent RSS idle: %.1f MiB, under load (peak sampled): %.1f MiB, idle after load: %.1f MiB"
+            + " (%d s after the last round)%n", idleRss / 1024.0, peakRss.get() / 1024.0, rssKib(agent.pid()) / 1024.0, settle);
         // RssAnon leaves out file pages (the jar, libjvm, a CDS archive): those are shared and
         // reclaimable, and a cgroup charges them as page cache rather than as the process's own.
         System.out.printf("agent RssAnon idle: %.1f MiB, under load (peak sampled): %.1f MiB, idle after load: %.1f MiB%n",
             idleAnon / 1024.0, peakAnon.get() / 1024.0, status(agent.pid(), "RssAnon:") / 1024.0);
         System.out.printf("agent threads idle: %d, after load: %d%n", idleThreads, status(agent.pid(), "Threads:"));
+        if (nmt) {
+          printNativeMemory(nmtIdle, nativeMemory(agent.pid()), settle);
+        }
         System.out.printf("agent JVM options: %s%n", String.join(" ", jvm));
       }
     } finally {
@@ -209,6 +219,41 @@ public final class AgentLoadBench {
     }
     latencies.sort(null);
     return new Phase(latencies, measuredNanos);
+  }
+
+  /** {@code jcmd PID VM.native_memory summary}'s output. */
+  static String nativeMemory(long pid) throws Exception {
+    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(), Long.toString(pid),
+        "VM.native_memory", "summary").redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    p.waitFor(30, TimeUnit.SECONDS);
+    return out;
+  }
+
+  /** The committed KiB of each NMT category at idle and after the burst, and the difference. */
+  static void printNativeMemory(String idle, String after, long settle) {
+    Map<String, Long> a = nmtCommitted(idle);
+    Map<String, Long> b = nmtCommitted(after);
+    System.out.printf("NMT committed KiB: idle -> %d s after the burst (difference)%n", settle);
+    for (String k : b.keySet()) {
+      long x = a.getOrDefault(k, 0L);
+      long y = b.get(k);
+      System.out.printf("  %-28s %8d -> %8d (%+d)%n", k, x, y, y - x);
+    }
+  }
+
+  static Map<String, Long> nmtCommitted(String summary) {
+    Map<String, Long> out = new java.util.LinkedHashMap<>();
+    java.util.regex.Matcher m = java.util.regex.Pattern
+        .compile("(?m)^-?\\s*([A-Za-z][A-Za-z ]*?) \\(reserved=\\d+KB, committed=(\\d+)KB\\)").matcher(summary);
+    while (m.find()) {
+      out.put(m.group(1).trim(), Long.parseLong(m.group(2)));
+    }
+    java.util.regex.Matcher total = java.util.regex.Pattern.compile("Total: reserved=\\d+KB, committed=(\\d+)KB").matcher(summary);
+    if (total.find()) {
+      out.put("Total", Long.parseLong(total.group(1)));
+    }
+    return out;
   }
 
   static double pct(List<Long> sorted, double p) {

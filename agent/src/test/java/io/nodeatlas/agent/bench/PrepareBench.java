@@ -47,10 +47,18 @@ import java.util.stream.Stream;
  * real unix socket: at concurrency N, N workers each send NodePrepareResources of their own claim (8
  * devices) and then NodeUnprepareResources, round after round; only Prepare is timed.
  *
- * <p>The floor, measured in the same run at the same concurrency: one gRPC round trip to the same
- * agent over the same socket (a {@code grpc.health.v1} Check: no work behind it) plus two small
- * atomic file writes on the same tmpfs ({@link AtomicFiles#write}: temporary file, fsync, rename,
- * directory fsync), the least a Prepare that records a CDI spec and a checkpoint entry can cost.
+ * <p>The floor, measured in the same run at the same concurrency, in blocks of rounds interleaved with
+ * the Prepare rounds: one gRPC round trip to the same agent over the same socket (a
+ * {@code grpc.health.v1} Check: no work behind it), one GET of the claim from the same front, and two
+ * small atomic file writes on the same file system ({@link AtomicFiles#write}: temporary file, fsync,
+ * rename, directory fsync), the least a Prepare that reads its claim and records a CDI spec and a
+ * checkpoint entry can cost (issue 36).
+ *
+ * <p>{@code -Dnodeatlas.bench.stateDir=DIR} puts state, CDI and the floor's files under DIR (the
+ * machine's disk) instead of tmpfs; {@code -Dnodeatlas.bench.concurrency=1,32} the concurrencies run.
+ * Besides the tables for people it prints one line per concurrency for bench/prepare.sh:
+ * {@code RESULT N p50 p99 floor-p50 floor-p99 agent-CPU-ms-per-Prepare+Unprepare agent-CPU-ms-per-floor-call
+ * agent-waits-per-Prepare+Unprepare agent-waits-per-floor-call}.
  *
  * <p>With {@code -Dnodeatlas.bench.claimBytes=B} each claim answer carries an annotation of B bytes
  * (issue 12 case 3: 32 concurrent claims of 1.4 MB); the agent's peak RSS ({@code VmHWM}) is printed at
@@ -61,7 +69,6 @@ import java.util.stream.Stream;
 public final class PrepareBench {
 
   private static final int DEVICES_PER_CLAIM = 8;
-  private static final int[] CONCURRENCY = {1, 32};
 
   private PrepareBench() {}
 
@@ -71,7 +78,9 @@ public final class PrepareBench {
     int roundsSingle = Integer.parseInt(args[2]);
     int roundsMany = Integer.parseInt(args[3]);
     List<String> jvm = Arrays.asList(args).subList(4, args.length);
-    int claims = Arrays.stream(CONCURRENCY).max().orElseThrow();
+    int[] concurrency = Arrays.stream(System.getProperty("nodeatlas.bench.concurrency", "1,32").split(","))
+        .mapToInt(Integer::parseInt).toArray();
+    int claims = Arrays.stream(concurrency).max().orElseThrow();
     int padBytes = Integer.getInteger("nodeatlas.bench.claimBytes", 0);
 
     KubernetesMockServer api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
@@ -108,12 +117,19 @@ public final class PrepareBench {
         current-context: mock
         """.formatted(front.url()));
 
+    // State, CDI and the floor's files on tmpfs (as /var/run is on real hosts), or under the directory
+    // that -Dnodeatlas.bench.stateDir names (the machine's real disk, for the row beside the tmpfs one).
+    String stateBase = System.getProperty("nodeatlas.bench.stateDir", "");
     Path shm = Path.of("/dev/shm");
-    Path tmpfs = Files.isDirectory(shm) ? Files.createTempDirectory(shm, "nodeatlas-prepare-bench") : work.resolve("tmpfs");
+    Path tmpfs = !stateBase.isEmpty() ? Files.createTempDirectory(Files.createDirectories(Path.of(stateBase)), "nodeatlas-prepare-bench")
+        : Files.isDirectory(shm) ? Files.createTempDirectory(shm, "nodeatlas-prepare-bench") : work.resolve("tmpfs");
     Path cdiRoot = Files.createDirectories(tmpfs.resolve("cdi"));
     Path stateDir = tmpfs.resolve("state");
     Path floorDir = Files.createDirectories(tmpfs.resolve("floor"));
     Path kubeletRoot = work.resolve("kubelet");
+    // The floor's claim GET keeps as many connections alive as the agent's JVM options let it.
+    jvm.stream().filter(o -> o.startsWith("-Dhttp.maxConnections=")).findFirst()
+        .ifPresent(o -> System.setProperty("http.maxConnections", o.substring(o.indexOf('=') + 1)));
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(jvm);
@@ -152,49 +168,118 @@ public final class PrepareBench {
         HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(dra);
         byte[] small = "{\"cdiVersion\":\"0.6.0\",\"kind\":\"nodeatlas.io/claim\",\"devices\":[]}".repeat(8)
             .getBytes(StandardCharsets.UTF_8);
+        Floor floor = new Floor(health, floorDir, small, front.url() + "/apis/resource.k8s.io/v1/namespaces/bench/resourceclaims/claim-");
         System.out.printf("Prepare of one claim with %d devices; state and CDI on %s; claim GET answered at once"
             + " (%d bytes)%n", DEVICES_PER_CLAIM, tmpfs, claimJson.values().iterator().next().length);
+        System.out.printf("floor: one gRPC round trip (grpc.health.v1 Check) to the agent + one claim GET from the same"
+            + " front + two atomic writes beside the state; interleaved round by round with the Prepare rounds%n");
         long idleRss = status(agent.pid(), "VmRSS:");
-        System.out.printf("%-5s %-9s %9s %9s %9s | %9s %9s | %8s %8s%n", "N", "samples", "p50 ms", "p99 ms", "max ms",
-            "floor p50", "floor p99", "p50/flr", "p99/flr");
+        // The agent's CPU while no call runs (its timers: metrics, device health, hand-over watch), which
+        // a Prepare's CPU includes for the time it takes: at N=1 a Prepare+Unprepare takes a few ms.
+        long idle0 = cpuTicks(agent.pid());
+        Thread.sleep(3000);
+        double idleMsPerSecond = ticksToMs(cpuTicks(agent.pid()) - idle0) / 3;
+        System.out.printf("%-5s %-9s %9s %9s %9s | %9s %9s | %8s %8s | %s%n", "N", "samples", "p50 ms", "p99 ms", "max ms",
+            "floor p50", "floor p99", "p50/flr", "p99/flr", "floor parts p50/p99 ms: gRPC, GET, writes");
         List<String> cpu = new ArrayList<>();
-        for (int n : CONCURRENCY) {
+        List<String> machine = new ArrayList<>();
+        List<String> handOffs = new ArrayList<>();
+        for (int n : concurrency) {
           int rounds = n == 1 ? roundsSingle : roundsMany;
           // Warm-up at this concurrency (JIT, connection pools), not measured.
           run(pool, n, Math.max(20, rounds / 5), w -> prepareOnce(kubelet, w, uids.get(w)));
-          run(pool, n, Math.max(20, rounds / 5), w -> floorOnce(health, floorDir, w, small));
-          long cpu0 = cpuTicks(agent.pid());
-          long waits0 = waits(agent.pid());
-          List<Long> prepare = run(pool, n, rounds, w -> prepareOnce(kubelet, w, uids.get(w)));
-          long cpu1 = cpuTicks(agent.pid());
-          long waits1 = waits(agent.pid());
-          List<Long> floor = run(pool, n, rounds, w -> floorOnce(health, floorDir, w, small));
-          long cpu2 = cpuTicks(agent.pid());
-          long waits2 = waits(agent.pid());
-          cpu.add(String.format("%-5d %13.3f %13.3f %8.1fx %11.1f %11.1f", n, ticksToMs(cpu1 - cpu0) / prepare.size(),
-              ticksToMs(cpu2 - cpu1) / floor.size(), (double) (cpu1 - cpu0) / Math.max(1, cpu2 - cpu1),
-              (double) (waits1 - waits0) / prepare.size(), (double) (waits2 - waits1) / floor.size()));
+          run(pool, n, Math.max(20, rounds / 5), w -> floor.once(w));
+          List<Long> prepare = new ArrayList<>();
+          List<Long> floorSamples = new ArrayList<>();
+          floor.parts.forEach(List::clear);
+          // -Dnodeatlas.bench.jfr=SETTINGS:FILE (bench/profile-prepare.sh): Flight Recorder in the agent for the
+          // measured rounds of this concurrency only, so that start-up and warm-up stay out of the profile.
+          String jfr = System.getProperty("nodeatlas.bench.jfr", "");
+          if (!jfr.isEmpty()) {
+            jcmd(agent.pid(), "JFR.start", "name=bench", "settings=" + jfr.substring(0, jfr.indexOf(':')));
+          }
+          long prepareTicks = 0;
+          long floorTicks = 0;
+          long prepareWaits = 0;
+          long floorWaits = 0;
+          Map<String, Long> prepareByThread = new java.util.TreeMap<>();
+          Map<String, Long> floorByThread = new java.util.TreeMap<>();
+          // Blocks of rounds, a Prepare block and then a floor block (one round each at N=32, 20 at N=1, so that
+          // reading the counters stays rare): both see the same load on a shared machine.
+          int block = Math.max(1, 20 / n);
+          for (int r = 0; r < rounds; r += block) {
+            long cpu0 = cpuTicks(agent.pid());
+            Map<String, Long> byThread0 = waitsByThread(agent.pid());
+            long waits0 = total(byThread0);
+            prepare.addAll(run(pool, n, block, w -> prepareOnce(kubelet, w, uids.get(w))));
+            long cpu1 = cpuTicks(agent.pid());
+            Map<String, Long> byThread1 = waitsByThread(agent.pid());
+            long waits1 = total(byThread1);
+            floorSamples.addAll(run(pool, n, block, w -> floor.once(w)));
+            long cpu2 = cpuTicks(agent.pid());
+            Map<String, Long> byThread2 = waitsByThread(agent.pid());
+            long waits2 = total(byThread2);
+            byThread1.forEach((k, v) -> prepareByThread.merge(k, v - byThread0.getOrDefault(k, 0L), Long::sum));
+            byThread2.forEach((k, v) -> floorByThread.merge(k, v - byThread1.getOrDefault(k, 0L), Long::sum));
+            prepareTicks += cpu1 - cpu0;
+            floorTicks += cpu2 - cpu1;
+            prepareWaits += waits1 - waits0;
+            floorWaits += waits2 - waits1;
+          }
+          if (!jfr.isEmpty()) {
+            jcmd(agent.pid(), "JFR.stop", "name=bench", "filename=" + jfr.substring(jfr.indexOf(':') + 1) + "-" + n + ".jfr");
+          }
+          prepare.sort(null);
+          floorSamples.sort(null);
+          double cpuPrepare = ticksToMs(prepareTicks) / prepare.size();
+          double cpuFloor = ticksToMs(floorTicks) / floorSamples.size();
+          cpu.add(String.format("%-5d %13.3f %13.3f %8.1fx %11.1f %11.1f", n, cpuPrepare, cpuFloor,
+              (double) prepareTicks / Math.max(1, floorTicks), (double) prepareWaits / prepare.size(),
+              (double) floorWaits / floorSamples.size()));
           double p50 = pct(prepare, 0.50);
           double p99 = pct(prepare, 0.99);
-          double f50 = pct(floor, 0.50);
-          double f99 = pct(floor, 0.99);
-          System.out.printf("%-5d %-9d %9.2f %9.2f %9.2f | %9.3f %9.3f | %7.1fx %7.1fx%n", n, prepare.size(), p50, p99,
-              prepare.get(prepare.size() - 1) / 1e6, f50, f99, p50 / f50, p99 / f99);
+          double f50 = pct(floorSamples, 0.50);
+          double f99 = pct(floorSamples, 0.99);
+          StringBuilder parts = new StringBuilder();
+          for (List<Long> part : floor.parts) {
+            List<Long> sorted = new ArrayList<>(part);
+            sorted.sort(null);
+            parts.append(String.format(" %.3f/%.3f", pct(sorted, 0.50), pct(sorted, 0.99)));
+          }
+          System.out.printf("%-5d %-9d %9.2f %9.2f %9.2f | %9.3f %9.3f | %7.1fx %7.1fx |%s%n", n, prepare.size(), p50, p99,
+              prepare.get(prepare.size() - 1) / 1e6, f50, f99, p50 / f50, p99 / f99, parts);
+          // Where the agent's threads blocked, by thread name (digits dropped): the profile of the hand-offs.
+          StringBuilder where = new StringBuilder();
+          int samples = prepare.size();
+          prepareByThread.entrySet().stream().filter(e -> e.getValue() > 0)
+              .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+              .forEach(e -> where.append(String.format(" %s %.2f", e.getKey(), (double) e.getValue() / samples)));
+          StringBuilder floorWhere = new StringBuilder();
+          floorByThread.entrySet().stream().filter(e -> e.getValue() > 0)
+              .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+              .forEach(e -> floorWhere.append(String.format(" %s %.2f", e.getKey(), (double) e.getValue() / floorSamples.size())));
+          handOffs.add(String.format("N=%d agent waits per Prepare+Unprepare by thread:%s%n      per floor call:%s", n, where,
+              floorWhere));
+          machine.add(String.format(java.util.Locale.ROOT, "RESULT %d %.3f %.3f %.3f %.3f %.3f %.3f %.2f %.2f", n, p50, p99,
+              f50, f99, cpuPrepare, cpuFloor, (double) prepareWaits / prepare.size(), (double) floorWaits / floorSamples.size()));
         }
         // The agent's own CPU time (user + system, /proc/PID/stat) per call: less swayed by other load on
         // the machine than latency is. Prepare's includes the Unprepare that follows it; the floor's is the
-        // agent's side of the gRPC round trip only (its file writes are this process's).
+        // agent's side of the gRPC round trip only (its GET and file writes are this process's and the front's).
         // And how often its threads went to sleep waiting (voluntary context switches, summed over its
         // threads): each is a hand-off between threads or a wait for I/O, and the wake-up that ends it
         // costs latency on a busy machine; also independent of other load.
         System.out.printf("%-5s %13s %13s %9s %11s %11s%n", "N", "agent CPU ms", "floor CPU ms", "ratio", "agent waits",
             "floor waits");
-        System.out.printf("%-5s %13s %13s %9s %11s %11s%n", "", "per Prep+Unp", "per call", "", "per Prep+Unp",
+        System.out.printf("%-5s %13s %13s %9s %11s %11s%n", "", "per Prep+Unp", "per gRPC call", "", "per Prep+Unp",
             "per call");
         cpu.forEach(System.out::println);
+        System.out.printf("agent CPU while idle: %.2f ms per second%n", idleMsPerSecond);
+        handOffs.forEach(System.out::println);
         System.out.printf("agent RSS idle before the runs: %.1f MiB, peak (VmHWM): %.1f MiB%n", idleRss / 1024.0,
             status(agent.pid(), "VmHWM:") / 1024.0);
-        System.out.printf("aim: p99 < 5 ms at both N; agent JVM options: %s%n", String.join(" ", jvm));
+        System.out.printf("agent JVM options: %s%n", String.join(" ", jvm));
+        machine.forEach(System.out::println);
       } finally {
         dra.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
       }
@@ -230,13 +315,47 @@ public final class PrepareBench {
     return t;
   }
 
-  /** One gRPC round trip and two small atomic writes, one after the other. */
-  private static long floorOnce(HealthGrpc.HealthBlockingStub health, Path dir, int w, byte[] content) throws Exception {
-    long t0 = System.nanoTime();
-    health.check(HealthCheckRequest.getDefaultInstance());
-    AtomicFiles.write(dir.resolve("spec-" + w + ".json"), content, AtomicFiles.WORLD_READABLE);
-    AtomicFiles.write(dir.resolve("checkpoint-" + w + ".json"), content, AtomicFiles.OWNER_ONLY);
-    return System.nanoTime() - t0;
+  /**
+   * The floor of one Prepare: one gRPC round trip to the agent, one claim GET from the same front (the
+   * JDK's blocking HTTP client, the answer read whole but not parsed) and two small atomic writes beside
+   * the agent's state, one after the other; {@link #parts} keeps each part's nanoseconds.
+   */
+  static final class Floor {
+    private final HealthGrpc.HealthBlockingStub health;
+    private final Path dir;
+    private final byte[] content;
+    private final String claimUrl;
+    final List<List<Long>> parts = List.of(new java.util.concurrent.CopyOnWriteArrayList<>(),
+        new java.util.concurrent.CopyOnWriteArrayList<>(), new java.util.concurrent.CopyOnWriteArrayList<>());
+
+    Floor(HealthGrpc.HealthBlockingStub health, Path dir, byte[] content, String claimUrl) {
+      this.health = health;
+      this.dir = dir;
+      this.content = content;
+      this.claimUrl = claimUrl;
+    }
+
+    long once(int w) throws Exception {
+      long t0 = System.nanoTime();
+      health.check(HealthCheckRequest.getDefaultInstance());
+      long t1 = System.nanoTime();
+      java.net.HttpURLConnection get = (java.net.HttpURLConnection) URI.create(claimUrl + w).toURL().openConnection();
+      get.setRequestProperty("Accept", "application/json");
+      get.setRequestProperty("Authorization", "Bearer bench");
+      try (java.io.InputStream in = get.getInputStream()) {
+        if (get.getResponseCode() != 200 || in.readAllBytes().length == 0) {
+          throw new IllegalStateException("claim GET failed: " + get.getResponseCode());
+        }
+      }
+      long t2 = System.nanoTime();
+      AtomicFiles.write(dir.resolve("spec-" + w + ".json"), content, AtomicFiles.WORLD_READABLE);
+      AtomicFiles.write(dir.resolve("checkpoint-" + w + ".json"), content, AtomicFiles.OWNER_ONLY);
+      long t3 = System.nanoTime();
+      parts.get(0).add(t1 - t0);
+      parts.get(1).add(t2 - t1);
+      parts.get(2).add(t3 - t2);
+      return t3 - t0;
+    }
   }
 
   interface Work {
@@ -276,17 +395,18 @@ public final class PrepareBench {
 
   /**
    * Voluntary context switches of every thread of {@code pid} ({@code voluntary_ctxt_switches} of
-   * /proc/PID/task/TID/status, proc(5)): how often its threads blocked. Threads that ended meanwhile are
-   * not counted, so a difference is a lower bound.
+   * /proc/PID/task/TID/status, proc(5)), summed by thread name ({@code comm}, digits dropped): how often
+   * its threads blocked. Threads that ended meanwhile are not counted, so a difference is a lower bound.
    */
-  static long waits(long pid) throws java.io.IOException {
-    long sum = 0;
+  static Map<String, Long> waitsByThread(long pid) throws java.io.IOException {
+    Map<String, Long> sum = new HashMap<>();
     try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
       for (Path t : tasks.toList()) {
         try {
+          String name = Files.readString(t.resolve("comm")).trim().replaceAll("[0-9]+", "#");
           for (String line : Files.readAllLines(t.resolve("status"))) {
             if (line.startsWith("voluntary_ctxt_switches:")) {
-              sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+              sum.merge(name, Long.parseLong(line.substring(line.indexOf(':') + 1).trim()), Long::sum);
             }
           }
         } catch (java.nio.file.NoSuchFileException ended) {
@@ -295,6 +415,22 @@ public final class PrepareBench {
       }
     }
     return sum;
+  }
+
+  static long total(Map<String, Long> byThread) {
+    return byThread.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  /** Runs {@code jcmd PID args...} with this JVM's jcmd; fails when it does. */
+  static void jcmd(long pid, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+        Long.toString(pid)));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (p.waitFor() != 0) {
+      throw new IllegalStateException("jcmd " + String.join(" ", args) + ": " + out);
+    }
   }
 
   /** Clock ticks in milliseconds: USER_HZ is 100 on every Linux ABI the agent runs on (sysconf(_SC_CLK_TCK)). */
