@@ -52,7 +52,7 @@ public final class HttpSliceApi implements SliceApi {
     this.json = JsonFactory.builder().streamReadConstraints(StreamReadConstraints.builder()
         .maxStringLength(api.limits().maxBytes()).maxNestingDepth(64).build()).build();
     this.mapper = JsonMapper.builder(json).disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-        .serializationInclusion(JsonInclude.Include.NON_NULL).build();
+        .defaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.NON_NULL)).build();
   }
 
   @Override

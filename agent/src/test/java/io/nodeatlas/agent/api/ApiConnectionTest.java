@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The agent's own connection to the API server: TLS with the kubeconfig's material, tokens, bounds, errors. */
-class ApiConnectionTest {
+public class ApiConnectionTest {
 
   @TempDir
   Path dir;
@@ -38,7 +38,15 @@ class ApiConnectionTest {
   private static final ApiConnection.Limits SMALL = new ApiConnection.Limits(Duration.ofSeconds(10), Duration.ofSeconds(20), 1024);
 
   /** An HTTP(S) server of the test's own on loopback, answering every request with {@code handler}. */
-  static HttpServer server(SSLContext tls, HttpHandler handler) throws Exception {
+  public static HttpServer server(SSLContext tls, HttpHandler handler) throws Exception {
+    return server(tls, true, handler);
+  }
+
+  /**
+   * As {@link #server(SSLContext, HttpHandler)}; with TLS, {@code needClientAuth} takes only clients with a
+   * certificate of the CA, else a client without one is taken too.
+   */
+  public static HttpServer server(SSLContext tls, boolean needClientAuth, HttpHandler handler) throws Exception {
     InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
     HttpServer s;
     if (tls == null) {
@@ -49,7 +57,11 @@ class ApiConnectionTest {
         @Override
         public void configure(HttpsParameters params) {
           SSLParameters p = tls.getDefaultSSLParameters();
-          p.setNeedClientAuth(true);
+          if (needClientAuth) {
+            p.setNeedClientAuth(true);
+          } else {
+            p.setWantClientAuth(true); // asks, and takes a client without one too
+          }
           params.setSSLParameters(p);
         }
       });
@@ -65,11 +77,11 @@ class ApiConnectionTest {
     return s;
   }
 
-  static URI url(HttpServer s) {
+  public static URI url(HttpServer s) {
     return URI.create((s instanceof HttpsServer ? "https" : "http") + "://127.0.0.1:" + s.getAddress().getPort());
   }
 
-  static void send(HttpExchange ex, int code, String body) throws java.io.IOException {
+  public static void send(HttpExchange ex, int code, String body) throws java.io.IOException {
     byte[] b = body.getBytes(StandardCharsets.UTF_8);
     ex.getResponseHeaders().set("Content-Type", "application/json");
     ex.sendResponseHeaders(code, b.length == 0 ? -1 : b.length);
