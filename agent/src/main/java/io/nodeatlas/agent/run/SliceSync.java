@@ -2,7 +2,7 @@ package io.nodeatlas.agent.run;
 
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.Watch;
+import io.nodeatlas.agent.api.SliceApi.Watch;
 import io.nodeatlas.agent.claims.DeviceInventory;
 import io.nodeatlas.agent.kubeconfig.KubeconfigAuth;
 import io.nodeatlas.agent.ops.AgentMetrics;
