@@ -87,6 +87,11 @@ public final class ApiConnection {
     return f.getTrustManagers();
   }
 
+  /** The server's URL without a trailing slash: a request's URL is this and its path. */
+  public String base() {
+    return base;
+  }
+
   /** The API server's URL, for messages. */
   public URI server() {
     return server;
@@ -115,18 +120,24 @@ public final class ApiConnection {
 
   /** Sends the request and reads the answer, whatever its status. */
   public Answer exchange(String method, String path, byte[] body, String contentType) throws ApiException {
-    HttpResponse<InputStream> r = send(method, path, body, contentType, limits.request());
+    return exchange(method, path, body, contentType, limits.request(), limits.maxBytes());
+  }
+
+  /** As {@link #exchange(String, String, byte[], String)} within {@code timeout}, reading at most {@code maxBytes}. */
+  public Answer exchange(String method, String path, byte[] body, String contentType, Duration timeout, int maxBytes)
+      throws ApiException {
+    HttpResponse<InputStream> r = send(method, path, body, contentType, timeout);
     try (InputStream in = r.body()) {
-      byte[] b = in.readNBytes(limits.maxBytes() + 1);
-      if (b.length > limits.maxBytes()) {
-        throw new ApiException(r.statusCode(), null, "the answer to " + method + " " + path + " is larger than "
-            + limits.maxBytes() + " bytes; refused", null);
+      byte[] b = in.readNBytes(maxBytes + 1);
+      if (b.length > maxBytes) {
+        throw new ApiException(r.statusCode(), "TooLarge", "the answer to " + method + " " + path + " is larger than "
+            + maxBytes + " bytes; refused", null);
       }
       return new Answer(r.statusCode(), b);
     } catch (ApiException e) {
       throw e;
     } catch (IOException e) {
-      throw ApiException.noAnswer(base, e);
+      throw ApiException.noAnswer(base + "/", e);
     }
   }
 
@@ -177,9 +188,9 @@ public final class ApiConnection {
       return client().send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw ApiException.noAnswer(base, e);
+      throw ApiException.noAnswer(base + "/", e);
     } catch (IOException | RuntimeException e) {
-      throw ApiException.noAnswer(base, e);
+      throw ApiException.noAnswer(base + "/", e);
     }
   }
 

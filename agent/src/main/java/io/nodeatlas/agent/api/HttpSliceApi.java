@@ -57,7 +57,7 @@ public final class HttpSliceApi implements SliceApi {
 
   @Override
   public String server() {
-    return api.server().toString();
+    return api.base() + "/";
   }
 
   @Override

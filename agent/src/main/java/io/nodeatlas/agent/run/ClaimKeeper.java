@@ -28,7 +28,7 @@ final class ClaimKeeper {
   private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
 
   private final AgentSettings settings;
-  private final KubernetesClient client;
+  private final java.util.function.Supplier<KubernetesClient> fabric8;
   private final DeviceInventory inventory;
   private final ClaimSpecStore specStore;
   /** Replaced when a rolling update's other instance changed the file ({@link CallLock}). */
@@ -45,10 +45,10 @@ final class ClaimKeeper {
   private volatile boolean recoverPending;
   private Instant nextClaimSweep = Instant.MIN;
 
-  ClaimKeeper(AgentSettings settings, KubernetesClient client, DeviceInventory inventory, ClaimSpecStore specStore,
+  ClaimKeeper(AgentSettings settings, java.util.function.Supplier<KubernetesClient> fabric8, DeviceInventory inventory, ClaimSpecStore specStore,
       Checkpoint checkpoint, ClaimPreparer preparer, ExecutorService apiCalls) {
     this.settings = settings;
-    this.client = client;
+    this.fabric8 = fabric8;
     this.inventory = inventory;
     this.specStore = specStore;
     this.checkpoint = checkpoint;
@@ -180,11 +180,11 @@ final class ClaimKeeper {
       io.nodeatlas.agent.claims.ClaimRef ref = c.get().claim();
       io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim claim;
       try {
-        claim = client.resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim.class)
+        claim = fabric8.get().resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim.class)
             .inNamespace(ref.namespace()).withName(ref.name()).get();
       } catch (KubernetesClientException e) {
         LOG.warn("cannot check whether claim {} still exists err=\"{}\"; trying again next resync", ref,
-            ApiErrors.describe(e, client.getMasterUrl()));
+            ApiErrors.describe(e, fabric8.get().getMasterUrl()));
         return;
       }
       String why = claim == null ? "the API server says it no longer exists"
@@ -212,7 +212,7 @@ final class ClaimKeeper {
       uids = specStore.claimSpecUids();
       String cont = null;
       do {
-        io.fabric8.kubernetes.api.model.KubernetesResourceList<io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim> page = client
+        io.fabric8.kubernetes.api.model.KubernetesResourceList<io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim> page = fabric8.get()
             .resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim.class).inAnyNamespace()
             .list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(500L).withContinue(cont).build());
         for (var c : page.getItems()) {
@@ -223,7 +223,7 @@ final class ClaimKeeper {
         cont = page.getMetadata() == null ? null : page.getMetadata().getContinue();
       } while (cont != null && !cont.isEmpty());
     } catch (IOException | KubernetesClientException e) {
-      LOG.warn("recovery: cannot list ResourceClaims err=\"{}\"; trying again", ApiErrors.describe(e, client.getMasterUrl()));
+      LOG.warn("recovery: cannot list ResourceClaims err=\"{}\"; trying again", ApiErrors.describe(e, fabric8.get().getMasterUrl()));
       return;
     }
     int kept = 0;

@@ -133,7 +133,7 @@ public class ApiConnectionTest {
           ClientCertificate.load(new ClientCertificate.Source("cert", c.cert(), null), new ClientCertificate.Source("key", c.key(), null)),
           null, SMALL);
       assertThatThrownBy(() -> api.call("GET", "/api/v1/nodes/node-a", null)).isInstanceOf(ApiException.class)
-          .hasMessageStartingWith("no answer from " + url(s) + ": TLS failed");
+          .hasMessageStartingWith("no answer from " + url(s) + "/: TLS failed");
     } finally {
       s.stop(0);
     }
@@ -200,7 +200,7 @@ public class ApiConnectionTest {
     }
     ApiConnection gone = new ApiConnection(URI.create("http://127.0.0.1:" + port), null, null, null, SMALL);
     assertThatThrownBy(() -> gone.call("GET", "/api/v1/nodes/node-a", null)).isInstanceOf(ApiException.class)
-        .hasMessage("no answer from http://127.0.0.1:" + port + ": connection refused");
+        .hasMessage("no answer from http://127.0.0.1:" + port + "/: connection refused");
   }
 
   @Test
