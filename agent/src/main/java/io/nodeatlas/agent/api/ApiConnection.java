@@ -48,6 +48,7 @@ public final class ApiConnection {
   private final JsonFactory json = new JsonFactory();
   private final Object lock = new Object();
   private volatile HttpClient http;
+  private volatile SSLContext tls;
   private long generation;
 
   /**
@@ -202,6 +203,20 @@ public final class ApiConnection {
     }
   }
 
+  /**
+   * The TLS socket factory with the same CA and client certificate (rotation included), for a caller on
+   * {@code HttpURLConnection} (the claim GET, which must not hand its work between threads).
+   */
+  public javax.net.ssl.SSLSocketFactory socketFactory() throws ApiException {
+    client();
+    return tls.getSocketFactory();
+  }
+
+  /** The bearer token to send now (null: none); after a 401, asking again gives a rotated one. */
+  public String token() {
+    return token == null ? null : token.get();
+  }
+
   /** The client, built again when the client certificate was rotated on disk. */
   private HttpClient client() throws ApiException {
     long g = -1;
@@ -216,10 +231,11 @@ public final class ApiConnection {
     synchronized (lock) {
       if (http == null || cert != null && g != generation) {
         try {
-          SSLContext tls = SSLContext.getInstance("TLS");
-          tls.init(cert == null ? null : new KeyManager[] {cert}, trust, null);
+          SSLContext context = SSLContext.getInstance("TLS");
+          context.init(cert == null ? null : new KeyManager[] {cert}, trust, null);
+          tls = context;
           http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(limits.connect())
-              .followRedirects(HttpClient.Redirect.NEVER).sslContext(tls).build();
+              .followRedirects(HttpClient.Redirect.NEVER).sslContext(context).build();
           generation = g;
         } catch (java.security.GeneralSecurityException e) {
           throw new ApiException(0, null, "cannot set up TLS for " + base + ": " + e.getMessage(), e);

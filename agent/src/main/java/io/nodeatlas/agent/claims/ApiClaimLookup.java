@@ -107,7 +107,7 @@ public final class ApiClaimLookup implements ClaimLookup {
 
   /** On the agent's own connection ({@link ConnectionClaimGet}); {@code credentials} names them in messages. */
   public ApiClaimLookup(io.nodeatlas.agent.api.ApiConnection api, String credentials, Limits limits) {
-    this.get = new ConnectionClaimGet(api, limits.maxBytes());
+    this.get = new ConnectionClaimGet(api, limits.attemptTimeout().toNanos(), limits.maxBytes());
     this.server = api.base();
     this.credentials = credentials;
     this.apiBase = api.base() + "/apis/resource.k8s.io/v1/namespaces/";
