@@ -42,6 +42,9 @@ public final class HttpSliceApi implements SliceApi {
   static final String SLICES = "/apis/resource.k8s.io/v1/resourceslices";
   /** How long the server may keep one watch request open before we open the next (client-go picks 5–10 min). */
   static final int WATCH_SECONDS = 300;
+  /** A watch request the server ends this soon without an event is opened again after a pause: 1 s doubling to 1 min. */
+  static final long SHORT_WATCH_NANOS = 1_000_000_000L;
+  static final long MAX_PAUSE_MILLIS = 60_000;
 
   private final ApiConnection api;
   private final ObjectMapper mapper;
@@ -106,6 +109,7 @@ public final class HttpSliceApi implements SliceApi {
     SliceWatch w = new SliceWatch(selector(labels), listener);
     Thread t = new Thread(w::run, "slice-watch");
     t.setDaemon(true);
+    w.thread = t;
     t.start();
     return w;
   }
@@ -238,6 +242,9 @@ public final class HttpSliceApi implements SliceApi {
     private final Listener listener;
     private volatile boolean closed;
     private volatile InputStream open;
+    private volatile Thread thread;
+    /** Whether the last watch request saw an event (a server that ends every request at once is paused for). */
+    private boolean sawEvent;
 
     SliceWatch(String selector, Listener listener) {
       this.selector = selector;
@@ -247,6 +254,10 @@ public final class HttpSliceApi implements SliceApi {
     @Override
     public void close() {
       closed = true;
+      Thread t = thread;
+      if (t != null && t != Thread.currentThread()) {
+        t.interrupt(); // ends a pause between requests
+      }
       InputStream in = open;
       if (in != null) {
         try {
@@ -260,6 +271,7 @@ public final class HttpSliceApi implements SliceApi {
     void run() {
       String version = null;
       boolean listedBefore = false;
+      long pause = 1000;
       try {
         while (!closed) {
           if (version == null) {
@@ -269,7 +281,19 @@ public final class HttpSliceApi implements SliceApi {
             }
             listedBefore = true;
           }
+          long started = System.nanoTime();
+          sawEvent = false;
           version = follow(version);
+          if (!sawEvent && System.nanoTime() - started < SHORT_WATCH_NANOS && !closed) {
+            try {
+              Thread.sleep(pause); // a server that ends each watch at once is not asked in a loop
+            } catch (InterruptedException e) {
+              return; // closed
+            }
+            pause = Math.min(pause * 2, MAX_PAUSE_MILLIS);
+          } else {
+            pause = 1000;
+          }
         }
       } catch (ApiException e) {
         if (!closed) {
@@ -322,6 +346,7 @@ public final class HttpSliceApi implements SliceApi {
             }
             throw new ApiException(e.code, null, "the ResourceSlice watch of " + server() + " ended: HTTP " + e.code, null);
           }
+          sawEvent = true;
           if (e.resourceVersion != null && !e.resourceVersion.isEmpty()) {
             v = e.resourceVersion;
           }

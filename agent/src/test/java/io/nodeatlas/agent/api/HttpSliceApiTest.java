@@ -151,6 +151,26 @@ class HttpSliceApiTest {
     }
   }
 
+  @Test
+  void aServerThatEndsEveryWatchAtOnceIsNotAskedInALoop() throws Exception {
+    List<String> from = new CopyOnWriteArrayList<>();
+    CountDownLatch held = new CountDownLatch(1);
+    HttpServer s = watchServer(List.of("10"), java.util.Collections.nCopies(50, List.of()), from, held);
+    BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+    try (SliceApi.Watch w = api(url(s), 1 << 20).watch(LABELS, listener(heard))) {
+      for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); from.isEmpty() && System.nanoTime() < end; ) {
+        Thread.sleep(20);
+      }
+      Thread.sleep(2500);
+      // Pauses of 1 s, then 2 s: at most three requests in the first 2.5 s after the first.
+      assertThat(from).hasSizeBetween(1, 3);
+      assertThat(heard).isEmpty();
+    } finally {
+      held.countDown();
+      s.stop(0);
+    }
+  }
+
   private static SliceApi.Listener listener(BlockingQueue<String> heard) {
     return new SliceApi.Listener() {
       @Override
