@@ -182,9 +182,8 @@ final class ClaimKeeper {
       try {
         claim = fabric8.get().resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim.class)
             .inNamespace(ref.namespace()).withName(ref.name()).get();
-      } catch (KubernetesClientException e) {
-        LOG.warn("cannot check whether claim {} still exists err=\"{}\"; trying again next resync", ref,
-            ApiErrors.describe(e, fabric8.get().getMasterUrl()));
+      } catch (RuntimeException e) { // fabric8's failures, and one to build its client on this first use
+        LOG.warn("cannot check whether claim {} still exists err=\"{}\"; trying again next resync", ref, describe(e));
         return;
       }
       String why = claim == null ? "the API server says it no longer exists"
@@ -222,8 +221,8 @@ final class ClaimKeeper {
         }
         cont = page.getMetadata() == null ? null : page.getMetadata().getContinue();
       } while (cont != null && !cont.isEmpty());
-    } catch (IOException | KubernetesClientException e) {
-      LOG.warn("recovery: cannot list ResourceClaims err=\"{}\"; trying again", ApiErrors.describe(e, fabric8.get().getMasterUrl()));
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("recovery: cannot list ResourceClaims err=\"{}\"; trying again", describe(e));
       return;
     }
     int kept = 0;
@@ -270,5 +269,17 @@ final class ClaimKeeper {
     boolean here = alloc.getDevices().getResults().stream()
         .anyMatch(r -> settings.driverName().equals(r.getDriver()) && inventory.pool().equals(r.getPool()));
     return here ? null : "the claim has no device of driver " + settings.driverName() + " on this node";
+  }
+
+  /** A failure of fabric8's client as one line, naming the API server when it did not answer. */
+  private String describe(Exception e) {
+    if (!(e instanceof KubernetesClientException)) {
+      return ApiErrors.describe(e);
+    }
+    try {
+      return ApiErrors.describe(e, fabric8.get().getMasterUrl());
+    } catch (RuntimeException again) {
+      return ApiErrors.describe(e);
+    }
   }
 }
