@@ -105,6 +105,19 @@ public final class ApiClaimLookup implements ClaimLookup {
         .build();
   }
 
+  /** On the agent's own connection ({@link ConnectionClaimGet}); {@code credentials} names them in messages. */
+  public ApiClaimLookup(io.nodeatlas.agent.api.ApiConnection api, String credentials, Limits limits) {
+    this.get = new ConnectionClaimGet(api, limits.attemptTimeout().toNanos(), limits.maxBytes());
+    this.server = api.base();
+    this.credentials = credentials;
+    this.apiBase = api.base() + "/apis/resource.k8s.io/v1/namespaces/";
+    this.limits = limits;
+    this.reads = new java.util.concurrent.Semaphore(limits.concurrentReads(), true);
+    this.json = JsonFactory.builder()
+        .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(limits.maxBytes()).maxNestingDepth(64).build())
+        .build();
+  }
+
   @Override
   public List<AllocatedDevice> allocation(ClaimRef ref) throws ClaimLookupException {
     return allocation(ref, CallBudget.after(UNBUDGETED));

@@ -32,7 +32,7 @@ public final class Agent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
 
   private final AgentSettings settings;
-  private final KubernetesClient client;
+  private final ApiAccess client;
   private final Notifier notifier;
   private final Optional<Duration> watchdog;
   private final AgentMetrics metrics;
@@ -62,6 +62,12 @@ public final class Agent implements AutoCloseable {
   }
 
   public Agent(AgentSettings settings, DeviceDiscovery discovery, KubernetesClient client, Notifier notifier,
+      Optional<Duration> watchdog, AgentMetrics metrics, Clock clock) {
+    this(settings, discovery, client == null ? null : ApiAccess.of(client), notifier, watchdog, metrics, clock);
+  }
+
+  /** With the API reached through {@code client} (null: standalone). */
+  public Agent(AgentSettings settings, DeviceDiscovery discovery, ApiAccess client, Notifier notifier,
       Optional<Duration> watchdog, AgentMetrics metrics, Clock clock) {
     this.settings = settings;
     this.client = client;

@@ -92,7 +92,7 @@ public final class AgentLauncher {
   /** Runs the agent until it is told to stop; returns the process exit status. */
   public int run() throws IOException {
     LogSetup.install(b.logFormat, b.verbosity, b.log);
-    KubernetesClient client = b.standalone ? null : kubernetesClient();
+    ApiAccess client = b.standalone ? null : apiAccess();
     try {
       if (client != null && (b.nodeName == null || b.nodeName.isBlank())) {
         throw new SettingException("nodeName", "required to publish ResourceSlices");
@@ -109,7 +109,7 @@ public final class AgentLauncher {
         agent.options(o -> o.withHealthChecks(b.healthChecks.get(), b.healthInterval).withDeviceRealisers(b.deviceRealisers)
             .withDeviceMetadata(b.deviceMetadata));
         LOG.info("starting nodeatlas run mode={} driver={} node={} kubeletRoot={} cdiRoot={} stateDir={} rollingUpdateUID={}",
-            agent.standalone() ? "standalone" : "cluster (API server " + client.getMasterUrl() + ")", b.driverName, node,
+            agent.standalone() ? "standalone" : "cluster (API server " + client.server() + ")", b.driverName, node,
             b.kubeletRoot, b.cdiRoot, b.stateDir,
             settings.rollingUpdate() ? settings.rollingUpdateUid() : "(none: fixed socket names)");
         // Before start: a SIGTERM while waiting for the state directory's lock ends the wait.
@@ -157,6 +157,55 @@ public final class AgentLauncher {
     } catch (RuntimeException e) {
       LOG.error("cannot re-read the configuration, keeping the running one err=\"{}\"", e.getMessage());
       agent.requestDiscovery();
+    }
+  }
+
+  /**
+   * The agent's API access: its own client where the kubeconfig (or the in-cluster service account)
+   * allows it, fabric8's for the rare paths, built when first needed; fabric8's alone where only it
+   * serves the kubeconfig (exec plugins, proxies, ...). Null without credentials (standalone).
+   */
+  private ApiAccess apiAccess() throws IOException {
+    if (b.kubeconfig != null) {
+      if (!Files.isRegularFile(b.kubeconfig)) {
+        throw new SettingException("kubeconfig", b.kubeconfig + " is not a file");
+      }
+      java.util.Optional<io.nodeatlas.agent.kubeconfig.KubeconfigConnection.Read> own;
+      try {
+        own = io.nodeatlas.agent.kubeconfig.KubeconfigConnection.read(b.kubeconfig, b.environment,
+            io.nodeatlas.agent.api.ApiConnection.Limits.DEFAULT);
+      } catch (KubeconfigAuth.BadCredentialsException e) {
+        throw new SettingException("kubeconfig", e.getMessage());
+      }
+      Path file = b.kubeconfig;
+      return own.map(r -> ApiAccess.own(r.connection(), r.credentials(), () -> fabric8(file)))
+          .orElseGet(() -> ApiAccess.of(fabric8(file)));
+    }
+    if (b.environment.get("KUBERNETES_SERVICE_HOST") != null
+        && Files.isReadable(Path.of(Config.KUBERNETES_SERVICE_ACCOUNT_TOKEN_PATH))) {
+      try {
+        io.nodeatlas.agent.kubeconfig.KubeconfigConnection.Read r = io.nodeatlas.agent.kubeconfig.KubeconfigConnection.inCluster(
+            b.environment, Path.of(Config.KUBERNETES_SERVICE_ACCOUNT_TOKEN_PATH).getParent(),
+            io.nodeatlas.agent.api.ApiConnection.Limits.DEFAULT);
+        return ApiAccess.own(r.connection(), r.credentials(), () -> {
+          try {
+            return kubernetesClient();
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        });
+      } catch (KubeconfigAuth.BadCredentialsException e) {
+        throw new SettingException("kubeconfig", e.getMessage());
+      }
+    }
+    return null;
+  }
+
+  private static KubernetesClient fabric8(Path kubeconfig) {
+    try {
+      return kubernetesClient(kubeconfig);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 

@@ -28,7 +28,7 @@ final class ClaimKeeper {
   private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
 
   private final AgentSettings settings;
-  private final KubernetesClient client;
+  private final java.util.function.Supplier<KubernetesClient> fabric8;
   private final DeviceInventory inventory;
   private final ClaimSpecStore specStore;
   /** Replaced when a rolling update's other instance changed the file ({@link CallLock}). */
@@ -45,10 +45,10 @@ final class ClaimKeeper {
   private volatile boolean recoverPending;
   private Instant nextClaimSweep = Instant.MIN;
 
-  ClaimKeeper(AgentSettings settings, KubernetesClient client, DeviceInventory inventory, ClaimSpecStore specStore,
+  ClaimKeeper(AgentSettings settings, java.util.function.Supplier<KubernetesClient> fabric8, DeviceInventory inventory, ClaimSpecStore specStore,
       Checkpoint checkpoint, ClaimPreparer preparer, ExecutorService apiCalls) {
     this.settings = settings;
-    this.client = client;
+    this.fabric8 = fabric8;
     this.inventory = inventory;
     this.specStore = specStore;
     this.checkpoint = checkpoint;
@@ -180,11 +180,10 @@ final class ClaimKeeper {
       io.nodeatlas.agent.claims.ClaimRef ref = c.get().claim();
       io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim claim;
       try {
-        claim = client.resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim.class)
+        claim = fabric8.get().resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim.class)
             .inNamespace(ref.namespace()).withName(ref.name()).get();
-      } catch (KubernetesClientException e) {
-        LOG.warn("cannot check whether claim {} still exists err=\"{}\"; trying again next resync", ref,
-            ApiErrors.describe(e, client.getMasterUrl()));
+      } catch (RuntimeException e) { // fabric8's failures, and one to build its client on this first use
+        LOG.warn("cannot check whether claim {} still exists err=\"{}\"; trying again next resync", ref, describe(e));
         return;
       }
       String why = claim == null ? "the API server says it no longer exists"
@@ -212,7 +211,7 @@ final class ClaimKeeper {
       uids = specStore.claimSpecUids();
       String cont = null;
       do {
-        io.fabric8.kubernetes.api.model.KubernetesResourceList<io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim> page = client
+        io.fabric8.kubernetes.api.model.KubernetesResourceList<io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim> page = fabric8.get()
             .resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim.class).inAnyNamespace()
             .list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(500L).withContinue(cont).build());
         for (var c : page.getItems()) {
@@ -222,8 +221,8 @@ final class ClaimKeeper {
         }
         cont = page.getMetadata() == null ? null : page.getMetadata().getContinue();
       } while (cont != null && !cont.isEmpty());
-    } catch (IOException | KubernetesClientException e) {
-      LOG.warn("recovery: cannot list ResourceClaims err=\"{}\"; trying again", ApiErrors.describe(e, client.getMasterUrl()));
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("recovery: cannot list ResourceClaims err=\"{}\"; trying again", describe(e));
       return;
     }
     int kept = 0;
@@ -270,5 +269,17 @@ final class ClaimKeeper {
     boolean here = alloc.getDevices().getResults().stream()
         .anyMatch(r -> settings.driverName().equals(r.getDriver()) && inventory.pool().equals(r.getPool()));
     return here ? null : "the claim has no device of driver " + settings.driverName() + " on this node";
+  }
+
+  /** A failure of fabric8's client as one line, naming the API server when it did not answer. */
+  private String describe(Exception e) {
+    if (!(e instanceof KubernetesClientException)) {
+      return ApiErrors.describe(e);
+    }
+    try {
+      return ApiErrors.describe(e, fabric8.get().getMasterUrl());
+    } catch (RuntimeException again) {
+      return ApiErrors.describe(e);
+    }
   }
 }

@@ -1,7 +1,5 @@
 package io.nodeatlas.agent.run;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.nodeatlas.agent.claims.ApiClaimLookup;
 import io.nodeatlas.agent.claims.CallBudget;
 import io.nodeatlas.agent.claims.Checkpoint;
 import io.nodeatlas.agent.claims.ClaimPreparer;
@@ -40,7 +38,7 @@ final class ClusterParts implements AutoCloseable {
   record Loop(Runnable requestPublish, Runnable requestDiscovery) {}
 
   private final AgentSettings settings;
-  private final KubernetesClient client;
+  private final ApiAccess api;
   private final DeviceInventory inventory;
   private final ClaimSpecStore specStore;
   private final AgentMetrics metrics;
@@ -59,10 +57,10 @@ final class ClusterParts implements AutoCloseable {
   Integer grpcHealthPort;
   private ClaimNetworkStatus claimStatus;
 
-  ClusterParts(AgentSettings settings, KubernetesClient client, DeviceInventory inventory, ClaimSpecStore specStore,
+  ClusterParts(AgentSettings settings, ApiAccess api, DeviceInventory inventory, ClaimSpecStore specStore,
       AgentMetrics metrics, Clock clock) {
     this.settings = settings;
-    this.client = client;
+    this.api = api;
     this.inventory = inventory;
     this.specStore = specStore;
     this.metrics = metrics;
@@ -73,11 +71,11 @@ final class ClusterParts implements AutoCloseable {
   void start(ClusterOptions options, Loop loop) throws IOException, CorruptCheckpointException {
     this.options = options;
     openState();
-    ResourceSlicePublisher publisher = new ResourceSlicePublisher(client, settings.driverName(), settings.nodeName());
+    ResourceSlicePublisher publisher = new ResourceSlicePublisher(api.slices(), settings.driverName(), settings.nodeName());
     ResourceHealthService healthStream = new ResourceHealthService();
     health = new DeviceHealthMonitor(options.healthChecks(), inventory::all, clock, loop.requestPublish(), healthStream,
         publisher.poolName());
-    slices = new SliceSync(settings, client, publisher, inventory, metrics, clock, apiCalls, watchCalls,
+    slices = new SliceSync(settings, api, publisher, inventory, metrics, clock, apiCalls, watchCalls,
         loop.requestPublish(), loop.requestDiscovery(), health::taints);
     kubelet = KubeletPluginServer.start(new KubeletPaths(settings.kubeletRoot(), settings.driverName(),
         settings.rollingUpdateUid()), preparer, healthStream);
@@ -139,18 +137,18 @@ final class ClusterParts implements AutoCloseable {
     // thread only, so that no helper thread of a call that ran out of budget still commits after it.
     ClaimWorkers workers = settings.rollingUpdate() ? ClaimWorkers.inline()
         : ClaimWorkers.pooled(ClaimPreparer.CALL_PARALLELISM);
-    preparer = new ClaimPreparer(settings.driverName(), inventory, new ApiClaimLookup(client),
+    preparer = new ClaimPreparer(settings.driverName(), inventory, api.claims(),
         specStore, checkpoint, metrics, families, workers);
     preparer.withMetadata(new DeviceMetadataFiles(settings.stateDir(), settings.cdiRoot(), specStore.writer(),
         settings.driverName(), inventory, families::networkData, options.deviceMetadata()));
-    claims = new ClaimKeeper(settings, client, inventory, specStore, checkpoint, preparer, apiCalls);
+    claims = new ClaimKeeper(settings, api::fabric8, inventory, specStore, checkpoint, preparer, apiCalls);
     claims.checkLostCheckpoint();
     if (claims.lostCheckpoint() == null) {
       // Before the boot is recorded: a re-made device's record is written while its claim is still confirmed.
       preparer.reconcileRealised();
       claims.recordBoot();
     }
-    claimStatus = new ClaimNetworkStatus(client, settings.driverName(), inventory, families);
+    claimStatus = new ClaimNetworkStatus(api::fabric8, settings.driverName(), inventory, families);
     preparer.onPrepared(claimStatus::prepared);
   }
 

@@ -1,8 +1,7 @@
 package io.nodeatlas.agent.run;
 
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.Watch;
+import io.nodeatlas.agent.api.SliceApi.Watch;
 import io.nodeatlas.agent.claims.DeviceInventory;
 import io.nodeatlas.agent.kubeconfig.KubeconfigAuth;
 import io.nodeatlas.agent.ops.AgentMetrics;
@@ -47,7 +46,7 @@ final class SliceSync {
   static final int MAX_ABANDONED_WATCHES = 4;
 
   private final AgentSettings settings;
-  private final KubernetesClient client;
+  private final ApiAccess api;
   private final ResourceSlicePublisher publisher;
   private final DeviceInventory inventory;
   private final AgentMetrics metrics;
@@ -63,6 +62,9 @@ final class SliceSync {
   private Instant watchOpenDeadline;
   private Instant watchRenewAt = Instant.MIN;
   private volatile boolean watchClosed;
+  /** A watch that ended is opened again no sooner than this: 1 s doubling to the resync interval. */
+  private volatile Instant watchRetryAt = Instant.MIN;
+  private volatile Duration watchBackoff = MIN_BACKOFF;
   private final AtomicInteger abandonedWatches = new AtomicInteger();
   private final AtomicLong watchesOpened = new AtomicLong();
   private Future<?> publishing;
@@ -76,11 +78,11 @@ final class SliceSync {
   private Duration backoff = MIN_BACKOFF;
   private Instant nextRetry = Instant.MAX;
 
-  SliceSync(AgentSettings settings, KubernetesClient client, ResourceSlicePublisher publisher, DeviceInventory inventory,
+  SliceSync(AgentSettings settings, ApiAccess api, ResourceSlicePublisher publisher, DeviceInventory inventory,
       AgentMetrics metrics, Clock clock, ExecutorService apiCalls, ExecutorService watchCalls, Runnable requestPublish,
       Runnable requestDiscovery, Supplier<Map<String, List<DeviceTaint>>> taints) {
     this.settings = settings;
-    this.client = client;
+    this.api = api;
     this.publisher = publisher;
     this.inventory = inventory;
     this.metrics = metrics;
@@ -125,6 +127,12 @@ final class SliceSync {
     if (sliceWatch != null && !watchClosed && now.isBefore(watchRenewAt)) {
       return;
     }
+    if (watchClosed && now.isBefore(watchRetryAt)) {
+      return; // it ended by itself: not again at once (a server that refuses watches is not asked in a loop)
+    }
+    if (sliceWatch != null && !watchClosed) {
+      watchBackoff = MIN_BACKOFF; // it lasted its whole interval
+    }
     if (abandonedWatches.get() >= MAX_ABANDONED_WATCHES) {
       return; // earlier attempts still hang in the client; wait for one to end before starting more
     }
@@ -139,6 +147,10 @@ final class SliceSync {
     watchOpening = watchCalls.submit(() -> {
       try {
         Watch w = publisher.watch(requestPublish, () -> {
+          Duration wait = watchBackoff;
+          watchRetryAt = clock.instant().plus(wait);
+          Duration next = wait.multipliedBy(2);
+          watchBackoff = next.compareTo(settings.resyncInterval()) > 0 ? settings.resyncInterval() : next;
           watchClosed = true;
           requestPublish.run();
         });
@@ -163,7 +175,7 @@ final class SliceSync {
         LOG.debug("ResourceSlice watch open");
       } catch (ExecutionException e) {
         LOG.warn("cannot watch ResourceSlices err=\"{}\"; relying on the periodic resync, trying again in {} s",
-            withCredentials(ApiErrors.describe(e.getCause(), client.getMasterUrl())), settings.resyncInterval().toSeconds());
+            withCredentials(describe(e.getCause())), settings.resyncInterval().toSeconds());
         watchRenewAt = now.plus(settings.resyncInterval());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -188,6 +200,18 @@ final class SliceSync {
   void closeWatch() {
     closeQuietly(sliceWatch);
     sliceWatch = null;
+  }
+
+  /** A failure to open the watch as one line ({@link io.nodeatlas.agent.api.ApiException}'s are already). */
+  private String describe(Throwable t) {
+    if (t instanceof io.nodeatlas.agent.api.ApiException e) {
+      return e.getMessage();
+    }
+    try {
+      return ApiErrors.describe(t, new java.net.URL(api.server()));
+    } catch (java.net.MalformedURLException e) {
+      return ApiErrors.describe(t);
+    }
   }
 
   static void closeQuietly(Watch w) {
@@ -258,9 +282,7 @@ final class SliceSync {
     if (why == null || !why.contains("HTTP 401")) {
       return why;
     }
-    Object source = client.getConfiguration().getAdditionalProperties().get(KubeconfigAuth.CREDENTIALS);
-    return why + " (the API server " + client.getMasterUrl() + " refused the credentials of "
-        + (source instanceof String s ? s : "the client configuration") + ")";
+    return why + " (the API server " + api.server() + " refused the credentials of " + api.credentials() + ")";
   }
 
   /** The {@code /readyz} detail of shared devices: never a failure, the agent falls back and stays useful. */

@@ -1,16 +1,14 @@
 package io.nodeatlas.agent.slices;
 
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.Watch;
-import io.fabric8.kubernetes.client.Watcher;
-import io.fabric8.kubernetes.client.WatcherException;
+import io.nodeatlas.agent.api.ApiException;
+import io.nodeatlas.agent.api.Fabric8SliceApi;
+import io.nodeatlas.agent.api.SliceApi;
 import io.nodeatlas.discovery.model.Device;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,7 +53,7 @@ public final class ResourceSlicePublisher {
     DROPPED
   }
 
-  private final KubernetesClient client;
+  private final SliceApi api;
   private final NodeSlices pool;
   private final String driver;
   private final String nodeName;
@@ -71,11 +69,19 @@ public final class ResourceSlicePublisher {
   private volatile Sharing sharing = Sharing.UNKNOWN;
 
   public ResourceSlicePublisher(KubernetesClient client, String driver, String nodeName) {
-    this(client, driver, nodeName, SliceValidator.MAX_DEVICES);
+    this(new Fabric8SliceApi(client), driver, nodeName, SliceValidator.MAX_DEVICES);
+  }
+
+  public ResourceSlicePublisher(SliceApi api, String driver, String nodeName) {
+    this(api, driver, nodeName, SliceValidator.MAX_DEVICES);
   }
 
   ResourceSlicePublisher(KubernetesClient client, String driver, String nodeName, int maxDevicesPerSlice) {
-    this.client = client;
+    this(new Fabric8SliceApi(client), driver, nodeName, maxDevicesPerSlice);
+  }
+
+  ResourceSlicePublisher(SliceApi api, String driver, String nodeName, int maxDevicesPerSlice) {
+    this.api = api;
     this.pool = new NodeSlices(driver, nodeName, maxDevicesPerSlice);
     this.driver = driver;
     this.nodeName = nodeName;
@@ -104,17 +110,16 @@ public final class ResourceSlicePublisher {
       Map<String, List<io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint>> taints) throws PublishException {
     try {
       return doSync(devices, taints);
-    } catch (KubernetesClientException e) {
-      throw new PublishException("publishing ResourceSlices failed: " + describe(e), e);
+    } catch (ApiException e) {
+      throw new PublishException("publishing ResourceSlices failed: " + e.getMessage(), e);
     }
   }
 
   private PublishResult doSync(List<Device> devices,
-      Map<String, List<io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint>> taints) throws PublishException {
+      Map<String, List<io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint>> taints) throws PublishException, ApiException {
     boolean dropped = sharing == Sharing.DROPPED;
     Map<String, ResourceSlice> existing = new TreeMap<>();
-    for (ResourceSlice s : client.resources(ResourceSlice.class).withLabel(LABEL_NODE, nodeLabelValue())
-        .withLabel(LABEL_DRIVER, driver).list().getItems()) {
+    for (ResourceSlice s : api.list(labels()).items()) {
       if (s.getSpec() != null && nodeName.equals(s.getSpec().getNodeName()) && driver.equals(s.getSpec().getDriver())) {
         existing.put(s.getMetadata().getName(), s);
       }
@@ -158,7 +163,7 @@ public final class ResourceSlicePublisher {
     List<String> desiredNames = desired.stream().map(s -> s.getMetadata().getName()).toList();
     for (ResourceSlice old : existing.values()) {
       if (!desiredNames.contains(old.getMetadata().getName())) {
-        client.resource(old).delete();
+        api.delete(old.getMetadata().getName());
         deleted++;
       }
     }
@@ -167,14 +172,14 @@ public final class ResourceSlicePublisher {
       if (old != null) {
         s.getMetadata().setResourceVersion(old.getMetadata().getResourceVersion());
         written.add(s);
-        stored.add(client.resource(s).update());
+        stored.add(api.update(s));
         updated++;
       }
     }
     for (ResourceSlice s : desired) {
       if (!existing.containsKey(s.getMetadata().getName())) {
         written.add(s);
-        stored.add(client.resource(s).create());
+        stored.add(api.create(s));
         created++;
       }
     }
@@ -252,32 +257,43 @@ public final class ResourceSlicePublisher {
   }
 
   /**
-   * Calls {@code onChange} whenever one of our slices is deleted or modified by anyone; the caller
-   * then syncs (and so re-creates what the kubelet wiped).
+   * Calls {@code onChange} whenever one of our slices is deleted by anyone, or the watch had to list
+   * again (events may be lost); the caller then syncs (and so re-creates what the kubelet wiped).
    */
-  public Watch watch(Runnable onChange) {
+  public SliceApi.Watch watch(Runnable onChange) {
     return watch(onChange, () -> { });
   }
 
-  /** {@link #watch(Runnable)}, calling {@code onClosed} when the watch ends for good (fabric8 gave up reconnecting). */
-  public Watch watch(Runnable onChange, Runnable onClosed) {
-    return client.resources(ResourceSlice.class).withLabel(LABEL_NODE, nodeLabelValue()).withLabel(LABEL_DRIVER, driver)
-        .watch(new Watcher<>() {
-          @Override
-          public void eventReceived(Action action, ResourceSlice resource) {
-            if (action == Action.DELETED) {
-              LOG.info("ResourceSlice {} was deleted; publishing again", resource.getMetadata().getName());
-              onChange.run();
-            }
-          }
+  /** {@link #watch(Runnable)}, calling {@code onClosed} when the watch ends for good. */
+  public SliceApi.Watch watch(Runnable onChange, Runnable onClosed) {
+    return api.watch(labels(), new SliceApi.Listener() {
+      @Override
+      public void deleted(String name) {
+        LOG.info("ResourceSlice {} was deleted; publishing again", name);
+        onChange.run();
+      }
 
-          @Override
-          public void onClose(WatcherException cause) {
-            LOG.warn("ResourceSlice watch closed err=\"{}\"; the periodic resync still runs, and the watch is replaced",
-                io.nodeatlas.agent.ops.ApiErrors.describe(cause, client.getMasterUrl()));
-            onClosed.run();
-          }
-        });
+      @Override
+      public void relisted() {
+        LOG.info("ResourceSlice watch listed again (its version expired); publishing again");
+        onChange.run();
+      }
+
+      @Override
+      public void closed(ApiException cause) {
+        LOG.warn("ResourceSlice watch closed err=\"{}\"; the periodic resync still runs, and the watch is replaced",
+            cause.getMessage());
+        onClosed.run();
+      }
+    });
+  }
+
+  /** The labels that find this node's slices of this driver. */
+  private Map<String, String> labels() {
+    Map<String, String> l = new TreeMap<>();
+    l.put(LABEL_NODE, nodeLabelValue());
+    l.put(LABEL_DRIVER, driver);
+    return l;
   }
 
   /** True when the API holds exactly the desired slices at one generation (nothing to write). */
@@ -313,13 +329,10 @@ public final class ResourceSlicePublisher {
     return g == null ? 0 : g;
   }
 
-  private OwnerReference ownerReference() throws PublishException {
+  private OwnerReference ownerReference() throws PublishException, ApiException {
     if (nodeUid == null) {
-      Node node = client.nodes().withName(nodeName).get();
-      if (node == null) {
-        throw new PublishException("Node " + nodeName + " does not exist in the API server; check --node-name", null);
-      }
-      nodeUid = node.getMetadata().getUid();
+      nodeUid = api.nodeUid(nodeName).orElseThrow(
+          () -> new PublishException("Node " + nodeName + " does not exist in the API server; check --node-name", null));
     }
     return new OwnerReferenceBuilder().withApiVersion("v1").withKind("Node").withName(nodeName).withUid(nodeUid)
         .withController(true).build();
@@ -331,10 +344,5 @@ public final class ResourceSlicePublisher {
 
   String nodeLabelValue() {
     return pool.nodeLabelValue();
-  }
-
-  /** The failure, naming the API server's URL when it did not answer. */
-  private String describe(KubernetesClientException e) {
-    return io.nodeatlas.agent.ops.ApiErrors.describe(e, client.getMasterUrl());
   }
 }

@@ -45,7 +45,7 @@ public final class ClaimNetworkStatus implements AutoCloseable {
   static final int MAX_HARDWARE_ADDRESS = 128;
   static final int MAX_QUEUED = 1024;
 
-  private final KubernetesClient client;
+  private final java.util.function.Supplier<KubernetesClient> client;
   private final String driver;
   private final DeviceInventory inventory;
   private final Families families;
@@ -53,11 +53,17 @@ public final class ClaimNetworkStatus implements AutoCloseable {
 
   /** With the families installed on this class path. */
   public ClaimNetworkStatus(KubernetesClient client, String driver, DeviceInventory inventory) {
-    this(client, driver, inventory, Families.installed(ClaimNetworkStatus.class.getClassLoader(),
+    this(() -> client, driver, inventory, Families.installed(ClaimNetworkStatus.class.getClassLoader(),
         new SharePlacer.Settings(io.nodeatlas.agent.claims.ClaimPreparer.DEFAULT_HOOK_PATH)));
   }
 
   public ClaimNetworkStatus(KubernetesClient client, String driver, DeviceInventory inventory, Families families) {
+    this(() -> client, driver, inventory, families);
+  }
+
+  /** With fabric8's client built when a claim's status is first written (a rare path: network devices only). */
+  public ClaimNetworkStatus(java.util.function.Supplier<KubernetesClient> client, String driver, DeviceInventory inventory,
+      Families families) {
     this.families = families;
     this.client = client;
     this.driver = driver;
@@ -104,7 +110,7 @@ public final class ClaimNetworkStatus implements AutoCloseable {
   private void write(ClaimRef ref, List<AllocatedDeviceStatus> entries) {
     for (int attempt = 1; attempt <= 3; attempt++) {
       try {
-        ResourceClaim claim = client.resources(ResourceClaim.class).inNamespace(ref.namespace()).withName(ref.name()).get();
+        ResourceClaim claim = client.get().resources(ResourceClaim.class).inNamespace(ref.namespace()).withName(ref.name()).get();
         if (claim == null || !ref.uid().equals(claim.getMetadata().getUid())) {
           LOG.debug("claim status not written: the claim is gone claim={}", ref);
           return;
@@ -124,7 +130,7 @@ public final class ClaimNetworkStatus implements AutoCloseable {
         devices.addAll(entries);
         status.setDevices(devices);
         claim.setStatus(status);
-        client.resource(claim).updateStatus();
+        client.get().resource(claim).updateStatus();
         LOG.debug("claim status written claim={} devices={}", ref, entries.size());
         return;
       } catch (KubernetesClientException e) {

@@ -36,7 +36,12 @@ class ResourceSlicePublisherTest {
   @BeforeEach
   void setUp() {
     ApiObjects.node(client, NODE);
-    publisher = new ResourceSlicePublisher(client, DRIVER, NODE);
+    publisher = publisher(NODE);
+  }
+
+  /** The publisher under test for {@code node}: on fabric8's client here, on the agent's own in a subclass. */
+  ResourceSlicePublisher publisher(String node) {
+    return new ResourceSlicePublisher(client, DRIVER, node);
   }
 
   List<ResourceSlice> slices() {
@@ -177,7 +182,7 @@ class ResourceSlicePublisherTest {
   @Test
   void leavesOtherNodesAndDriversAlone() throws Exception {
     ApiObjects.node(client, "node-b");
-    new ResourceSlicePublisher(client, DRIVER, "node-b").sync(TestDevices.gpus(2));
+    publisher("node-b").sync(TestDevices.gpus(2));
 
     publisher.sync(TestDevices.gpus(1));
     publisher.sync(List.of());
@@ -218,7 +223,7 @@ class ResourceSlicePublisherTest {
 
   @Test
   void aMissingNodeIsReportedNotGuessed() {
-    ResourceSlicePublisher ghost = new ResourceSlicePublisher(client, DRIVER, "no-such-node");
+    ResourceSlicePublisher ghost = publisher("no-such-node");
 
     assertThatThrownBy(() -> ghost.sync(TestDevices.gpus(1))).hasMessageContaining("Node no-such-node does not exist");
   }
@@ -226,7 +231,7 @@ class ResourceSlicePublisherTest {
   @Test
   void longNodeNamesStillGiveValidNamesAndLabels() {
     String longNode = "n".repeat(70) + "." + "x".repeat(180);
-    ResourceSlicePublisher p = new ResourceSlicePublisher(client, DRIVER, longNode);
+    ResourceSlicePublisher p = publisher(longNode);
 
     assertThat(p.sliceName(12)).hasSizeLessThanOrEqualTo(253).endsWith("-12");
     assertThat(io.nodeatlas.discovery.model.Names.isDnsSubdomain(p.sliceName(12))).isTrue();
