@@ -146,6 +146,28 @@ public final class FleetInput {
         counters));
   }
 
+  /**
+   * One item of a live list call, from the page's token stream: a ResourceSlice is read straight into
+   * devices and a ResourceClaim into what it holds; Nodes and classes through their trees. The list's path
+   * says the kind.
+   */
+  void addObject(JsonParser p, String kind, String where) throws IOException {
+    if (kind.equals("ResourceClaim")) {
+      allocations.addAll(Allocation.of(p, warnings));
+      return;
+    }
+    if (!kind.equals("ResourceSlice")) {
+      JsonNode item = p.readValueAsTree();
+      addObject(item == null ? JsonNodeFactory.instance.objectNode() : item, kind, where);
+      return;
+    }
+    try {
+      slices.add(sliceReader.slice(p, warnings));
+    } catch (SliceReader.RefusedSlice e) {
+      warnings.add(where + ": ResourceSlice " + e.name() + ": left out: " + e.getMessage());
+    }
+  }
+
   /** One API object of a saved list or a live list call; {@code kind} when the list's items carry none. */
   void addObject(JsonNode item, String kind, String where) {
     String k = item.path("kind").asText(kind);

@@ -2,6 +2,8 @@ package io.nodeatlas.cli.fleet;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nodeatlas.match.ClaimMatcher;
@@ -164,11 +166,32 @@ public final class FleetBench {
     System.out.printf("%d %d %d%n", (rt.totalMemory() - rt.freeMemory()) >> 20, nodes.size(), report.verdicts().size());
   }
 
-  /** One list page read into the fleet as the cluster reader hands it over; the page's tree goes after it. */
+  /** One list page read into the fleet as the cluster reader hands it over: its token stream, no tree. */
   static void readPage(FleetInput input, byte[] page) throws IOException {
-    JsonNode tree = JSON.readTree(page);
-    String kind = tree.path("metadata").path("kind").asText();
-    tree.path("items").forEach(item -> input.addObject(item, kind, "bench"));
+    String kind;
+    try (JsonParser p = JSON.createParser(page)) {
+      // Not an API field: the page's metadata.kind says what the list call's path says for the cluster reader.
+      kind = kindOf(p);
+    }
+    try (JsonParser p = JSON.createParser(page)) {
+      ClusterReader.page(p, item -> input.addObject(item, kind, "bench"), () -> { });
+    } catch (ClusterReader.ApiException e) {
+      throw new IOException(e.getMessage());
+    }
+  }
+
+  /** The page's metadata.kind, written before its items. */
+  private static String kindOf(JsonParser p) throws IOException {
+    p.nextToken();
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      p.nextToken();
+      if (field.equals("metadata")) {
+        return ((JsonNode) p.readValueAsTree()).path("kind").asText();
+      }
+      p.skipChildren();
+    }
+    return "";
   }
 
   /** Every page parsed into a tree, every item visited. */
