@@ -40,14 +40,19 @@ public record Allocation(String claim, String request, String driver, String poo
    * are looked at, the rest is skipped without a tree.
    */
   public static List<Allocation> of(JsonParser p, List<String> warnings) throws IOException {
-    String namespace = "";
-    String claimName = "";
-    List<String[]> results = new ArrayList<>();
-    List<List<String[]>> consumed = new ArrayList<>();
     if (p.currentToken() != JsonToken.START_OBJECT) {
       p.skipChildren();
       return List.of();
     }
+    return ofFields(p, warnings);
+  }
+
+  /** {@link #of(JsonParser, List)} from inside the object: its fields from the next one on. */
+  public static List<Allocation> ofFields(JsonParser p, List<String> warnings) throws IOException {
+    String namespace = "";
+    String claimName = "";
+    List<String[]> results = new ArrayList<>();
+    List<List<String[]>> consumed = new ArrayList<>();
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String field = p.currentName();
       JsonToken t = p.nextToken();

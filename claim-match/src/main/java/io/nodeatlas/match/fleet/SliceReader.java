@@ -119,6 +119,14 @@ public final class SliceReader {
       p.skipChildren();
       throw new RefusedSlice("", "ResourceSlice : spec.driver and spec.pool.name are required");
     }
+    return sliceFields(p, warnings);
+  }
+
+  /**
+   * {@link #slice(JsonParser, List)} from inside the object: its fields from the next one on (a saved list's
+   * item whose {@code apiVersion} and {@code kind} were read to know it is a slice).
+   */
+  public Slice sliceFields(JsonParser p, List<String> warnings) throws IOException {
     String name = "";
     ObjectNode spec = TREES.createObjectNode();
     List<ReadDevice> devices = new ArrayList<>();
