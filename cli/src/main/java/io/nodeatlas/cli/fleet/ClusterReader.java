@@ -1,6 +1,9 @@
 package io.nodeatlas.cli.fleet;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -20,14 +23,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Consumer;
 
 /**
  * Reads whole collections from the API server with list calls, page by page ({@code limit} and
  * {@code continue}, API concepts "Retrieving large results sets in chunks"), as a read-only client. An
- * answer is hostile input: each page is read up to {@link #maxPageBytes} and parsed within Jackson's
- * bounds, the items of one collection are at most {@link #maxItems}, and the whole read ends at its
- * deadline. Every problem is one {@link ApiException} naming the URL and the reason.
+ * answer is hostile input: each page is read up to {@link #maxPageBytes} and its token stream parsed
+ * within Jackson's bounds (no tree of the page: its items are read as they come), the items of one
+ * collection are at most {@link #maxItems}, and the whole read ends at its deadline. Every problem is
+ * one {@link ApiException} naming the URL and the reason.
  */
 public final class ClusterReader {
 
@@ -63,28 +66,40 @@ public final class ClusterReader {
         .maxNestingDepth(64).maxStringLength(1 << 20).build()).build()).build();
   }
 
+  /** Reads one item of a list page from the token stream: {@code p} at its first token. */
+  @FunctionalInterface
+  public interface ItemReader {
+    void read(JsonParser p) throws IOException;
+  }
+
   /**
    * Every item of the collection at {@code path} ({@code /apis/resource.k8s.io/v1/resourceslices}), handed
-   * to {@code each} page by page, so only one page's tree is held at a time; returns how many.
+   * to {@code each} as it is parsed from the page's token stream (no tree of the page); returns how many.
    */
-  public int list(String path, Consumer<JsonNode> each) throws ApiException {
+  public int list(String path, ItemReader each) throws ApiException {
     String token = null;
-    int items = 0;
+    int[] items = {0};
     int pages = 0;
     do {
       String url = server + path + "?limit=" + pageLimit
           + (token == null ? "" : "&continue=" + URLEncoder.encode(token, StandardCharsets.UTF_8));
-      JsonNode page = get(url);
-      if (!page.path("items").isArray()) {
-        throw new ApiException("GET " + url + ": the answer is not a list (no items array)");
-      }
-      for (JsonNode item : page.path("items")) {
-        if (++items > maxItems) {
-          throw new ApiException("GET " + server + path + ": more than " + maxItems + " items; refusing to read more");
+      byte[] page = get(url);
+      String next;
+      try (JsonParser p = json.createParser(page)) {
+        next = page(p, each, () -> {
+          if (++items[0] > maxItems) {
+            throw new ApiException("GET " + server + path + ": more than " + maxItems + " items; refusing to read more");
+          }
+        });
+        if (next == null) {
+          throw new ApiException("GET " + url + ": the answer is not a list (no items array)");
         }
-        each.accept(item);
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new ApiException("GET " + url + ": the answer is not JSON: "
+            + Excerpt.scrub(String.valueOf(e.getOriginalMessage())).lines().findFirst().orElse(""));
+      } catch (IOException e) {
+        throw new ApiException("GET " + url + ": cannot read the answer: " + Excerpt.scrub(String.valueOf(e.getMessage())));
       }
-      String next = page.path("metadata").path("continue").asText("");
       if (!next.isEmpty() && next.equals(token)) {
         throw new ApiException("GET " + url + ": the server answered with the same continue token again");
       }
@@ -93,10 +108,56 @@ public final class ClusterReader {
         throw new ApiException("GET " + server + path + ": more pages than items; refusing to read more");
       }
     } while (token != null);
-    return items;
+    return items[0];
   }
 
-  private JsonNode get(String url) throws ApiException {
+  /** Called before each item; throws to stop reading. */
+  interface Counter {
+    void count() throws ApiException;
+  }
+
+  /**
+   * One list page from its token stream: each item to {@code each} (what it leaves unread is skipped), the
+   * {@code metadata.continue} token returned ("" when none), null when the page has no items array.
+   */
+  static String page(JsonParser p, ItemReader each, Counter counter) throws IOException, ApiException {
+    if (p.nextToken() != JsonToken.START_OBJECT) {
+      return null;
+    }
+    boolean list = false;
+    String next = "";
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      JsonToken t = p.nextToken();
+      if (field.equals("items") && t == JsonToken.START_ARRAY) {
+        list = true;
+        JsonStreamContext items = p.getParsingContext();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+          counter.count();
+          each.read(p);
+          while (p.getParsingContext() != items) {
+            if (p.nextToken() == null) {
+              throw new com.fasterxml.jackson.core.JsonParseException(p, "Unexpected end-of-input within an item");
+            }
+          }
+        }
+      } else if (field.equals("metadata") && t == JsonToken.START_OBJECT) {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String m = p.currentName();
+          JsonToken v = p.nextToken();
+          if (m.equals("continue")) {
+            next = v.isScalarValue() && v != JsonToken.VALUE_NULL ? p.getText() : "";
+          }
+          p.skipChildren();
+        }
+      } else {
+        p.skipChildren();
+      }
+    }
+    return list ? next : null;
+  }
+
+  private byte[] get(String url) throws ApiException {
     long left = deadlineNanos - System.nanoTime();
     if (left <= 0) {
       throw new ApiException("GET " + url + ": no time left (the list calls share one time limit)");
@@ -132,14 +193,7 @@ public final class ClusterReader {
     if (response.code() != 200) {
       throw new ApiException("GET " + url + ": " + response.code() + " " + status(bytes));
     }
-    try {
-      return json.readTree(bytes);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new ApiException("GET " + url + ": the answer is not JSON: " + Excerpt.scrub(String.valueOf(e.getOriginalMessage()))
-          .lines().findFirst().orElse(""));
-    } catch (IOException e) {
-      throw new ApiException("GET " + url + ": cannot read the answer: " + Excerpt.scrub(String.valueOf(e.getMessage())));
-    }
+    return bytes;
   }
 
   /** The message of a {@code Status} answer, or a short excerpt of whatever came. */

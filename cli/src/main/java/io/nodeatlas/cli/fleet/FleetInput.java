@@ -146,6 +146,28 @@ public final class FleetInput {
         counters));
   }
 
+  /**
+   * One item of a live list call, from the page's token stream: a ResourceSlice is read straight into
+   * devices and a ResourceClaim into what it holds; Nodes and classes through their trees. The list's path
+   * says the kind.
+   */
+  void addObject(JsonParser p, String kind, String where) throws IOException {
+    if (kind.equals("ResourceClaim")) {
+      allocations.addAll(Allocation.of(p, warnings));
+      return;
+    }
+    if (!kind.equals("ResourceSlice")) {
+      JsonNode item = p.readValueAsTree();
+      addObject(item == null ? JsonNodeFactory.instance.objectNode() : item, kind, where);
+      return;
+    }
+    try {
+      slices.add(sliceReader.slice(p, warnings));
+    } catch (SliceReader.RefusedSlice e) {
+      warnings.add(where + ": ResourceSlice " + e.name() + ": left out: " + e.getMessage());
+    }
+  }
+
   /** One API object of a saved list or a live list call; {@code kind} when the list's items carry none. */
   void addObject(JsonNode item, String kind, String where) {
     String k = item.path("kind").asText(kind);
@@ -177,6 +199,42 @@ public final class FleetInput {
     }
   }
 
+  /**
+   * One item of a saved list, {@code p} at its first token: the fields before its {@code kind} are kept as
+   * a tree; a ResourceSlice or ResourceClaim whose kind comes before its metadata, spec and status (as
+   * kubectl and sorted keys write it) is read on from the stream, anything else as its tree.
+   */
+  private void addItem(JsonParser p, String where) throws IOException {
+    if (p.currentToken() != JsonToken.START_OBJECT) {
+      JsonNode item = p.readValueAsTree();
+      addObject(item == null ? JsonNodeFactory.instance.nullNode() : item, "", where);
+      return;
+    }
+    ObjectNode seen = JsonNodeFactory.instance.objectNode();
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      JsonToken t = p.nextToken();
+      if (field.equals("kind") && t == JsonToken.VALUE_STRING && !seen.has("metadata") && !seen.has("spec")
+          && !seen.has("status")) {
+        String kind = p.getText();
+        if (kind.equals("ResourceSlice")) {
+          try {
+            slices.add(sliceReader.sliceFields(p, warnings));
+          } catch (SliceReader.RefusedSlice e) {
+            warnings.add(where + ": ResourceSlice " + e.name() + ": left out: " + e.getMessage());
+          }
+          return;
+        } else if (kind.equals("ResourceClaim")) {
+          allocations.addAll(Allocation.ofFields(p, warnings));
+          return;
+        }
+      }
+      JsonNode value = p.readValueAsTree();
+      seen.set(field, value == null ? JsonNodeFactory.instance.nullNode() : value);
+    }
+    addObject(seen, "", where);
+  }
+
   /** A saved file: a discover document, or an API object or list ({@code kubectl get ... -o json}, {@code slices -o json}). */
   void addFile(String option, Path file) {
     String text;
@@ -186,19 +244,30 @@ public final class FleetInput {
       throw new UsageException(e.getMessage(), e.getCause());
     }
     if (isApiObject(text)) {
-      JsonNode tree;
-      try {
-        tree = MAPPER.readTree(text);
+      String where = option + " " + file;
+      // Streamed like a page of the cluster: a list's slices and claims without a tree, the rest as trees.
+      try (JsonParser p = MAPPER.createParser(text)) {
+        p.nextToken();
+        ObjectNode top = JsonNodeFactory.instance.objectNode();
+        boolean list = false;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String field = p.currentName();
+          if (p.nextToken() == JsonToken.START_ARRAY && field.equals("items")) {
+            list = true;
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+              addItem(p, where);
+            }
+          } else {
+            top.set(field, p.readValueAsTree());
+          }
+        }
+        if (!list) {
+          addObject(top, "", where);
+        }
       } catch (IOException e) {
         throw new UsageException(option + " " + file + ": not JSON: " + Excerpt
             .scrub(String.valueOf(e instanceof JsonProcessingException j ? j.getOriginalMessage()
                 : e.getMessage())).lines().findFirst().orElse(""), e);
-      }
-      String where = option + " " + file;
-      if (tree.path("items").isArray()) {
-        tree.path("items").forEach(item -> addObject(item, "", where));
-      } else {
-        addObject(tree, "", where);
       }
       return;
     }

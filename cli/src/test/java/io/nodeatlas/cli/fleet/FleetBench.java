@@ -2,6 +2,8 @@ package io.nodeatlas.cli.fleet;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nodeatlas.match.ClaimMatcher;
@@ -29,6 +31,8 @@ import java.util.List;
  *   FleetBench floor DIR WARM ROUNDS  parse every page into a tree and drop it: the floor
  *   FleetBench full DIR WARM ROUNDS   what `match --cluster` does once the pages have arrived: read them into
  *                                     the fleet (FleetInput), build each node's inventory, match claim.yaml
+ *   FleetBench phases DIR ROUNDS      a full round split into floor, read, build, match and collector time
+ *   FleetBench thread DIR ROUNDS      the main thread's CPU and allocated MB of floor, read and full rounds
  * </pre>
  * Each timing mode prints "wall_ms cpu_ms" (medians of its rounds after the warm-up rounds; CPU of the whole
  * process) and the verdict summary.
@@ -43,6 +47,7 @@ public final class FleetBench {
     switch (args[0]) {
       case "write" -> write(dir, Integer.parseInt(args[2]));
       case "phases" -> phases(dir, Integer.parseInt(args[2]));
+      case "thread" -> thread(dir, Integer.parseInt(args[2]));
       case "live" -> live(dir);
       case "floor", "full" -> time(args[0], dir, Integer.parseInt(args[2]), Integer.parseInt(args[3]));
       default -> throw new IllegalArgumentException(args[0]);
@@ -130,6 +135,53 @@ public final class FleetBench {
     System.out.println(out + " (" + fitting + ")");
   }
 
+  /**
+   * The main thread's own CPU and allocated bytes for the floor, reading the pages, and a full round
+   * (ThreadMXBean): steadier than process CPU on a loaded machine, and the allocation is what the
+   * collector pays for; medians of {@code rounds} after as many warm-up rounds.
+   */
+  static void thread(Path dir, int rounds) throws Exception {
+    List<byte[]> pages = new ArrayList<>();
+    try (var files = Files.list(dir)) {
+      for (Path p : files.filter(f -> f.toString().endsWith(".page.json")).sorted().toList()) {
+        pages.add(Files.readAllBytes(p));
+      }
+    }
+    Documents claim = new ClaimDocumentParser().parseFile(dir.resolve("claim.yaml"));
+    var t = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long id = Thread.currentThread().getId();
+    String[] names = {"floor ms", "floor MB", "read ms", "read MB", "full ms", "full MB"};
+    double[][] v = new double[names.length][rounds];
+    for (int r = 0; r < 2 * rounds; r++) {
+      long c0 = t.getCurrentThreadCpuTime();
+      long m0 = t.getThreadAllocatedBytes(id);
+      floor(pages);
+      long c1 = t.getCurrentThreadCpuTime();
+      long m1 = t.getThreadAllocatedBytes(id);
+      FleetInput input = new FleetInput();
+      for (byte[] page : pages) {
+        readPage(input, page);
+      }
+      long c2 = t.getCurrentThreadCpuTime();
+      long m2 = t.getThreadAllocatedBytes(id);
+      full(pages, claim);
+      long c3 = t.getCurrentThreadCpuTime();
+      long m3 = t.getThreadAllocatedBytes(id);
+      if (r >= rounds) {
+        double[] row = {(c1 - c0) / 1e6, (m1 - m0) / 1e6, (c2 - c1) / 1e6, (m2 - m1) / 1e6, (c3 - c2) / 1e6, (m3 - m2) / 1e6};
+        for (int k = 0; k < names.length; k++) {
+          v[k][r - rounds] = row[k];
+        }
+      }
+    }
+    StringBuilder out = new StringBuilder("main thread medians:");
+    for (int k = 0; k < names.length; k++) {
+      Arrays.sort(v[k]);
+      out.append(' ').append(names[k]).append(' ').append(Math.round(v[k][rounds / 2]));
+    }
+    System.out.println(out);
+  }
+
   static long gcMillis() {
     long total = 0;
     for (var gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
@@ -164,11 +216,32 @@ public final class FleetBench {
     System.out.printf("%d %d %d%n", (rt.totalMemory() - rt.freeMemory()) >> 20, nodes.size(), report.verdicts().size());
   }
 
-  /** One list page read into the fleet as the cluster reader hands it over; the page's tree goes after it. */
+  /** One list page read into the fleet as the cluster reader hands it over: its token stream, no tree. */
   static void readPage(FleetInput input, byte[] page) throws IOException {
-    JsonNode tree = JSON.readTree(page);
-    String kind = tree.path("metadata").path("kind").asText();
-    tree.path("items").forEach(item -> input.addObject(item, kind, "bench"));
+    String kind;
+    try (JsonParser p = JSON.createParser(page)) {
+      // Not an API field: the page's metadata.kind says what the list call's path says for the cluster reader.
+      kind = kindOf(p);
+    }
+    try (JsonParser p = JSON.createParser(page)) {
+      ClusterReader.page(p, item -> input.addObject(item, kind, "bench"), () -> { });
+    } catch (ClusterReader.ApiException e) {
+      throw new IOException(e.getMessage());
+    }
+  }
+
+  /** The page's metadata.kind, written before its items. */
+  private static String kindOf(JsonParser p) throws IOException {
+    p.nextToken();
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      p.nextToken();
+      if (field.equals("metadata")) {
+        return ((JsonNode) p.readValueAsTree()).path("kind").asText();
+      }
+      p.skipChildren();
+    }
+    return "";
   }
 
   /** Every page parsed into a tree, every item visited. */

@@ -66,6 +66,36 @@ class SavedFleetMatchTest {
   }
 
   @Test
+  void aSavedListWithSortedKeysAClaimAndABadDeviceReadsItemByItem() throws Exception {
+    // kubectl-style list: every object's keys sorted (the driver after the devices, status before metadata),
+    // one allocated claim holding 8 CPUs of arm-01, and one device whose name the API would refuse.
+    Result slices = run("slices", "--discovered", NODES.resolve("arm-01.json").toString(), "-o", "json");
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    var list = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(slices.out());
+    var items = (com.fasterxml.jackson.databind.node.ArrayNode) list.get("items");
+    var slice = items.get(0);
+    String pool = slice.path("spec").path("pool").path("name").asText();
+    var devices = (com.fasterxml.jackson.databind.node.ArrayNode) slice.path("spec").path("devices");
+    devices.add(((com.fasterxml.jackson.databind.node.ObjectNode) devices.get(0).deepCopy()).put("name", "BAD_NAME"));
+    items.add(json.readTree("""
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "held", "namespace": "ci"},
+         "status": {"allocation": {"devices": {"results": [{"request": "r", "driver": "nodeatlas.io", "pool": "%s",
+           "device": "cpu-numa0", "consumedCapacity": {"nodeatlas.io/cpu": "8"}}]}}}}
+        """.formatted(pool)));
+    Object plain = json.convertValue(list, Object.class);
+    Path saved = Files.writeString(dir.resolve("arm-01-sorted.json"), json.copy()
+        .enable(com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS).writeValueAsString(plain));
+    assertThat(Files.readString(saved).indexOf("\"driver\"")).as("sorted: the driver follows the devices")
+        .isGreaterThan(Files.readString(saved).indexOf("\"devices\""));
+    Result r = run("match", "-f", CLASSES, "-f", ROOT.resolve("examples/cpu/claim-arm64.yaml").toString(),
+        "--discovered", saved.toString(), NODES.resolve("hgx-01.json").toString());
+    assertThat(r.out()).as(r.err()).startsWith("1 of 2 nodes fit: arm-01\n")
+        .contains("arm-01  yes   cpus -> cpu-numa0 (8 nodeatlas.io/cpu, 64 of 80 left)");
+    assertThat(r.out()).contains("warning: ResourceSlice " + slice.path("metadata").path("name").asText() + " device BAD_NAME: left out: "
+        + "device name \"BAD_NAME\" is not a DNS label");
+  }
+
+  @Test
   void aBadFileIsOneUsageError() throws Exception {
     Files.copy(NODES.resolve("arm-01.json"), dir.resolve("arm-01.json"));
     Files.writeString(dir.resolve("broken.json"), "{\"schemaVersion\": \"v0\"}");
