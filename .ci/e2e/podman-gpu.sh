@@ -178,12 +178,11 @@ FAKE_NVML_CONFIG=$W/fake-nvml.conf "${prepare[@]}" prepare "$W/report.json" "$W/
   "mps:gpu-0:$W/mps.json" > "$W/prepare.out" 2> "$W/prepare.err" || fail "prepare failed: $(cat "$W/prepare.out" "$W/prepare.err")"
 cat "$W/prepare.out"
 read -r -a line < <(grep "^mps ok " "$W/prepare.out")
-uid=${line[2]}
-pipe=$W/state/families/mps/$uid/pipe
+pipe=$W/state/families/mps/GPU-6c6f1d3e-1b6e-4b5f-9c1e-5b8a4f0e2a11/pipe
 [[ $(cat "$pipe/control" 2>/dev/null) == GPU-6c6f1d3e-1b6e-4b5f-9c1e-5b8a4f0e2a11 ]] \
   || fail "no MPS control daemon for gpu-0 under $pipe: $(ls -R "$W/state/families" 2>&1)"
-grep -qx "set_default_active_thread_percentage 30" "$W/state/families/mps/$uid/log/control.log" \
-  || fail "the claim's thread percentage did not reach the daemon: $(cat "$W/state/families/mps/$uid/log/control.log")"
+grep -qx "set_default_active_thread_percentage 30" "${pipe%/pipe}/log/control.log" \
+  || fail "the claim's thread percentage did not reach the daemon: $(cat "${pipe%/pipe}/log/control.log")"
 pass "Prepare started the claim's MPS control daemon with its defaults"
 out=$(podman_in "$W/claims" run --rm --network none --device "${line[3]}" "$image" \
   sh -c 'echo "pipe=$CUDA_MPS_PIPE_DIRECTORY log=$CUDA_MPS_LOG_DIRECTORY threads=$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE limit=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT sharing=$NODEATLAS_GPU_SHARING"
@@ -197,6 +196,6 @@ grep -qx "log directory" <<< "$out" || fail "the container has no MPS log direct
 pass "the MPS claim's container has the daemon's pipe and log directories and the client limits"
 FAKE_NVML_CONFIG=$W/fake-nvml.conf "${prepare[@]}" unprepare "$W/report.json" "$W/state" "$W/claims" "${settings[@]}" \
   "mps:gpu-0" > "$W/unprepare.out" 2>&1 || fail "unprepare failed: $(cat "$W/unprepare.out")"
-[[ ! -e $W/state/families/mps/$uid ]] || fail "the daemon's directory outlived Unprepare"
+[[ ! -e ${pipe%/pipe} ]] || fail "the daemon's directory outlived Unprepare"
 pass "Unprepare stopped the daemon and removed its directories"
 echo "podman-gpu: all checks passed in $(($(date +%s) - start)) s"

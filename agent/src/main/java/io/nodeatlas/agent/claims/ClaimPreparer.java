@@ -335,10 +335,14 @@ public final class ClaimPreparer {
     long t1 = System.nanoTime();
     // What the devices' families made real for this claim (a MIG instance), undone unless recorded.
     Map<String, Placement> realised = new LinkedHashMap<>();
+    List<Share> realShares = new ArrayList<>();
     boolean committed = false;
     try {
       String notReal = realisations.realise(reserved.claim().uid(), reserved.exclusive(),
           name -> reserved.byName().get(name).device(), reserved.ours(), realised);
+      if (notReal == null) {
+        notReal = realisations.realiseShares(reserved.shares(), name -> reserved.byName().get(name).device(), realShares);
+      }
       if (notReal != null) {
         return ClaimResult.failed(notReal);
       }
@@ -376,6 +380,7 @@ public final class ClaimPreparer {
     } finally {
       if (!committed) {
         realisations.undo(claim, realised);
+        realisations.undoShares(claim, realShares);
       }
       release(reserved);
     }
@@ -634,7 +639,9 @@ public final class ClaimPreparer {
       Optional<PreparedClaim> known = checkpoint.get(claim.uid());
       if (known.isPresent()) {
         for (PreparedDevice d : known.get().devices()) {
-          if (!d.isShare() && !d.placementOrNone().empty()) {
+          if (d.isShare()) {
+            realisations.undoShare(ShareRecords.held(claim.uid(), d));
+          } else if (!d.placementOrNone().empty()) {
             realisations.undoRecord(claim.uid(), d.device(), d.placementOrNone());
           }
         }

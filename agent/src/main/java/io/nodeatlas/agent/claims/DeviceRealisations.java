@@ -4,6 +4,7 @@ import io.nodeatlas.agent.shares.Families;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.share.DeviceRealiser;
 import io.nodeatlas.discovery.share.Placement;
+import io.nodeatlas.discovery.share.Share;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,6 +56,55 @@ final class DeviceRealisations {
     return null;
   }
 
+  /**
+   * Has each placed share whose family makes shares real made real ({@link DeviceRealiser#realiseShare}): its
+   * placement in {@code shares} becomes the family's, and the share goes to {@code made}; null when done, else why
+   * not (what was made stays in {@code made}, to be undone).
+   */
+  String realiseShares(Map<AllocatedDevice, Share> shares, Function<String, Device> deviceOf, List<Share> made) {
+    Map<Share, Share> done = new java.util.LinkedHashMap<>();
+    for (Share s : new java.util.LinkedHashSet<>(shares.values())) {
+      Device device = deviceOf.apply(s.device());
+      Optional<DeviceRealiser> family = families.realiser(device);
+      if (family.isEmpty()) {
+        continue;
+      }
+      try {
+        Share real = s.placed(family.get().realiseShare(s, device));
+        made.add(real);
+        done.put(s, real);
+      } catch (DeviceRealiser.RealiseException e) {
+        return "device " + s.device() + ": " + e.getMessage();
+      }
+    }
+    shares.replaceAll((a, s) -> done.getOrDefault(s, s));
+    return null;
+  }
+
+  /** Undoes the shares made real for a claim that is not recorded; a failure is logged (the family's start cleans it). */
+  void undoShares(ClaimRef claim, List<Share> made) {
+    for (Share s : made) {
+      try {
+        undoShare(s);
+      } catch (DeviceRealiser.RealiseException | RuntimeException e) {
+        LOG.warn("cannot undo what was made for a share of an unrecorded claim claim={} device={} err=\"{}\"", claim,
+            s.device(), e.getMessage());
+      }
+    }
+  }
+
+  /** Hands a recorded share to the families; one that none knows needs nothing undone. */
+  void undoShare(Share s) throws DeviceRealiser.RealiseException {
+    if (s.placement().empty()) {
+      return;
+    }
+    for (DeviceRealiser r : families.realisers()) {
+      if (r.unrealiseShare(s)) {
+        return;
+      }
+    }
+  }
+
   /** Undoes what was made real for a claim that is not recorded; a failure is logged (the family's start cleans it). */
   void undo(ClaimRef claim, Map<String, Placement> realised) {
     realised.forEach((device, record) -> {
@@ -89,11 +139,14 @@ final class DeviceRealisations {
       return;
     }
     List<DeviceRealiser.Realised> live = new ArrayList<>();
+    List<Share> shares = new ArrayList<>();
     java.util.Set<String> uids = new java.util.TreeSet<>();
     for (PreparedClaim c : checkpoint.all()) {
       uids.add(c.claim().uid());
       for (PreparedDevice d : c.devices()) {
-        if (!d.isShare() && !d.placementOrNone().empty()) {
+        if (d.isShare()) {
+          shares.add(ShareRecords.held(c.claim().uid(), d));
+        } else if (!d.placementOrNone().empty()) {
           live.add(new DeviceRealiser.Realised(c.claim().uid(), d.device(), d.placementOrNone()));
         }
       }
@@ -101,7 +154,7 @@ final class DeviceRealisations {
     for (DeviceRealiser r : families.realisers()) {
       List<DeviceRealiser.Realised> changed;
       try {
-        changed = r.reconcile(List.copyOf(live), java.util.Set.copyOf(uids));
+        changed = r.reconcile(List.copyOf(live), List.copyOf(shares), java.util.Set.copyOf(uids));
       } catch (RuntimeException e) {
         LOG.warn("a family could not reconcile what it made err=\"{}\"", e.toString());
         continue;

@@ -204,6 +204,13 @@ class ExamplesTest {
   }
 
   @Test
+  void twoMpsClaimsShareAGpuByTheirMemory() {
+    assertThat(fits(A100, "gpu/claims-mps-shared.yaml").out())
+        .contains("ResourceClaim mps-train: satisfiable", "gpu on gpu-0: consumes 50Gi nodeatlas.io/memory, 30Gi of 80Gi left")
+        .contains("ResourceClaim mps-serve: satisfiable", "gpu on gpu-0: consumes 30Gi nodeatlas.io/memory, 0 of 80Gi left");
+  }
+
+  @Test
   void aClaimThatNamesNoMemoryTakesTheWholeSharedGpu() {
     Result r = doesNotFit(A100, "gpu/claim-time-sliced.yaml", "gpu/claims-time-sliced-40gi.yaml");
     assertThat(r.out()).contains("gpu on gpu-0: consumes 80Gi nodeatlas.io/memory, 0 of 80Gi left",

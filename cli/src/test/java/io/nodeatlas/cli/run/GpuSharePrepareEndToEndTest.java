@@ -53,6 +53,9 @@ class GpuSharePrepareEndToEndTest {
       + "\"sharing\":{\"strategy\":\"TimeSlicing\",\"timeSlicingConfig\":{\"interval\":\"Default\"}}}";
   static final String MPS = "{\"apiVersion\":\"gpu.nodeatlas.io/v1alpha1\",\"kind\":\"GpuConfig\","
       + "\"sharing\":{\"strategy\":\"MPS\"}}";
+  static final String MPS_LIMITED = "{\"apiVersion\":\"gpu.nodeatlas.io/v1alpha1\",\"kind\":\"GpuConfig\","
+      + "\"sharing\":{\"strategy\":\"MPS\",\"mpsConfig\":{\"defaultActiveThreadPercentage\":30,"
+      + "\"defaultPinnedDeviceMemoryLimit\":\"8Gi\"}}}";
 
   interface LibC extends Library {
     int setenv(String name, String value, int overwrite);
@@ -80,8 +83,11 @@ class GpuSharePrepareEndToEndTest {
     sources = DiscoverySources.load(getClass().getClassLoader()).select("gpu");
     settings = new AgentSettings("nodeatlas.io", NODE, tmp.resolve("kubelet"), tmp.resolve("cdi"),
         tmp.resolve("state"), "127.0.0.1", 0, -1, Duration.ofMinutes(10), Duration.ofSeconds(2));
+    Path tools = Files.createDirectories(tmp.resolve("tools"));
+    Path control = Files.copy(MigPrepareEndToEndTest.TOOLS.resolve("fake-nvidia-cuda-mps-control"),
+        tools.resolve("fake-nvidia-cuda-mps-control"), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
     ctx = new HostContext(HostFs.of(host), new SourceOptions(Map.of("gpu.nvmlLibrary", FAKE_NVML.toString(),
-        "gpu.multipleAllocations", "true")), Clock.systemUTC())
+        "gpu.multipleAllocations", "true", "gpu.mpsControl", control.toString())), Clock.systemUTC())
         .withFamilyStateDir(AgentSettings.familyStateDir(settings.stateDir()));
     ApiObjects.node(client, NODE);
   }
@@ -196,6 +202,48 @@ class GpuSharePrepareEndToEndTest {
       assertThat(r.prepare(plain)).isEmpty();
       assertThat(r.prepare(b)).contains("held by claim default/plain (uid " + plain + ") alone");
       assertThat(r.unprepare(plain)).isEmpty();
+    }
+  }
+
+  @Test
+  void twoMpsClaimsShareOneDaemonWithTheirOwnLimitsUntilTheLastUnprepareAndARestartKeepsOne() throws Exception {
+    String a = claim("a", "40Gi", MPS);
+    String b = claim("b", "20Gi", MPS_LIMITED);
+    String sliced = claim("sliced", "10Gi", TIME_SLICED);
+    Path pipe = settings.stateDir().resolve("families/mps/" + GPU + "/pipe");
+    long first;
+    try (Running r = new Running()) {
+      assertThat(r.prepare(a)).isEmpty();
+      assertThat(r.prepare(b)).isEmpty();
+      assertThat(MpsRestartProcessTest.daemons(pipe)).as("one MPS control daemon for the GPU").hasSize(1);
+      first = MpsRestartProcessTest.daemonPid(pipe);
+      // Both claims' containers reach the GPU's one daemon, each with its own limits (its config, else its share).
+      assertThat(spec(a)).contains("NODEATLAS_GPU_SHARING=MPS", "CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps", pipe.toString(),
+          "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=40960M").doesNotContain("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+      assertThat(spec(b)).contains("CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps", pipe.toString(),
+          "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=8192M", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=30");
+      assertThat(r.prepare(sliced)).contains("shared by claim default/a (uid " + a + ") with sharing.strategy MPS");
+    }
+    // Restarted while the daemon runs: it is kept, none started beside it.
+    try (Running r = new Running()) {
+      assertThat(r.prepare(a)).isEmpty();
+      assertThat(MpsRestartProcessTest.daemons(pipe)).containsExactly(first);
+    }
+    // Restarted after the daemon died (a reboot, the agent's cgroup): started again, once.
+    ProcessHandle daemon = ProcessHandle.of(first).orElseThrow();
+    daemon.destroyForcibly();
+    daemon.onExit().get(60, java.util.concurrent.TimeUnit.SECONDS);
+    try (Running r = new Running()) {
+      assertThat(MpsRestartProcessTest.daemons(pipe)).hasSize(1).doesNotContain(first);
+      long again = MpsRestartProcessTest.daemonPid(pipe);
+      // The first Unprepare leaves the daemon to the other claim; the last stops it and removes its directories.
+      assertThat(r.unprepare(a)).isEmpty();
+      assertThat(MpsRestartProcessTest.daemons(pipe)).containsExactly(again);
+      assertThat(r.unprepare(b)).isEmpty();
+      assertThat(pipe.getParent()).doesNotExist();
+      await(() -> MpsRestartProcessTest.daemons(pipe).isEmpty());
+      assertThat(r.prepare(sliced)).isEmpty();
+      assertThat(r.unprepare(sliced)).isEmpty();
     }
   }
 }

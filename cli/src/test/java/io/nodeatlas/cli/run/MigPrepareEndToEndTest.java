@@ -219,13 +219,22 @@ class MigPrepareEndToEndTest {
       assertThat(both.getClaimsOrThrow(mps).getError()).isEmpty();
       assertThat(both.getClaimsOrThrow(bad).getError()).contains("unknown field sharing.mpsConfg");
       assertThat(instances(P_3G)).containsExactly("0:4#1");
-      Path pipe = settings.stateDir().resolve("families/mps/" + mps + "/pipe");
+      Path pipe = onlyDaemonDir(settings.stateDir()).resolve("pipe");
       assertThat(Files.readString(pipe.resolve("control")).strip()).isEqualTo(GPU);
       assertThat(spec(mps)).contains("CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25",
           pipe.toString(), "/dev/nvidia-caps/nvidia-cap");
       assertThat(r.unprepare(mps)).isEmpty();
       assertThat(pipe.getParent()).doesNotExist();
       assertThat(instances(P_3G)).isEmpty();
+    }
+  }
+
+  /** The one MPS daemon directory under the agent's state directory (one per GPU or MIG device). */
+  static Path onlyDaemonDir(Path stateDir) throws Exception {
+    try (var dirs = Files.list(stateDir.resolve("families/mps"))) {
+      List<Path> all = dirs.toList();
+      assertThat(all).as("one MPS daemon directory").hasSize(1);
+      return all.get(0);
     }
   }
 

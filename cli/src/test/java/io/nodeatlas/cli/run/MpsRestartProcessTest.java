@@ -60,8 +60,6 @@ class MpsRestartProcessTest {
     assertThat(Native.load("c", MigPrepareEndToEndTest.LibC.class).setenv("FAKE_NVML_CONFIG", conf.toString(), 1)).isZero();
     Path control = Files.copy(MigPrepareEndToEndTest.TOOLS.resolve("fake-nvidia-cuda-mps-control"),
         Files.createDirectories(dir.resolve("tools")).resolve("fake-nvidia-cuda-mps-control"), StandardCopyOption.COPY_ATTRIBUTES);
-    Path pipe = agents.stateDir().resolve("families/mps/" + uid + "/pipe");
-    Path controlLog = agents.stateDir().resolve("families/mps/" + uid + "/log/control.log");
     KubeletPaths paths = new KubeletPaths(agents.kubeletRoot(), "nodeatlas.io");
 
     Process first = start("first", conf, host, control);
@@ -70,6 +68,9 @@ class MpsRestartProcessTest {
       assertThat(kubelet.prepare(FakeKubelet.claim("default", "shared", uid)).getClaimsOrThrow(uid).getError())
           .as(agents.log("first")).isEmpty();
     }
+    // The MIG device's one daemon directory (per device, not per claim).
+    Path pipe = MigPrepareEndToEndTest.onlyDaemonDir(agents.stateDir()).resolve("pipe");
+    Path controlLog = pipe.resolveSibling("log").resolve("control.log");
     long daemon = daemonPid(pipe);
     assertThat(daemons(pipe)).containsExactly(daemon);
 
@@ -130,12 +131,12 @@ class MpsRestartProcessTest {
     assertThat(agent.exitValue()).as("killed by SIGKILL").isEqualTo(128 + 9);
   }
 
-  private static long daemonPid(Path pipe) throws Exception {
+  static long daemonPid(Path pipe) throws Exception {
     return Long.parseLong(Files.readString(pipe.resolve("nvidia-cuda-mps-control.pid")).strip());
   }
 
   /** The live stand-in daemons serving {@code pipe} ({@code fake-nvidia-cuda-mps-control --daemon <pipe>}). */
-  private static List<Long> daemons(Path pipe) {
+  static List<Long> daemons(Path pipe) {
     return ProcessHandle.allProcesses().filter(ProcessHandle::isAlive)
         .filter(h -> h.info().arguments().map(a -> List.of(a).contains("--daemon") && List.of(a).contains(pipe.toString()))
             .orElse(false))

@@ -49,6 +49,31 @@ public interface DeviceRealiser {
    */
   List<Realised> reconcile(List<Realised> live, Set<String> claims);
 
+  /**
+   * Makes a placed share of a device several claims hold real for its claim (an MPS control daemon per GPU,
+   * started by the first share that needs it); returns the share's placement with what was made added (its
+   * placer still reads it), or as it was when nothing was needed. Nothing of a refused share is left.
+   */
+  default Placement realiseShare(Share share, Device device) throws RealiseException {
+    return share.placement();
+  }
+
+  /**
+   * Undoes {@link #realiseShare} for one share (the last share of a GPU stops its daemon); true when the
+   * share's placement is this family's. Undoing what is already gone succeeds.
+   */
+  default boolean unrealiseShare(Share share) throws RealiseException {
+    return false;
+  }
+
+  /**
+   * As {@link #reconcile(List, Set)}, with the {@code shares} every recorded claim holds (their placements as
+   * {@link #realiseShare} returned them), so what the shares need is kept exactly while one of them lives.
+   */
+  default List<Realised> reconcile(List<Realised> live, List<Share> shares, Set<String> claims) {
+    return reconcile(live, claims);
+  }
+
   /** One device of a claim and the record of what was made for it. */
   record Realised(String claimUid, String device, Placement record) {
     public Realised {

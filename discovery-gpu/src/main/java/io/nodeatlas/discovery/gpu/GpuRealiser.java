@@ -8,7 +8,9 @@ import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.share.DeviceRealiser;
 import io.nodeatlas.discovery.share.Placement;
+import io.nodeatlas.discovery.share.Share;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -81,14 +83,19 @@ final class GpuRealiser implements DeviceRealiser {
     String gpuUuid = made != null ? made.gpuUuid() : text(device, migDevice ? GpuDevices.PARENT_UUID : GpuDevices.UUID);
     String visible = made != null ? (made.migUuid().isEmpty() ? gpuUuid : made.migUuid()) : text(device, GpuDevices.UUID);
     boolean mps = config.strategy() == GpuConfig.Strategy.MPS;
-    Sharing s = new Sharing(config.strategy(), config.interval(), config.activeThreadPercentage().orElse(null),
-        config.pinnedDeviceMemoryLimitBytes().orElse(null), visible, gpuUuid,
-        mps ? sharing.pipeDir(claimUid).toString() : null, mps ? sharing.logDir(claimUid).toString() : null);
+    Sharing s;
     try {
+      // One daemon per GPU or MIG device: a MIG instance NVML gives no UUID for is named by its GPU and instance.
+      Path dir = !mps ? null : sharing.daemonDir(made == null || !made.migUuid().isEmpty() ? visible
+          : made.gpuUuid() + "-gi" + made.gi() + "-ci" + made.ci());
+      s = new Sharing(config.strategy(), config.interval(), config.activeThreadPercentage().orElse(null),
+          config.pinnedDeviceMemoryLimitBytes().orElse(null), visible, gpuUuid,
+          mps ? GpuSharing.pipeDir(dir).toString() : null, mps ? GpuSharing.logDir(dir).toString() : null);
       if (config.strategy() == GpuConfig.Strategy.TimeSlicing) {
         sharing.setTimeslice(gpuUuid, config.interval());
       } else {
-        sharing.startMps(claimUid, visible, config);
+        sharing.acquireMps(GpuSharing.holder(claimUid, null), dir, visible, s.activeThreadPercentage(),
+            s.pinnedDeviceMemoryLimitBytes());
       }
     } catch (IOException | RuntimeException e) {
       if (made != null) {
@@ -122,21 +129,87 @@ final class GpuRealiser implements DeviceRealiser {
     if (s.strategy() == GpuConfig.Strategy.TimeSlicing) {
       b.env("NODEATLAS_GPU_TIMESLICE=" + s.interval());
     } else if (s.strategy() == GpuConfig.Strategy.MPS) {
-      // The claim's MPS control daemon: its pipe and log directories, and the client limits (CUDA MPS
-      // documentation, "Environment Variables").
-      b.env("CUDA_MPS_PIPE_DIRECTORY=" + MPS_PIPE_IN_CONTAINER);
-      b.env("CUDA_MPS_LOG_DIRECTORY=" + MPS_LOG_IN_CONTAINER);
-      if (s.activeThreadPercentage() != null) {
-        b.env("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=" + s.activeThreadPercentage());
-      }
-      if (s.pinnedDeviceMemoryLimitBytes() != null) {
-        b.env("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=" + (s.pinnedDeviceMemoryLimitBytes() >> 20) + "M");
-      }
-      b.mount(new ContainerEdits.Mount(s.pipeDir(), MPS_PIPE_IN_CONTAINER, null, List.of("rw", "nosuid", "nodev", "bind")));
-      b.mount(new ContainerEdits.Mount(s.logDir(), MPS_LOG_IN_CONTAINER, null, List.of("rw", "nosuid", "nodev", "bind")));
+      mpsEdits(b, s.pipeDir(), s.logDir(), s.activeThreadPercentage(), s.pinnedDeviceMemoryLimitBytes());
     }
     return new Device(d.name(), d.source(), d.attributes(), d.capacity(), d.requestPolicies(),
         d.allowMultipleAllocations(), b.build(), d.sharedCounters(), d.consumesCounters(), d.nodeAllocatableResources());
+  }
+
+  /**
+   * The GPU's MPS control daemon as a container reaches it: its pipe and log directories, and the client's own limits
+   * (CUDA MPS documentation, "Environment Variables": a client's variables override the daemon's defaults).
+   */
+  static void mpsEdits(ContainerEdits.Builder b, String pipeDir, String logDir, Integer activeThreadPercentage,
+      Long pinnedLimitBytes) {
+    b.env("CUDA_MPS_PIPE_DIRECTORY=" + MPS_PIPE_IN_CONTAINER);
+    b.env("CUDA_MPS_LOG_DIRECTORY=" + MPS_LOG_IN_CONTAINER);
+    if (activeThreadPercentage != null) {
+      b.env("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=" + activeThreadPercentage);
+    }
+    if (pinnedLimitBytes != null) {
+      b.env("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=" + (pinnedLimitBytes >> 20) + "M");
+    }
+    b.mount(new ContainerEdits.Mount(pipeDir, MPS_PIPE_IN_CONTAINER, null, List.of("rw", "nosuid", "nodev", "bind")));
+    b.mount(new ContainerEdits.Mount(logDir, MPS_LOG_IN_CONTAINER, null, List.of("rw", "nosuid", "nodev", "bind")));
+  }
+
+  /**
+   * A share of a GPU several claims hold ({@link GpuSharePlacer}): MPS joins the GPU's one control daemon (started by
+   * the first share), a time slice other than Default is set by the first share; the placement gains the GPU's UUID
+   * and the daemon's directories.
+   */
+  @Override
+  public Placement realiseShare(Share share, Device device) throws RealiseException {
+    Optional<GpuSharePlacer.Held> held = GpuSharePlacer.parse(share.placement());
+    if (held.isEmpty() || !realises(device)) {
+      return share.placement();
+    }
+    GpuSharePlacer.Held h = held.get();
+    boolean mps = h.strategy() == GpuConfig.Strategy.MPS;
+    boolean slice = h.strategy() == GpuConfig.Strategy.TimeSlicing && h.interval() != null
+        && h.interval() != GpuConfig.Interval.Default;
+    if (!mps && !slice) {
+      return share.placement();
+    }
+    String uuid = text(device, GpuDevices.UUID);
+    try {
+      String holder = GpuSharing.holder(share.claimUid(), share.shareId());
+      if (mps) {
+        Path dir = sharing.daemonDir(uuid);
+        sharing.acquireMps(holder, dir, uuid, null, null);
+        return GpuSharePlacer.record(h.made(uuid, GpuSharing.pipeDir(dir).toString(), GpuSharing.logDir(dir).toString()));
+      }
+      sharing.acquireTimeslice(holder, uuid, h.interval());
+      return GpuSharePlacer.record(h.made(uuid, null, null));
+    } catch (IOException | RuntimeException e) {
+      throw new RealiseException("GPU sharing " + h.strategy() + " not set up: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public boolean unrealiseShare(Share share) throws RealiseException {
+    Optional<GpuSharePlacer.Held> held = GpuSharePlacer.parse(share.placement());
+    if (held.isEmpty()) {
+      return false;
+    }
+    GpuSharePlacer.Held h = held.get();
+    if (h.gpuUuid() == null) {
+      return true;
+    }
+    try {
+      String holder = GpuSharing.holder(share.claimUid(), share.shareId());
+      if (h.strategy() == GpuConfig.Strategy.MPS) {
+        Optional<Path> dir = sharing.recordedDaemonDir(h.pipeDir(), h.logDir());
+        if (dir.isPresent()) {
+          sharing.releaseMps(holder, dir.get(), h.gpuUuid());
+        }
+      } else if (h.strategy() == GpuConfig.Strategy.TimeSlicing) {
+        sharing.releaseTimeslice(holder, h.gpuUuid());
+      }
+    } catch (IOException | RuntimeException e) {
+      throw new RealiseException("GPU sharing " + h.strategy() + " not undone: " + e.getMessage(), e);
+    }
+    return true;
   }
 
   @Override
@@ -150,7 +223,10 @@ final class GpuRealiser implements DeviceRealiser {
       if (s != null && s.strategy() == GpuConfig.Strategy.TimeSlicing) {
         sharing.setTimeslice(s.gpuUuid(), GpuConfig.Interval.Default);
       } else if (s != null && s.strategy() == GpuConfig.Strategy.MPS) {
-        sharing.stopMps(claimUid, s.visible());
+        Optional<Path> dir = sharing.recordedDaemonDir(s.pipeDir(), s.logDir());
+        if (dir.isPresent()) {
+          sharing.releaseMps(GpuSharing.holder(claimUid, null), dir.get(), s.visible());
+        }
       }
     } catch (IOException | RuntimeException e) {
       throw new RealiseException("GPU sharing " + s.strategy() + " not undone: " + e.getMessage(), e);
@@ -163,6 +239,11 @@ final class GpuRealiser implements DeviceRealiser {
 
   @Override
   public List<Realised> reconcile(List<Realised> live, Set<String> claims) {
+    return reconcile(live, List.of(), claims);
+  }
+
+  @Override
+  public List<Realised> reconcile(List<Realised> live, List<Share> shares, Set<String> claims) {
     List<Realised> migLive = new ArrayList<>();
     List<GpuRecord> records = new ArrayList<>();
     for (Realised r : live) {
@@ -188,8 +269,11 @@ final class GpuRealiser implements DeviceRealiser {
         }
       }
     }
-    // The MPS daemons of live claims: a reboot or a crash of the agent (its cgroup) took them; one that still
-    // runs is left alone. Their MIG instance, where they have one, was re-found or re-made above.
+    // One MPS control daemon per directory the live records name (per GPU; per claim as written before), with
+    // exactly their holders: started where a reboot or a crash of the agent (its cgroup) took it, left alone
+    // where it runs. A MIG instance a daemon serves was re-found or re-made above.
+    java.util.Map<Path, Daemon> daemons = new java.util.TreeMap<>();
+    java.util.Map<String, Set<String>> slices = new java.util.TreeMap<>();
     for (Realised r : live) {
       Optional<GpuRecord> g = parse(r.record());
       if (g.isEmpty() || g.get().sharing() == null || g.get().sharing().strategy() != GpuConfig.Strategy.MPS) {
@@ -197,37 +281,80 @@ final class GpuRealiser implements DeviceRealiser {
       }
       Sharing s = g.get().sharing();
       String visible = changedSharing(changed, r).map(Sharing::visible).orElse(s.visible());
-      try {
-        if (!sharing.pipeDir(r.claimUid()).toString().equals(s.pipeDir())
-            || !sharing.logDir(r.claimUid()).toString().equals(s.logDir())) {
-          LOG.log(System.Logger.Level.WARNING, "MPS control daemon of claim " + r.claimUid() + " not started: its "
-              + "record names directories other than " + sharing.pipeDir(r.claimUid()).getParent());
-          continue;
+      Optional<Path> dir = sharing.recordedDaemonDir(s.pipeDir(), s.logDir());
+      if (dir.isEmpty()) {
+        LOG.log(System.Logger.Level.WARNING, "MPS control daemon of claim " + r.claimUid() + " not started: its "
+            + "record names directories outside " + sharing.daemonDir("x").getParent());
+        continue;
+      }
+      daemons.computeIfAbsent(dir.get(), d -> new Daemon(visible, s.activeThreadPercentage(),
+          s.pinnedDeviceMemoryLimitBytes(), new java.util.TreeSet<>())).holders().add(safeHolder(r.claimUid(), null));
+    }
+    for (Share sh : shares) {
+      Optional<GpuSharePlacer.Held> held = GpuSharePlacer.parse(sh.placement()).filter(h -> h.gpuUuid() != null);
+      if (held.isEmpty()) {
+        continue;
+      }
+      GpuSharePlacer.Held h = held.get();
+      if (h.strategy() == GpuConfig.Strategy.MPS) {
+        Optional<Path> dir = sharing.recordedDaemonDir(h.pipeDir(), h.logDir());
+        if (dir.isPresent()) {
+          daemons.computeIfAbsent(dir.get(), d -> new Daemon(h.gpuUuid(), null, null, new java.util.TreeSet<>()))
+              .holders().add(safeHolder(sh.claimUid(), sh.shareId()));
         }
-        if (sharing.ensureMps(r.claimUid(), visible, s.activeThreadPercentage(), s.pinnedDeviceMemoryLimitBytes())) {
-          LOG.log(System.Logger.Level.INFO, "MPS control daemon of claim " + r.claimUid() + " started again for "
-              + visible);
-        }
-      } catch (IOException | RuntimeException e) {
-        LOG.log(System.Logger.Level.WARNING, "MPS control daemon of claim " + r.claimUid() + " not started again: "
-            + e.getMessage() + "; its containers run without MPS until the claim is prepared anew");
+      } else if (h.strategy() == GpuConfig.Strategy.TimeSlicing) {
+        slices.computeIfAbsent(h.gpuUuid(), u -> new java.util.TreeSet<>()).add(safeHolder(sh.claimUid(), sh.shareId()));
       }
     }
-    // MPS daemons of claims that are gone (a crash between starting one and the checkpoint commit).
+    daemons.forEach((dir, d) -> {
+      try {
+        sharing.setMpsHolders(dir, d.holders());
+        if (sharing.ensureMps(dir, d.visible(), d.activeThreadPercentage(), d.pinnedLimitBytes())) {
+          LOG.log(System.Logger.Level.INFO, "MPS control daemon for " + d.visible() + " started again (held by "
+              + d.holders() + ")");
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "MPS control daemon for " + d.visible() + " not started again: "
+            + e.getMessage() + "; its containers run without MPS until their claims are prepared anew");
+      }
+    });
+    // Daemons no live record names (a crash between starting one and the checkpoint commit, a claim gone).
     try {
-      for (String uid : sharing.mpsClaims()) {
-        if (!claims.contains(uid)) {
+      for (Path dir : sharing.mpsDirs()) {
+        if (!daemons.containsKey(dir)) {
           try {
-            sharing.stopMps(uid, "");
+            sharing.stopMps(dir, "");
           } catch (IOException | RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "MPS control daemon of gone claim " + uid + " not stopped: " + e.getMessage());
+            LOG.log(System.Logger.Level.WARNING, "MPS control daemon in " + dir + " not stopped: " + e.getMessage());
           }
         }
       }
+      for (String gpu : sharing.timesliceGpus()) {
+        try {
+          Set<String> holders = slices.getOrDefault(gpu, Set.of());
+          sharing.setTimesliceHolders(gpu, holders);
+          if (holders.isEmpty()) {
+            sharing.releaseTimeslice("none", gpu);
+          }
+        } catch (IOException | RuntimeException e) {
+          LOG.log(System.Logger.Level.WARNING, "time slice of " + gpu + " not reset: " + e.getMessage());
+        }
+      }
     } catch (IOException e) {
-      LOG.log(System.Logger.Level.WARNING, "MPS directories not read: " + e.getMessage());
+      LOG.log(System.Logger.Level.WARNING, "GPU sharing directories not read: " + e.getMessage());
     }
     return changed;
+  }
+
+  /** One MPS control daemon as the live records name it. */
+  private record Daemon(String visible, Integer activeThreadPercentage, Long pinnedLimitBytes, Set<String> holders) {}
+
+  private static String safeHolder(String claimUid, String shareId) {
+    try {
+      return GpuSharing.holder(claimUid, shareId);
+    } catch (IllegalArgumentException e) {
+      return "unnamed";
+    }
   }
 
   /** The sharing of {@code r}'s device as re-made at this start (a new MIG instance), when it was. */

@@ -12,6 +12,8 @@ import io.nodeatlas.discovery.share.Share;
 import io.nodeatlas.discovery.share.SharePlacer;
 import io.nodeatlas.discovery.topology.Topology;
 import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -19,7 +21,8 @@ import java.util.Optional;
 /**
  * Several claims on one GPU published for sharing ({@link SharedGpus}; the scheduler already accounted their
  * memory, KEP-5075): they share it only when each configures the same {@link GpuConfig} sharing. A claim without
- * sharing (Exclusive, the default) holds its GPU alone, whatever memory it asked for; TimeSlicing claims share.
+ * sharing (Exclusive, the default) holds its GPU alone, whatever memory it asked for; TimeSlicing claims (at one
+ * interval) and MPS claims share, through one time slice or one MPS control daemon per GPU ({@link GpuRealiser#realiseShare}).
  * The share's placement records the strategy (placement version 1, {@code {"kind": "gpu.nodeatlas.io/gpu-share",
  * "strategy": ..., "interval": ...}}), so the checkpoint keeps it across restarts and the next claim's Prepare
  * sees how the GPU is held. Stateless.
@@ -29,8 +32,23 @@ final class GpuSharePlacer implements SharePlacer {
   static final String KIND = "gpu.nodeatlas.io/gpu-share";
   static final int VERSION = 1;
 
+  /**
+   * How the share holds its GPU. For MPS, the client limits its containers get ({@code pinnedDeviceMemoryLimitBytes}:
+   * the claim's {@code mpsConfig}, else the memory the share consumes); once made real ({@link GpuRealiser#realiseShare})
+   * the GPU's UUID and, for MPS, the directories of the GPU's one control daemon.
+   */
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  record Held(String kind, GpuConfig.Strategy strategy, GpuConfig.Interval interval) {}
+  record Held(String kind, GpuConfig.Strategy strategy, GpuConfig.Interval interval, Integer activeThreadPercentage,
+      Long pinnedDeviceMemoryLimitBytes, String gpuUuid, String pipeDir, String logDir) {
+
+    Held(String kind, GpuConfig.Strategy strategy, GpuConfig.Interval interval) {
+      this(kind, strategy, interval, null, null, null, null, null);
+    }
+
+    Held made(String uuid, String pipe, String log) {
+      return new Held(kind, strategy, interval, activeThreadPercentage, pinnedDeviceMemoryLimitBytes, uuid, pipe, log);
+    }
+  }
 
   private static final ObjectMapper JSON = new ObjectMapper()
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
@@ -61,8 +79,16 @@ final class GpuSharePlacer implements SharePlacer {
       return DevicePlacer.Decision.refused("GPU configuration (" + GpuConfig.API_VERSION + " " + GpuConfig.KIND + "): "
           + e.getMessage());
     }
+    boolean mps = config.strategy() == GpuConfig.Strategy.MPS;
+    Long limit = null;
+    if (mps) {
+      BigDecimal memory = share.consumed(GpuDevices.MEMORY);
+      limit = config.pinnedDeviceMemoryLimitBytes()
+          .orElse(memory.signum() > 0 ? memory.setScale(0, RoundingMode.DOWN).longValue() : null);
+    }
     Held asked = new Held(KIND, config.strategy(),
-        config.strategy() == GpuConfig.Strategy.TimeSlicing ? config.interval() : null);
+        config.strategy() == GpuConfig.Strategy.TimeSlicing ? config.interval() : null,
+        mps ? config.activeThreadPercentage().orElse(null) : null, limit, null, null, null);
     for (Share other : others) {
       if (other.claimUid().equals(share.claimUid())) {
         continue;
@@ -78,14 +104,6 @@ final class GpuSharePlacer implements SharePlacer {
             + describe(held) + ", and this claim asks for " + describe(asked) + "; claims share a GPU only when each sets "
             + "the same sharing, so set " + describe(held) + " in this claim's GpuConfig or ask for another GPU");
       }
-    }
-    if (asked.strategy() == GpuConfig.Strategy.MPS) {
-      return DevicePlacer.Decision.refused("sharing.strategy MPS is not supported on a GPU shared among claims (the agent "
-          + "runs an MPS control daemon for a GPU one claim holds); use TimeSlicing here, or let the pods share one claim");
-    }
-    if (asked.interval() != null && asked.interval() != GpuConfig.Interval.Default) {
-      return DevicePlacer.Decision.refused("sharing.timeSlicingConfig.interval " + asked.interval() + " is not supported on "
-          + "a GPU shared among claims (its time slice stays Default); use interval Default, or let the pods share one claim");
     }
     return DevicePlacer.Decision.of(record(asked));
   }
@@ -109,9 +127,13 @@ final class GpuSharePlacer implements SharePlacer {
       base.mounts().forEach(b::mount);
       base.hooks().forEach(b::hook);
       base.netDevices().forEach(b::netDevice);
-      b.env("NODEATLAS_GPU_SHARING=" + held.get().strategy());
-      if (held.get().interval() != null) {
-        b.env("NODEATLAS_GPU_TIMESLICE=" + held.get().interval());
+      Held h = held.get();
+      b.env("NODEATLAS_GPU_SHARING=" + h.strategy());
+      if (h.interval() != null) {
+        b.env("NODEATLAS_GPU_TIMESLICE=" + h.interval());
+      }
+      if (h.strategy() == GpuConfig.Strategy.MPS && h.pipeDir() != null) {
+        GpuRealiser.mpsEdits(b, h.pipeDir(), h.logDir(), h.activeThreadPercentage(), h.pinnedDeviceMemoryLimitBytes());
       }
       out.add(new Device(d.name(), d.source(), d.attributes(), d.capacity(), d.requestPolicies(),
           d.allowMultipleAllocations(), b.build(), d.sharedCounters(), d.consumesCounters(), d.nodeAllocatableResources()));
@@ -123,7 +145,7 @@ final class GpuSharePlacer implements SharePlacer {
     return "sharing.strategy " + h.strategy() + (h.interval() == null ? "" : " (interval " + h.interval() + ")");
   }
 
-  private static Placement record(Held h) {
+  static Placement record(Held h) {
     try {
       return new Placement(VERSION, JSON.writeValueAsString(h));
     } catch (IOException e) {

@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * What a claim's {@link GpuConfig} does on the node: the compute time slice through
  * {@code nvidia-smi compute-policy -i <uuid> --set-timeslice=<0-3>} (as NVIDIA's DRA driver sets it;
- * NVML has no public call for it), and one MPS control daemon per prepared GPU
- * ({@code nvidia-cuda-mps-control -d} with {@code CUDA_MPS_PIPE_DIRECTORY} and {@code CUDA_MPS_LOG_DIRECTORY}
+ * NVML has no public call for it; held by several claims' shares, set by the first and reset after the last), and
+ * one MPS control daemon per GPU or MIG device, kept while a claim or share holds it ({@code nvidia-cuda-mps-control -d} with {@code CUDA_MPS_PIPE_DIRECTORY} and {@code CUDA_MPS_LOG_DIRECTORY}
  * under the family's state directory; its defaults set and the daemon stopped through the control's
  * standard input: {@code set_default_active_thread_percentage}, {@code set_default_device_pinned_mem_limit},
  * {@code quit}; NVIDIA MPS documentation, "nvidia-cuda-mps-control"). Each command runs at most
@@ -30,19 +30,46 @@ final class GpuSharing {
 
   private final DriverTools tools;
   private final Path mpsRoot;
+  private final Path sliceRoot;
 
   GpuSharing(DriverTools tools, Path stateDir) {
     this.tools = tools;
     this.mpsRoot = stateDir.resolve("mps");
+    this.sliceRoot = stateDir.resolve("timeslice");
   }
 
-  /** {@code <state>/mps/<claim UID>/pipe} and {@code .../log}. */
-  Path pipeDir(String claimUid) {
-    return mpsRoot.resolve(safe(claimUid)).resolve("pipe");
+  /**
+   * {@code <state>/mps/<GPU or MIG UUID>}: the one control daemon of that GPU, its {@code pipe} and {@code log}
+   * directories and {@code holders} (one empty file per claim or share that uses it).
+   */
+  Path daemonDir(String visible) {
+    return mpsRoot.resolve(safe(visible));
   }
 
-  Path logDir(String claimUid) {
-    return mpsRoot.resolve(safe(claimUid)).resolve("log");
+  /** The daemon directory a record names by its pipe and log directories; empty unless it is one of ours. */
+  java.util.Optional<Path> recordedDaemonDir(String pipeDir, String logDir) {
+    if (pipeDir == null || logDir == null) {
+      return java.util.Optional.empty();
+    }
+    Path dir = Path.of(pipeDir).getParent();
+    if (dir == null || !mpsRoot.equals(dir.getParent()) || !dir.resolve("pipe").toString().equals(pipeDir)
+        || !dir.resolve("log").toString().equals(logDir)) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(dir);
+  }
+
+  static Path pipeDir(Path daemonDir) {
+    return daemonDir.resolve("pipe");
+  }
+
+  static Path logDir(Path daemonDir) {
+    return daemonDir.resolve("log");
+  }
+
+  /** A claim's name among a GPU's holders: its UID, and the share's id for a share. */
+  static String holder(String claimUid, String shareId) {
+    return safe(claimUid) + (shareId == null || shareId.isEmpty() ? "" : "." + safe(shareId));
   }
 
   /** Sets the GPU's compute time slice; {@code IOException} with the tool's words when it fails. */
@@ -50,35 +77,105 @@ final class GpuSharing {
     run(tools.nvidiaSmi(), List.of("compute-policy", "-i", gpuUuid, "--set-timeslice=" + interval.number()), Map.of(), "");
   }
 
-  /** Starts the claim's MPS control daemon for {@code visible} (a GPU or MIG UUID) with the config's defaults. */
-  void startMps(String claimUid, String visible, GpuConfig config) throws IOException {
-    launchMps(claimUid, visible, config.activeThreadPercentage().orElse(null),
-        config.pinnedDeviceMemoryLimitBytes().orElse(null));
+  /**
+   * Adds {@code holder} to the GPU's time slice held by several claims' shares: the first sets {@code interval}
+   * (the others asked the same: {@link GpuSharePlacer}).
+   */
+  synchronized void acquireTimeslice(String holder, String gpuUuid, GpuConfig.Interval interval) throws IOException {
+    Path holders = sliceRoot.resolve(safe(gpuUuid)).resolve("holders");
+    boolean first = holdersOf(holders).isEmpty();
+    Files.createDirectories(holders);
+    touch(holders.resolve(holder));
+    if (first) {
+      try {
+        setTimeslice(gpuUuid, interval);
+      } catch (IOException e) {
+        Files.deleteIfExists(holders.resolve(holder));
+        if (holdersOf(holders).isEmpty()) {
+          deleteTree(holders.getParent());
+        }
+        throw e;
+      }
+    }
+  }
+
+  /** Removes {@code holder}; after the last the GPU's time slice is Default again. */
+  synchronized void releaseTimeslice(String holder, String gpuUuid) throws IOException {
+    Path dir = sliceRoot.resolve(safe(gpuUuid));
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    Files.deleteIfExists(dir.resolve("holders").resolve(holder));
+    if (holdersOf(dir.resolve("holders")).isEmpty()) {
+      setTimeslice(gpuUuid, GpuConfig.Interval.Default);
+      deleteTree(dir);
+    }
   }
 
   /**
-   * At start, for a live claim recorded with MPS: starts its control daemon again, with the same directories
-   * and defaults, unless the one started before still runs (an agent restart without a reboot). Returns
-   * whether it started one.
+   * Adds {@code holder} to the control daemon in {@code dir} serving {@code visible} (a GPU or MIG UUID), and starts
+   * the daemon unless it runs, with the defaults given (none for a GPU several claims share: each client's limits
+   * come from its own environment). Nothing of a holder that fails is left.
    */
-  boolean ensureMps(String claimUid, String visible, Integer activeThreadPercentage, Long pinnedLimitBytes)
+  synchronized void acquireMps(String holder, Path dir, String visible, Integer activeThreadPercentage,
+      Long pinnedLimitBytes) throws IOException {
+    Path holders = dir.resolve("holders");
+    Files.createDirectories(holders);
+    touch(holders.resolve(holder));
+    try {
+      ensureMps(dir, visible, activeThreadPercentage, pinnedLimitBytes);
+    } catch (IOException | RuntimeException e) {
+      Files.deleteIfExists(holders.resolve(holder));
+      if (holdersOf(holders).isEmpty()) {
+        deleteTree(dir);
+      }
+      throw e;
+    }
+  }
+
+  /** Removes {@code holder}; after the last the daemon is told to {@code quit} and its directory removed. */
+  synchronized void releaseMps(String holder, Path dir, String visible) throws IOException {
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    Files.deleteIfExists(dir.resolve("holders").resolve(holder));
+    if (holdersOf(dir.resolve("holders")).isEmpty()) {
+      stopMps(dir, visible);
+    }
+  }
+
+  /**
+   * Starts the control daemon in {@code dir} for {@code visible}, with the same directories and defaults, unless
+   * the one started before still runs (an agent restart without a reboot). Returns whether it started one.
+   */
+  synchronized boolean ensureMps(Path dir, String visible, Integer activeThreadPercentage, Long pinnedLimitBytes)
       throws IOException {
-    if (mpsRunning(claimUid)) {
+    if (mpsRunning(dir)) {
       return false;
     }
-    // What a dead daemon left (its PID file; the control socket) is in the claim's own directory.
-    Files.deleteIfExists(pipeDir(claimUid).resolve(PID_FILE));
-    launchMps(claimUid, visible, activeThreadPercentage, pinnedLimitBytes);
+    // What a dead daemon left (its PID file; the control socket) is in the GPU's own directory.
+    Files.deleteIfExists(pipeDir(dir).resolve(PID_FILE));
+    launchMps(dir, visible, activeThreadPercentage, pinnedLimitBytes);
     return true;
   }
 
+  /** Makes the daemon's holders exactly {@code holders} (at start, from the live records). */
+  synchronized void setMpsHolders(Path dir, java.util.Set<String> holders) throws IOException {
+    setHolders(dir.resolve("holders"), holders);
+  }
+
+  /** As {@link #setMpsHolders} for a GPU's time slice. */
+  synchronized void setTimesliceHolders(String gpuUuid, java.util.Set<String> holders) throws IOException {
+    setHolders(sliceRoot.resolve(safe(gpuUuid)).resolve("holders"), holders);
+  }
+
   /**
-   * Whether the claim's control daemon runs: the PID its {@code nvidia-cuda-mps-control.pid} names (the file
+   * Whether the control daemon in {@code dir} runs: the PID its {@code nvidia-cuda-mps-control.pid} names (the file
    * the daemon keeps in its pipe directory) is a live process of the control tool. A PID whose command
    * cannot be read counts as running, so a second daemon is never started beside one.
    */
-  boolean mpsRunning(String claimUid) throws IOException {
-    Path file = pipeDir(claimUid).resolve(PID_FILE);
+  boolean mpsRunning(Path dir) throws IOException {
+    Path file = pipeDir(dir).resolve(PID_FILE);
     if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
       return false;
     }
@@ -109,13 +206,11 @@ final class GpuSharing {
     }).orElse(false);
   }
 
-  private void launchMps(String claimUid, String visible, Integer activeThreadPercentage, Long pinnedLimitBytes)
+  private void launchMps(Path dir, String visible, Integer activeThreadPercentage, Long pinnedLimitBytes)
       throws IOException {
-    Path pipe = pipeDir(claimUid);
-    Path log = logDir(claimUid);
-    Files.createDirectories(pipe);
-    Files.createDirectories(log);
-    Map<String, String> env = mpsEnv(claimUid, visible);
+    Files.createDirectories(pipeDir(dir));
+    Files.createDirectories(logDir(dir));
+    Map<String, String> env = mpsEnv(dir, visible);
     DriverTools.Tool control = tools.mpsControl();
     run(control, List.of("-d"), env, "");
     StringBuilder defaults = new StringBuilder();
@@ -129,42 +224,76 @@ final class GpuSharing {
       try {
         run(control, List.of(), env, defaults.toString());
       } catch (IOException e) {
-        stopMps(claimUid, visible);
+        stopMps(dir, visible);
         throw e;
       }
     }
   }
 
-  /**
-   * Stops the claim's MPS control daemon, when its directory is there and the daemon runs, and removes the
-   * directory.
-   */
-  void stopMps(String claimUid, String visible) throws IOException {
-    Path dir = mpsRoot.resolve(safe(claimUid));
+  /** Stops the control daemon in {@code dir} when it runs, and removes the directory. */
+  synchronized void stopMps(Path dir, String visible) throws IOException {
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
-    if (mpsRunning(claimUid)) {
-      run(tools.mpsControl(), List.of(), mpsEnv(claimUid, visible), "quit\n");
+    if (mpsRunning(dir)) {
+      run(tools.mpsControl(), List.of(), mpsEnv(dir, visible), "quit\n");
     }
     deleteTree(dir);
   }
 
-  /** The claim UIDs that have an MPS directory. */
-  List<String> mpsClaims() throws IOException {
-    List<String> out = new ArrayList<>();
-    if (!Files.isDirectory(mpsRoot, LinkOption.NOFOLLOW_LINKS)) {
+  /** The daemon directories under the family's {@code mps} directory (per GPU, or per claim as written before). */
+  List<Path> mpsDirs() throws IOException {
+    return children(mpsRoot);
+  }
+
+  /** The GPU UUIDs whose time slice claims' shares hold. */
+  List<String> timesliceGpus() throws IOException {
+    return children(sliceRoot).stream().map(p -> p.getFileName().toString()).toList();
+  }
+
+  private static List<Path> children(Path root) throws IOException {
+    List<Path> out = new ArrayList<>();
+    if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
       return out;
     }
-    try (var s = Files.list(mpsRoot)) {
-      s.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)).forEach(p -> out.add(p.getFileName().toString()));
+    try (var s = Files.list(root)) {
+      s.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)).sorted().forEach(out::add);
     }
     return out;
   }
 
-  private Map<String, String> mpsEnv(String claimUid, String visible) {
-    return Map.of("CUDA_MPS_PIPE_DIRECTORY", pipeDir(claimUid).toString(), "CUDA_MPS_LOG_DIRECTORY",
-        logDir(claimUid).toString(), "CUDA_VISIBLE_DEVICES", visible);
+  private static java.util.Set<String> holdersOf(Path holders) throws IOException {
+    java.util.Set<String> out = new java.util.TreeSet<>();
+    if (!Files.isDirectory(holders, LinkOption.NOFOLLOW_LINKS)) {
+      return out;
+    }
+    try (var s = Files.list(holders)) {
+      s.forEach(p -> out.add(p.getFileName().toString()));
+    }
+    return out;
+  }
+
+  private static void setHolders(Path holders, java.util.Set<String> want) throws IOException {
+    Files.createDirectories(holders);
+    for (String h : holdersOf(holders)) {
+      if (!want.contains(h)) {
+        Files.deleteIfExists(holders.resolve(h));
+      }
+    }
+    for (String h : want) {
+      touch(holders.resolve(h));
+    }
+  }
+
+  private static void touch(Path file) throws IOException {
+    if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+      Files.createFile(file);
+    }
+  }
+
+  private Map<String, String> mpsEnv(Path dir, String visible) {
+    return Map.of("CUDA_MPS_PIPE_DIRECTORY", pipeDir(dir).toString(), "CUDA_MPS_LOG_DIRECTORY",
+        logDir(dir).toString(), "CUDA_VISIBLE_DEVICES", visible);
   }
 
   /** Runs a tool with {@code input} on its standard input; its exit status 0 or an exception saying why. */
@@ -209,6 +338,9 @@ final class GpuSharing {
   }
 
   private static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
     try (var s = Files.walk(dir)) {
       for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
@@ -221,11 +353,11 @@ final class GpuSharing {
     return name == null ? path : name.toString();
   }
 
-  /** A claim UID as a directory name: UIDs are RFC 4122 text; anything else is refused. */
-  static String safe(String claimUid) {
-    if (!claimUid.matches("[A-Za-z0-9-]{1,64}")) {
-      throw new IllegalArgumentException("claim UID " + claimUid + " is not a UID");
+  /** A UID (claim, share, GPU or MIG UUID) as a file name: RFC 4122 text with a prefix; anything else is refused. */
+  static String safe(String uid) {
+    if (!uid.matches("[A-Za-z0-9-]{1,80}")) {
+      throw new IllegalArgumentException(uid + " is not a UID");
     }
-    return claimUid;
+    return uid;
   }
 }

@@ -10,8 +10,12 @@ import io.nodeatlas.discovery.host.HostFs;
 import io.nodeatlas.discovery.host.SourceOptions;
 import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
+import io.nodeatlas.discovery.share.ClaimDevice;
+import io.nodeatlas.discovery.share.DevicePlacer;
 import io.nodeatlas.discovery.share.DeviceRealiser;
 import io.nodeatlas.discovery.share.Placement;
+import io.nodeatlas.discovery.share.Share;
+import java.math.BigDecimal;
 import io.nodeatlas.discovery.testing.FixtureTree;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -115,8 +120,8 @@ class GpuRealiserTest {
     Device gpu = device("gpu-0");
     Placement r = realiser.realise("uid-mps", gpu, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\",\"mpsConfig\":"
         + "{\"defaultActiveThreadPercentage\":40,\"defaultPinnedDeviceMemoryLimit\":\"8Gi\"}}}"));
-    Path pipe = state.resolve("mps/uid-mps/pipe");
-    Path log = state.resolve("mps/uid-mps/log/control.log");
+    Path pipe = state.resolve("mps/" + GPU + "/pipe");
+    Path log = state.resolve("mps/" + GPU + "/log/control.log");
     assertThat(Files.readString(pipe.resolve("control")).strip()).isEqualTo(GPU);
     assertThat(Files.readAllLines(log)).containsExactly("started for " + GPU, "set_default_active_thread_percentage 40",
         "set_default_device_pinned_mem_limit 0 8192M");
@@ -126,10 +131,10 @@ class GpuRealiserTest {
         "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=8192M");
     assertThat(edits.mounts()).extracting(ContainerEdits.Mount::hostPath, ContainerEdits.Mount::containerPath)
         .contains(org.assertj.core.groups.Tuple.tuple(pipe.toString(), "/tmp/nvidia-mps"),
-            org.assertj.core.groups.Tuple.tuple(state.resolve("mps/uid-mps/log").toString(), "/tmp/nvidia-mps-log"));
+            org.assertj.core.groups.Tuple.tuple(state.resolve("mps/" + GPU + "/log").toString(), "/tmp/nvidia-mps-log"));
     assertThat(edits.deviceNodes()).extracting(ContainerEdits.DeviceNode::path).contains("/dev/nvidia0");
     assertThat(realiser.unrealise("uid-mps", gpu.name(), r)).isTrue();
-    assertThat(state.resolve("mps/uid-mps")).doesNotExist();
+    assertThat(state.resolve("mps/" + GPU)).doesNotExist();
   }
 
   @Test
@@ -137,14 +142,18 @@ class GpuRealiserTest {
     Device part = device("gpu-0-mig-3g-71gb-4");
     Placement r = realiser.realise("uid-mig", part, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}"));
     assertThat(gpuInstances()).isEqualTo(1);
-    assertThat(state.resolve("mps/uid-mig/pipe/control")).exists();
+    Path daemon = Path.of(pipeOf(r)).getParent();
+    assertThat(daemon.getParent()).isEqualTo(state.resolve("mps"));
+    assertThat(daemon.getFileName().toString()).as("the MIG device's own daemon (the fake gives no MIG UUID)")
+        .startsWith(GPU + "-gi");
+    assertThat(daemon.resolve("pipe/control")).exists();
     ContainerEdits edits = realiser.containerEdits(part, r).containerEdits();
     assertThat(edits.deviceNodes()).extracting(ContainerEdits.DeviceNode::path)
         .contains("/dev/nvidia-caps/nvidia-cap110", "/dev/nvidia-caps/nvidia-cap111");
     assertThat(edits.env()).contains("CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps");
     assertThat(realiser.unrealise("uid-mig", part.name(), r)).isTrue();
     assertThat(gpuInstances()).isZero();
-    assertThat(state.resolve("mps/uid-mig")).doesNotExist();
+    assertThat(daemon).doesNotExist();
   }
 
   @Test
@@ -156,28 +165,161 @@ class GpuRealiserTest {
     assertThatThrownBy(() -> realiser.realise("uid-x", device("gpu-0"), List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\","
         + "\"mpsConfig\":{\"defaultActiveThreadPercentage\":0}}}")))
         .hasMessageContaining("GPU configuration (gpu.nodeatlas.io/v1alpha1 GpuConfig)").hasMessageContaining("from 1 to 100");
-    // The MPS daemon of this claim cannot start (a second start fails): the MIG instance made for it goes again.
-    Path pipe = Files.createDirectories(state.resolve("mps/uid-x/pipe"));
-    Path log = Files.createDirectories(state.resolve("mps/uid-x/log"));
-    ProcessBuilder someone = new ProcessBuilder(tools.resolve("fake-nvidia-cuda-mps-control").toString(), "-d");
-    someone.environment().putAll(Map.of("CUDA_MPS_PIPE_DIRECTORY", pipe.toString(), "CUDA_MPS_LOG_DIRECTORY",
-        log.toString(), "CUDA_VISIBLE_DEVICES", "someone"));
-    assertThat(someone.start().waitFor()).isZero();
-    assertThatThrownBy(() -> realiser.realise("uid-x", part, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}")))
-        .hasMessageContaining("GPU sharing MPS not set up").hasMessageContaining("already running");
+    // The MPS daemon of this claim cannot start: the MIG instance made for it goes again, and so do its directories.
+    Path broken = tools.resolve("broken-mps-control");
+    Files.writeString(broken, "#!/bin/sh\necho 'cannot start the daemon' >&2\nexit 1\n");
+    broken.toFile().setExecutable(true);
+    Map<String, String> options = new HashMap<>();
+    options.put("gpu.nvmlLibrary", FakeNvml.library().toString());
+    options.put("gpu.migPartitions", "true");
+    options.put("gpu.mpsControl", broken.toString());
+    DeviceRealiser failing = new GpuDiscoverySource().deviceRealiser(new HostContext(HostFs.of(host),
+        new SourceOptions(options), Clock.systemUTC()), state).orElseThrow();
+    assertThatThrownBy(() -> failing.realise("uid-x", part, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}")))
+        .hasMessageContaining("GPU sharing MPS not set up").hasMessageContaining("cannot start the daemon");
     assertThat(gpuInstances()).isZero();
+    assertThat(state.resolve("mps")).isEmptyDirectory();
   }
 
   @Test
   void theDaemonOfAClaimThatIsGoneIsStoppedAtStart() throws Exception {
     Device gpu = device("gpu-0");
-    Placement kept = realiser.realise("uid-live", gpu, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}"));
+    Placement kept = realiser.realise("uid-live", device("gpu-0-mig-1g-18gb-0"),
+        List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}"));
     realiser.realise("uid-gone", gpu, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}"));
+    Path gone = state.resolve("mps/" + GPU + "/pipe");
+    assertThat(daemons(gone)).hasSize(1);
     DeviceRealiser restarted = new GpuDiscoverySource().deviceRealiser(ctx, state).orElseThrow();
-    assertThat(restarted.reconcile(List.of(new DeviceRealiser.Realised("uid-live", gpu.name(), kept)),
+    assertThat(restarted.reconcile(List.of(new DeviceRealiser.Realised("uid-live", "gpu-0-mig-1g-18gb-0", kept)),
         Set.of("uid-live"))).isEmpty();
-    assertThat(state.resolve("mps/uid-gone")).doesNotExist();
-    assertThat(state.resolve("mps/uid-live/pipe/control")).exists();
+    assertThat(state.resolve("mps/" + GPU)).doesNotExist();
+    awaitNoDaemon(gone);
+    assertThat(Path.of(pipeOf(kept)).resolve("control")).exists();
+    assertThat(realiser.unrealise("uid-live", "gpu-0-mig-1g-18gb-0", kept)).isTrue();
+  }
+
+  @Test
+  void aClaimWithTwoDevicesConfiguredForMpsGetsADaemonForEach() throws Exception {
+    String mps = HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}";
+    Placement first = realiser.realise("uid-two", device("gpu-0-mig-1g-18gb-0"), List.of(mps));
+    Placement second = realiser.realise("uid-two", device("gpu-0-mig-1g-18gb-1"), List.of(mps));
+    assertThat(pipeOf(first)).isNotEqualTo(pipeOf(second));
+    assertThat(daemons(Path.of(pipeOf(first)))).hasSize(1);
+    assertThat(daemons(Path.of(pipeOf(second)))).hasSize(1);
+    assertThat(realiser.unrealise("uid-two", "gpu-0-mig-1g-18gb-0", first)).isTrue();
+    assertThat(Path.of(pipeOf(second)).resolve("control")).as("the other device's daemon stays").exists();
+    assertThat(realiser.unrealise("uid-two", "gpu-0-mig-1g-18gb-1", second)).isTrue();
+    assertThat(gpuInstances()).isZero();
+    awaitNoDaemon(Path.of(pipeOf(first)));
+    awaitNoDaemon(Path.of(pipeOf(second)));
+  }
+
+  /** gpu-0 published for several claims, and the share of claim {@code claim} placed among {@code others}. */
+  private Share placedShare(String claim, long gib, List<Share> others, String config) throws Exception {
+    Device gpu = SharedGpus.shared(device("gpu-0")).orElseThrow();
+    TreeMap<String, BigDecimal> consumed = new TreeMap<>();
+    consumed.put(GpuDevices.MEMORY, BigDecimal.valueOf(gib << 30));
+    Share s = new Share(claim, gpu.name(), "s-" + claim, consumed, Placement.NONE);
+    DevicePlacer.Decision d = new GpuSharePlacer().forDevice(gpu, null).orElseThrow().place(s, others, List.of(config));
+    assertThat(d.refusal()).isNull();
+    s = s.placed(d.placement());
+    return s.placed(realiser.realiseShare(s, gpu));
+  }
+
+  private static List<String> edits(Share s) {
+    Device cdi = Device.builder("gpu-0-" + s.shareId(), "gpu").attribute(Device.TYPE, "gpu").build();
+    ContainerEdits e = new GpuSharePlacer().containerEdits(List.of(ClaimDevice.share(cdi, s))).get(0).containerEdits();
+    List<String> out = new java.util.ArrayList<>(e.env());
+    e.mounts().forEach(m -> out.add(m.hostPath() + ":" + m.containerPath()));
+    return out;
+  }
+
+  @Test
+  void mpsSharesOfOneGpuUseOneDaemonUntilTheLastIsUndone() throws Exception {
+    Share a = placedShare("uid-a", 40, List.of(), HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}");
+    Share b = placedShare("uid-b", 20, List.of(a), HEAD + ",\"sharing\":{\"strategy\":\"MPS\",\"mpsConfig\":"
+        + "{\"defaultActiveThreadPercentage\":30,\"defaultPinnedDeviceMemoryLimit\":\"8Gi\"}}}");
+    Path pipe = state.resolve("mps/" + GPU + "/pipe");
+    assertThat(daemons(pipe)).as("one daemon for the GPU").hasSize(1);
+    assertThat(Files.readAllLines(state.resolve("mps/" + GPU + "/log/control.log")))
+        .as("started once, without defaults: each client has its own limits").containsExactly("started for " + GPU);
+    // Each claim's containers: the GPU's pipe directory, and their own limits (the claim's, else its share's memory).
+    assertThat(edits(a)).contains("NODEATLAS_GPU_SHARING=MPS", "CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps",
+        "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=40960M", pipe + ":/tmp/nvidia-mps")
+        .noneMatch(e -> e.startsWith("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE="));
+    assertThat(edits(b)).contains("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=8192M", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=30",
+        pipe + ":/tmp/nvidia-mps");
+
+    // A restart keeps exactly one daemon: left alone while it runs, started again when gone.
+    long pid = daemons(pipe).get(0);
+    DeviceRealiser restarted = new GpuDiscoverySource().deviceRealiser(ctx, state).orElseThrow();
+    assertThat(restarted.reconcile(List.of(), List.of(a, b), Set.of("uid-a", "uid-b"))).isEmpty();
+    assertThat(daemons(pipe)).containsExactly(pid);
+    ProcessHandle daemon = ProcessHandle.of(pid).orElseThrow();
+    daemon.destroyForcibly();
+    daemon.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
+    restarted.reconcile(List.of(), List.of(a, b), Set.of("uid-a", "uid-b"));
+    assertThat(daemons(pipe)).hasSize(1).doesNotContain(pid);
+
+    // The first Unprepare keeps the daemon for the other claim; the last stops it and removes its directories.
+    assertThat(realiser.unrealiseShare(a)).isTrue();
+    assertThat(daemons(pipe)).hasSize(1);
+    assertThat(realiser.unrealiseShare(b)).isTrue();
+    assertThat(state.resolve("mps/" + GPU)).doesNotExist();
+    awaitNoDaemon(pipe);
+  }
+
+  @Test
+  void aStartWithoutALiveShareStopsTheGpusDaemon() throws Exception {
+    Share a = placedShare("uid-a", 40, List.of(), HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}");
+    Share b = placedShare("uid-b", 40, List.of(a), HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}");
+    Path pipe = state.resolve("mps/" + GPU + "/pipe");
+    DeviceRealiser restarted = new GpuDiscoverySource().deviceRealiser(ctx, state).orElseThrow();
+    // Claim b went while the agent was down: the daemon stays for a, and b's Unprepare is not needed to stop it.
+    restarted.reconcile(List.of(), List.of(a), Set.of("uid-a"));
+    assertThat(daemons(pipe)).hasSize(1);
+    assertThat(restarted.unrealiseShare(a)).isTrue();
+    assertThat(state.resolve("mps/" + GPU)).as("a was the last holder").doesNotExist();
+    awaitNoDaemon(pipe);
+    assertThat(realiser.unrealiseShare(b)).as("undoing what is gone succeeds").isTrue();
+  }
+
+  @Test
+  void aTimeSliceAmongSharesIsSetByTheFirstAndResetAfterTheLast() throws Exception {
+    String longSlice = HEAD + ",\"sharing\":{\"strategy\":\"TimeSlicing\",\"timeSlicingConfig\":{\"interval\":\"Long\"}}}";
+    Share a = placedShare("uid-a", 40, List.of(), longSlice);
+    Share b = placedShare("uid-b", 40, List.of(a), longSlice);
+    assertThat(Files.readAllLines(tools.resolve("calls-" + GPU))).as("set once, by the first").containsExactly("3");
+    assertThat(edits(b)).contains("NODEATLAS_GPU_SHARING=TimeSlicing", "NODEATLAS_GPU_TIMESLICE=Long");
+    Device gpu = SharedGpus.shared(device("gpu-0")).orElseThrow();
+    Share c = new Share("uid-c", gpu.name(), "s-c", new TreeMap<>(), Placement.NONE);
+    assertThat(new GpuSharePlacer().forDevice(gpu, null).orElseThrow().place(c, List.of(a, b), List.of(longSlice
+        .replace("Long", "Short"))).refusal()).contains("interval Long", "asks for sharing.strategy TimeSlicing (interval Short)");
+    assertThat(realiser.unrealiseShare(a)).isTrue();
+    assertThat(Files.readAllLines(tools.resolve("calls-" + GPU))).containsExactly("3");
+    assertThat(realiser.unrealiseShare(b)).isTrue();
+    assertThat(Files.readAllLines(tools.resolve("calls-" + GPU))).as("Default again after the last").containsExactly("3", "0");
+
+    // A start after a crash that left a holder no live share names resets the slice.
+    Share d = placedShare("uid-d", 40, List.of(), longSlice);
+    new GpuDiscoverySource().deviceRealiser(ctx, state).orElseThrow().reconcile(List.of(), List.of(), Set.of());
+    assertThat(Files.readAllLines(tools.resolve("calls-" + GPU))).as("a crash left uid-d's slice: reset at start")
+        .containsExactly("3", "0", "3", "0");
+    assertThat(realiser.unrealiseShare(d)).as("undoing what is gone succeeds").isTrue();
+    assertThat(Files.readAllLines(tools.resolve("calls-" + GPU))).hasSize(4);
+  }
+
+  private static String pipeOf(Placement r) {
+    return GpuRealiser.parse(r).orElseThrow().sharing().pipeDir();
+  }
+
+  private static void awaitNoDaemon(Path pipe) throws InterruptedException {
+    // The stand-in ends within a second of losing its control file.
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (!daemons(pipe).isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertThat(daemons(pipe)).isEmpty();
   }
 
   @Test
@@ -185,8 +327,8 @@ class GpuRealiserTest {
     Device gpu = device("gpu-0");
     Placement r = realiser.realise("uid-live", gpu, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\",\"mpsConfig\":"
         + "{\"defaultActiveThreadPercentage\":40,\"defaultPinnedDeviceMemoryLimit\":\"1Gi\"}}}"));
-    Path pipe = state.resolve("mps/uid-live/pipe");
-    Path log = state.resolve("mps/uid-live/log/control.log");
+    Path pipe = state.resolve("mps/" + GPU + "/pipe");
+    Path log = state.resolve("mps/" + GPU + "/log/control.log");
     long first = daemonPid(pipe);
     assertThat(daemons(pipe)).containsExactly(first);
 
@@ -212,7 +354,7 @@ class GpuRealiserTest {
         "started for " + GPU, "set_default_active_thread_percentage 40", "set_default_device_pinned_mem_limit 0 1024M");
 
     assertThat(realiser.unrealise("uid-live", gpu.name(), r)).isTrue();
-    assertThat(state.resolve("mps/uid-live")).doesNotExist();
+    assertThat(state.resolve("mps/" + GPU)).doesNotExist();
     // The stand-in ends within a second of losing its control file.
     long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
     while (!daemons(pipe).isEmpty() && System.nanoTime() < deadline) {
@@ -226,12 +368,12 @@ class GpuRealiserTest {
     Device gpu = device("gpu-0");
     Placement r = realiser.realise("uid-live", gpu, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}"));
     realiser.unrealise("uid-live", gpu.name(), r);
-    Placement forged = new Placement(r.version(), r.value().replace(state.resolve("mps/uid-live/pipe").toString(),
+    Placement forged = new Placement(r.version(), r.value().replace(state.resolve("mps/" + GPU + "/pipe").toString(),
         dir.resolve("elsewhere").toString()));
     new GpuDiscoverySource().deviceRealiser(ctx, state).orElseThrow()
         .reconcile(List.of(new DeviceRealiser.Realised("uid-live", gpu.name(), forged)), Set.of("uid-live"));
     assertThat(dir.resolve("elsewhere")).doesNotExist();
-    assertThat(state.resolve("mps/uid-live")).doesNotExist();
+    assertThat(state.resolve("mps/" + GPU)).doesNotExist();
   }
 
   /** The PID the daemon's PID file names. */
@@ -279,13 +421,13 @@ class GpuRealiserTest {
     assertThat(fromRoot.unrealise("uid-ts", gpu.name(), ts)).isTrue();
 
     Placement mps = fromRoot.realise("uid-mps", gpu, List.of(HEAD + ",\"sharing\":{\"strategy\":\"MPS\"}}"));
-    Path pipe = state.resolve("mps/uid-mps/pipe");
+    Path pipe = state.resolve("mps/" + GPU + "/pipe");
     assertThat(daemons(pipe)).hasSize(1);
     assertThat(fromDriverRoot(driver).reconcile(List.of(new DeviceRealiser.Realised("uid-mps", gpu.name(), mps)),
         Set.of("uid-mps"))).isEmpty();
     assertThat(daemons(pipe)).as("the driver root's daemon is recognised as running").hasSize(1);
     assertThat(fromRoot.unrealise("uid-mps", gpu.name(), mps)).isTrue();
-    assertThat(state.resolve("mps/uid-mps")).doesNotExist();
+    assertThat(state.resolve("mps/" + GPU)).doesNotExist();
   }
 
   @Test

@@ -119,13 +119,16 @@ class SharedGpusTest {
   }
 
   @Test
-  void whatTheAgentCannotRunForSharedGpusAndBadConfigurationsAreClearRefusals() throws Exception {
+  void mpsAndEveryIntervalAreForSharedGpusAndBadConfigurationsAreClearRefusals() throws Exception {
     DevicePlacer placer = placer();
-    assertThat(placer.place(share("a", 40), List.of(), List.of(MPS)).refusal())
-        .contains("MPS is not supported on a GPU shared among claims");
-    assertThat(placer.place(share("a", 40), List.of(), List.of(TIME_SLICED.replace("}}",
-        ",\"timeSlicingConfig\":{\"interval\":\"Long\"}}}"))).refusal())
-        .contains("interval Long is not supported on a GPU shared among claims");
+    String longSlice = TIME_SLICED.replace("}}", ",\"timeSlicingConfig\":{\"interval\":\"Long\"}}}");
+    // A claim alone on a GPU published for sharing may ask for MPS or any interval, and others may join it alike.
+    Share mps = share("a", 40).placed(placer.place(share("a", 40), List.of(), List.of(MPS)).placement());
+    assertThat(placer.place(share("b", 40), List.of(mps), List.of(MPS)).placed()).isTrue();
+    Share slow = share("a", 40).placed(placer.place(share("a", 40), List.of(), List.of(longSlice)).placement());
+    assertThat(placer.place(share("b", 40), List.of(slow), List.of(longSlice)).placed()).isTrue();
+    assertThat(placer.place(share("b", 40), List.of(slow), List.of(TIME_SLICED)).refusal())
+        .contains("shared by claim a with sharing.strategy TimeSlicing (interval Long)");
     assertThat(placer.place(share("a", 40), List.of(), List.of(TIME_SLICED.replace("strategy", "strategee"))).refusal())
         .contains("unknown field sharing.strategee");
   }
