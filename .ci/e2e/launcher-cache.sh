@@ -63,20 +63,44 @@ if grep -q -- '^-XX:AOTCache=' <<<"$command_line"; then
 fi
 
 # However the launcher is named (relative, absolute, through bash, from a subdirectory, through `..`),
-# it finds the same jars, and runs the command in the caller's directory: `discover` and the version
-# from nodeatlas-discover.jar, every other command from nodeatlas.jar.
+# it finds the same jars, and runs the command in the caller's directory: `--version` and `--help` alone
+# from nodeatlas-top.jar (then the jar picocli would need), `discover` from nodeatlas-discover.jar,
+# every other command from nodeatlas.jar.
 target="$(cd "$(pwd)" && pwd)/cli/target"
 for form in "./nodeatlas" "$(pwd)/nodeatlas" "bash nodeatlas" "cd cli && ../nodeatlas" "cd cli && ./../nodeatlas"; do
   got="$(bash -c "export NODEATLAS_PRINT_COMMAND=1; $form --version" | grep -x -- '.*\.jar')"
-  [[ "$got" == "$target/nodeatlas-discover.jar" ]] || fail "launched as '$form' --version runs $got, want $target/nodeatlas-discover.jar"
+  [[ "$got" == "$target/nodeatlas-top.jar:$target/nodeatlas-discover.jar" ]] ||
+    fail "launched as '$form' --version runs $got, want $target/nodeatlas-top.jar:$target/nodeatlas-discover.jar"
+  got="$(bash -c "export NODEATLAS_PRINT_COMMAND=1; $form --help" | grep -x -- '.*\.jar')"
+  [[ "$got" == "$target/nodeatlas-top.jar:$target/nodeatlas.jar" ]] ||
+    fail "launched as '$form' --help runs $got, want $target/nodeatlas-top.jar:$target/nodeatlas.jar"
+  got="$(bash -c "export NODEATLAS_PRINT_COMMAND=1; $form discover" | grep -x -- '.*\.jar')"
+  [[ "$got" == "$target/nodeatlas-discover.jar" ]] || fail "launched as '$form' discover runs $got, want $target/nodeatlas-discover.jar"
   got="$(bash -c "export NODEATLAS_PRINT_COMMAND=1; $form cdi --help" | grep -x -- '.*\.jar')"
   [[ "$got" == "$target/nodeatlas.jar" ]] || fail "launched as '$form' cdi runs $got, want $target/nodeatlas.jar"
+done
+
+# `--version`, `-V`, `--help` and `-h` alone print, with their exit status, what the whole jar prints,
+# and load no class from a jar but nodeatlas-top.jar (the big jar after it is never opened).
+java_bin="$(NODEATLAS_PRINT_COMMAND=1 ./nodeatlas --version | sed -n 1p)"
+for arg in --version -V --help -h; do
+  set +e
+  "$java_bin" --enable-native-access=ALL-UNNAMED -jar cli/target/nodeatlas.jar "$arg" >"$work/whole.out" 2>"$work/whole.err"
+  whole=$?
+  NODEATLAS_JAVA_OPTS="-Xlog:class+load=info:file=$work/top.log" ./nodeatlas "$arg" >"$work/top.out" 2>"$work/top.err"
+  top=$?
+  set -e
+  [[ $whole == 0 && $top == 0 ]] || fail "'$arg' exits $top from the launcher and $whole from nodeatlas.jar, want 0"
+  cmp -s "$work/whole.out" "$work/top.out" || fail "'$arg': the launcher prints other output: $(diff "$work/whole.out" "$work/top.out" | head -5)"
+  [[ ! -s "$work/top.err" ]] || fail "'$arg' wrote to stderr: $(head -3 "$work/top.err")"
+  grep -q 'source: .*nodeatlas-top\.jar' "$work/top.log" || fail "'$arg' loaded nothing from nodeatlas-top.jar"
+  other="$(grep -E 'source: .*(nodeatlas\.jar|nodeatlas-discover\.jar)' "$work/top.log" || true)"
+  [[ -z "$other" ]] || fail "'$arg' loaded classes from a big jar: $(head -5 <<<"$other")"
 done
 
 # nodeatlas-discover.jar holds only what discover needs: each of these prints, on both streams, with
 # its exit status, exactly what the whole jar prints (a class left out of it would fail here).
 # sed reads to the end: with head, the launcher could write its next line after head left (SIGPIPE, 141).
-java_bin="$(NODEATLAS_PRINT_COMMAND=1 ./nodeatlas --version | sed -n 1p)"
 fixture=.ci/e2e/fixtures/hostroot
 while IFS= read -r line; do
   read -r -a args <<<"$line"

@@ -134,7 +134,7 @@ status="$(cat "$work/interrupt/status")"
 grep -q 'build interrupted' "$work/interrupt/stderr" || fail "no 'build interrupted' on Ctrl-C: $(tail -3 "$work/interrupt/stderr")"
 ! grep -q 'build failed' "$work/interrupt/stderr" || fail "Ctrl-C reported as a failed build"
 [[ "$status" == 130 ]] || fail "an interrupted build exits $status, want 130"
-for j in nodeatlas.jar nodeatlas-discover.jar; do
+for j in nodeatlas.jar nodeatlas-discover.jar nodeatlas-top.jar; do
   [[ ! -e "$repo/cli/target/$j" ]] || fail "an interrupted build left cli/target/$j for a later run"
 done
 pass "Ctrl-C said 'build interrupted', exit 130, no jar left"

@@ -24,8 +24,10 @@ import java.util.function.Supplier;
 /**
  * Answers {@code --version}, top-level {@code --help} and {@code discover} with plain options without
  * building picocli's command tree, with picocli's output, messages and exit statuses (HotPathTest runs
- * both); any line it is not sure of is picocli's. A speed path: the rows of bench/version-vs-hello.sh
- * and bench/discover-vs-lstopo.sh fail without it (docs/design/speed-paths.md).
+ * both); any line it is not sure of is picocli's. {@code --version} and {@code --help} alone need only
+ * this class, Version and TopLevelHelp (the launcher runs them from nodeatlas-top.jar). A speed path:
+ * the rows of bench/version-vs-hello.sh and bench/discover-vs-lstopo.sh fail without it
+ * (docs/design/speed-paths.md).
  */
 final class HotPath {
 
@@ -50,25 +52,9 @@ final class HotPath {
 
   /** The exit status when this path ran {@code args}, empty when picocli must run them. */
   OptionalInt run(String[] args, Supplier<PrintWriter> out, Supplier<PrintWriter> err) {
-    if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
-      // picocli prints each line of the version provider, then exits 0.
-      PrintWriter o = out.get();
-      for (String line : new VersionProvider().getVersion()) {
-        o.println(line);
-      }
-      o.flush();
-      return OptionalInt.of(0);
-    }
-    if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
-      Boolean colour = helpInColour();
-      String help = colour == null ? null : TopLevelHelp.text(colour);
-      if (help != null) {
-        // picocli prints the usage message as one string and exits 0.
-        PrintWriter o = out.get();
-        o.print(help);
-        o.flush();
-        return OptionalInt.of(0);
-      }
+    OptionalInt top = topLevel(args, env, out);
+    if (top.isPresent()) {
+      return top;
     }
     // A config file may set any option: picocli's command reads it (ConfigDefaults).
     if (args.length >= 1 && args[0].equals("discover") && env.get(ConfigFile.CONFIG.env()) == null
@@ -82,12 +68,41 @@ final class HotPath {
   }
 
   /**
+   * {@code --version}, {@code -V}, {@code --help} or {@code -h} alone, answered with classes of this
+   * path only (Version, TopLevelHelp): the launcher runs these lines from its small jar, before the big
+   * one on the class path is opened. Empty when the line is another or picocli must answer it.
+   */
+  static OptionalInt topLevel(String[] args, Map<String, String> env, Supplier<PrintWriter> out) {
+    if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
+      // picocli prints each line of the version provider, then exits 0.
+      PrintWriter o = out.get();
+      for (String line : Version.lines()) {
+        o.println(line);
+      }
+      o.flush();
+      return OptionalInt.of(0);
+    }
+    if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      Boolean colour = helpInColour(env);
+      String help = colour == null ? null : TopLevelHelp.text(colour);
+      if (help != null) {
+        // picocli prints the usage message as one string and exits 0.
+        PrintWriter o = out.get();
+        o.print(help);
+        o.flush();
+        return OptionalInt.of(0);
+      }
+    }
+    return OptionalInt.empty();
+  }
+
+  /**
    * Whether picocli colours help here, by its own heuristics for a host that is not Windows
    * (CommandLine.Help.Ansi.AUTO, picocli 4.7: {@code NO_COLOR}, then {@code CLICOLOR_FORCE}, then
    * {@code CLICOLOR=0}, then a terminal); null where picocli should decide (its system properties,
    * Windows), as the width it prints at is then not the default.
    */
-  private Boolean helpInColour() {
+  private static Boolean helpInColour(Map<String, String> env) {
     if (System.getProperty("picocli.ansi") != null || System.getProperty("picocli.usage.width") != null
         || System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("win")) {
       return null;
@@ -105,8 +120,17 @@ final class HotPath {
     return onTerminal();
   }
 
+  /** Set by the launcher for --help: whether standard input and output are both terminals. */
+  static final String TERMINAL_PROPERTY = "nodeatlas.terminal";
+
   /** Whether this process has a terminal, as picocli asks: {@code System.console()}, and on JDK 22+ its isTerminal(). */
   private static boolean onTerminal() {
+    // The launcher tells it (bash's -t 0 and -t 1, the test the JDK makes): on JDK 22+ System.console()
+    // looks up console providers, which costs a cold JVM more than the rest of --help.
+    String told = System.getProperty(TERMINAL_PROPERTY);
+    if ("true".equals(told) || "false".equals(told)) {
+      return Boolean.parseBoolean(told);
+    }
     java.io.Console console = System.console();
     if (console == null) {
       return false;
@@ -162,19 +186,22 @@ final class HotPath {
   private static final Object SOURCES = new Object();
   private static final Object FORMAT = new Object();
 
-  private static final List<Flag<Path>> ROOTS = List.of(HostOptions.HOST_ROOT, HostOptions.SYSFS_ROOT,
-      HostOptions.PROCFS_ROOT, HostOptions.DEV_ROOT);
+  /** The root flags, built when a discover line is parsed (a static field would load them for --version). */
+  private static List<Flag<Path>> roots() {
+    return List.of(HostOptions.HOST_ROOT, HostOptions.SYSFS_ROOT, HostOptions.PROCFS_ROOT, HostOptions.DEV_ROOT);
+  }
 
   /** {@code discover ARGS}, or empty when picocli should parse them. */
   private Optional<Discover> parseDiscover(String[] args) {
     DiscoverySources sources = installed.get();
+    List<Flag<Path>> rootFlags = roots();
     // Option name -> its key: SOURCES, FORMAT, a root flag or a source setting.
     Map<String, Object> names = new HashMap<>();
     names.put("--sources", SOURCES);
     names.put("-o", FORMAT);
     names.put("--format", FORMAT);
     names.put("--output", FORMAT);
-    for (Flag<Path> root : ROOTS) {
+    for (Flag<Path> root : rootFlags) {
       for (String name : root.names()) {
         names.put(name, root);
       }
@@ -236,7 +263,7 @@ final class HotPath {
       return Optional.empty();
     }
     Map<Flag<Path>, Path> roots = new IdentityHashMap<>();
-    for (Flag<Path> root : ROOTS) {
+    for (Flag<Path> root : rootFlags) {
       String text = valueOrEnv(given.get(root), root.env(), root.defaultValue());
       if (text == null) {
         return Optional.empty();
@@ -245,7 +272,7 @@ final class HotPath {
     }
     Map<SourceSetting, String> settings = new IdentityHashMap<>();
     Set<Object> fromFlag = Collections.newSetFromMap(new IdentityHashMap<>());
-    for (Flag<Path> root : ROOTS) {
+    for (Flag<Path> root : rootFlags) {
       if (given.containsKey(root)) {
         fromFlag.add(root);
       }

@@ -17,13 +17,36 @@ public final class Main {
       // First: a SIGHUP while the agent starts must not end it (run.StartSignals).
       io.nodeatlas.cli.run.StartSignals.holdHangup();
     }
-    System.exit(run(args));
+    // --version and --help alone return without System.exit, whose logger look-up (JDK 21+, Runtime.exit
+    // events) costs a cold JVM milliseconds; no thread of ours runs then.
+    OptionalInt top = topLevel(args);
+    if (top.isPresent() && top.getAsInt() == 0) {
+      return;
+    }
+    System.exit(top.isPresent() ? top.getAsInt() : run(args));
+  }
+
+  /**
+   * {@code --version} and top-level {@code --help} with no class of the command tree (the launcher runs
+   * them from its small jar; no lambda, whose first use costs a cold JVM milliseconds).
+   */
+  private static OptionalInt topLevel(String[] args) {
+    return HotPath.topLevel(args, System.getenv(), new java.util.function.Supplier<PrintWriter>() {
+      @Override
+      public PrintWriter get() {
+        return writer(System.out, "sun.stdout.encoding");
+      }
+    });
   }
 
   /** Runs a command line and returns its exit status (0 ok, 1 a source or operation failed, 2 bad usage). */
   public static int run(String... args) {
     try {
-      // --version, top-level --help and a plain discover skip building picocli's model (HotPath); every other
+      OptionalInt top = topLevel(args);
+      if (top.isPresent()) {
+        return top.getAsInt();
+      }
+      // A plain discover skips building picocli's model too (HotPath); every other
       // line, and any line the hot path is not sure of, is picocli's.
       OptionalInt hot = new HotPath(System.getenv(), NodeAtlasCommand::installedSources)
           .run(args, () -> writer(System.out, "sun.stdout.encoding"), () -> writer(System.err, "sun.stderr.encoding"));

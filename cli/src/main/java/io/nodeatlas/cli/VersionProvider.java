@@ -2,11 +2,10 @@ package io.nodeatlas.cli;
 
 import picocli.CommandLine.IVersionProvider;
 
-/** The version from the jar manifest ({@code Implementation-Version}), or {@code dev} when run from classes. */
+/** picocli's version provider: {@link Version}'s lines. */
 final class VersionProvider implements IVersionProvider {
   @Override
   public String[] getVersion() {
-    String v = NodeAtlasCommand.class.getPackage().getImplementationVersion();
-    return new String[] {"nodeatlas " + (v == null ? "dev" : v)};
+    return Version.lines();
   }
 }
