@@ -69,19 +69,7 @@ final class ConnectionClaimGet implements ClaimGet {
     Exchange x = new Exchange();
     ScheduledFuture<?> timer = null;
     try {
-      HttpURLConnection conn = (HttpURLConnection) URI.create(url).toURL().openConnection(Proxy.NO_PROXY);
-      if (conn instanceof HttpsURLConnection s) {
-        s.setSSLSocketFactory(api.socketFactory());
-      }
-      conn.setInstanceFollowRedirects(false);
-      conn.setUseCaches(false);
-      int ms = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left)));
-      conn.setConnectTimeout(ms);
-      conn.setReadTimeout(ms);
-      conn.setRequestProperty("Accept", "application/json");
-      if (token != null && !token.isEmpty()) {
-        conn.setRequestProperty("Authorization", "Bearer " + token);
-      }
+      HttpURLConnection conn = connection(url, token, left);
       x.open(conn);
       budget.abandoned().thenRun(x::abort);
       // The read timeout restarts with every byte: only this bounds an answer sent a byte at a time.
@@ -140,6 +128,24 @@ final class ConnectionClaimGet implements ClaimGet {
         timer.cancel(false);
       }
     }
+  }
+
+  /** An unopened GET of {@code url} with the kubeconfig's TLS and {@code token}, bounded by {@code leftNanos}. */
+  private HttpURLConnection connection(String url, String token, long leftNanos) throws IOException {
+    HttpURLConnection conn = (HttpURLConnection) URI.create(url).toURL().openConnection(Proxy.NO_PROXY);
+    if (conn instanceof HttpsURLConnection s) {
+      s.setSSLSocketFactory(api.socketFactory());
+    }
+    conn.setInstanceFollowRedirects(false);
+    conn.setUseCaches(false);
+    int ms = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(leftNanos)));
+    conn.setConnectTimeout(ms);
+    conn.setReadTimeout(ms);
+    conn.setRequestProperty("Accept", "application/json");
+    if (token != null && !token.isEmpty()) {
+      conn.setRequestProperty("Authorization", "Bearer " + token);
+    }
+    return conn;
   }
 
   /** One try's connection: closed when the try fails, never after it is done (the JDK may reuse it). */

@@ -47,19 +47,7 @@ public final class KubeconfigConnection {
     if (PROXY_VARIABLES.stream().anyMatch(v -> env.get(v) != null && !env.get(v).isEmpty())) {
       return Optional.empty();
     }
-    byte[] bytes;
-    try (var in = Files.newInputStream(kubeconfig)) {
-      bytes = in.readNBytes(MAX_BYTES + 1);
-    }
-    if (bytes.length > MAX_BYTES) {
-      throw new KubeconfigAuth.BadCredentialsException("kubeconfig " + kubeconfig + " is larger than " + MAX_BYTES + " bytes", null);
-    }
-    JsonNode file;
-    try {
-      file = new YAMLMapper().readTree(bytes);
-    } catch (IOException e) {
-      throw new KubeconfigAuth.BadCredentialsException("cannot read " + kubeconfig + ": " + e.getMessage(), e);
-    }
+    JsonNode file = parse(kubeconfig);
     String contextName = text(file, "current-context");
     JsonNode context = named(file, "contexts", contextName, "context");
     String who = "kubeconfig " + kubeconfig;
@@ -117,6 +105,22 @@ public final class KubeconfigConnection {
       return Optional.of(new Read(new ApiConnection(server, trust, cert, token, limits), credentials));
     } catch (IllegalArgumentException e) {
       throw new KubeconfigAuth.BadCredentialsException(who + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The kubeconfig's YAML as a tree, at most {@code MAX_BYTES} of it. */
+  private static JsonNode parse(Path kubeconfig) throws KubeconfigAuth.BadCredentialsException, IOException {
+    byte[] bytes;
+    try (var in = Files.newInputStream(kubeconfig)) {
+      bytes = in.readNBytes(MAX_BYTES + 1);
+    }
+    if (bytes.length > MAX_BYTES) {
+      throw new KubeconfigAuth.BadCredentialsException("kubeconfig " + kubeconfig + " is larger than " + MAX_BYTES + " bytes", null);
+    }
+    try {
+      return new YAMLMapper().readTree(bytes);
+    } catch (IOException e) {
+      throw new KubeconfigAuth.BadCredentialsException("cannot read " + kubeconfig + ": " + e.getMessage(), e);
     }
   }
 
