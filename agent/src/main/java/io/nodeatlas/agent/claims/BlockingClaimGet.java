@@ -12,14 +12,9 @@ import io.fabric8.kubernetes.client.utils.HttpClientUtils;
 import io.nodeatlas.agent.kubeconfig.ClientCertificate;
 import io.nodeatlas.agent.kubeconfig.KubeconfigAuth;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.HttpURLConnection;
-import java.net.Proxy;
-import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -29,7 +24,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.net.ssl.HttpsURLConnection;
 import javax.net.ssl.SSLSocketFactory;
@@ -58,18 +52,12 @@ import javax.net.ssl.SSLSocketFactory;
  */
 final class BlockingClaimGet implements ClaimGet {
 
-  /** The first buffer of an answer of unknown length (chunked): a claim is a few KiB; larger ones grow it. */
-  private static final int FIRST_READ = 16 << 10;
-
   private final Collection<Interceptor> interceptors;
   private final Interceptor.RequestTags tags;
   private final Tls tls;
   /** Builds the request that the interceptors look at; nothing is sent through it. */
   private final HttpClient requests;
-  private final long attemptTimeoutNanos;
-  private final int maxBytes;
-  /** Closes a try's connection at the try's end; its thread lives only while tries are running. */
-  private final java.util.concurrent.ScheduledThreadPoolExecutor deadlines;
+  private final UrlConnectionTry tries;
 
   private BlockingClaimGet(Collection<Interceptor> interceptors, RequestConfig requestConfig, Tls tls,
       HttpClient requests, long attemptTimeoutNanos, int maxBytes) {
@@ -82,16 +70,7 @@ final class BlockingClaimGet implements ClaimGet {
     };
     this.tls = tls;
     this.requests = requests;
-    this.attemptTimeoutNanos = attemptTimeoutNanos;
-    this.maxBytes = maxBytes;
-    this.deadlines = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "claim-get-deadline");
-      t.setDaemon(true);
-      return t;
-    });
-    deadlines.setRemoveOnCancelPolicy(true);
-    deadlines.setKeepAliveTime(10, TimeUnit.SECONDS);
-    deadlines.allowCoreThreadTimeOut(true);
+    this.tries = new UrlConnectionTry(attemptTimeoutNanos, maxBytes);
   }
 
   /**
@@ -229,134 +208,12 @@ final class BlockingClaimGet implements ClaimGet {
   }
 
   private Answer send(Headers headers, SSLSocketFactory tls, long end, long limitNanos, CallBudget budget) {
-    long left = end - System.nanoTime();
-    if (budget.over()) {
-      return Answer.failed(budget.why(), false);
-    }
-    if (left <= 0) {
-      return Answer.timedOut(limitNanos, attemptTimeoutNanos, budget);
-    }
-    Connection c = new Connection();
-    java.util.concurrent.ScheduledFuture<?> timer = null;
-    try {
-      HttpURLConnection conn = (HttpURLConnection) headers.uri.toURL().openConnection(Proxy.NO_PROXY);
+    return tries.send(headers.uri, conn -> {
       if (conn instanceof HttpsURLConnection s) {
         s.setSSLSocketFactory(tls);
       }
-      conn.setInstanceFollowRedirects(false);
-      conn.setUseCaches(false);
-      int ms = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left)));
-      conn.setConnectTimeout(ms);
-      conn.setReadTimeout(ms);
       headers.values.forEach((name, values) -> values.forEach(v -> conn.addRequestProperty(name, v)));
-      c.open(conn);
-      budget.abandoned().thenRun(c::abort);
-      // The read timeout restarts with every byte: only this bounds a status line and headers sent a
-      // byte at a time (and the rest of the exchange) by the try's time.
-      timer = deadlines.schedule(c::expire, Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS);
-      int code = conn.getResponseCode();
-      InputStream in = code >= 400 ? conn.getErrorStream() : conn.getInputStream();
-      if (in == null) {
-        c.finish(null);
-        return Answer.of(code, List.of());
-      }
-      // Sized by Content-Length where the server sends one (one more byte shows a longer body), else
-      // grown by halves: a 1.4 MB claim costs 1.4 MB, not the bound, while it is held.
-      long length = conn.getContentLengthLong();
-      if (length > maxBytes) {
-        c.abort();
-        return Answer.tooLarge(maxBytes);
-      }
-      byte[] buf = new byte[length >= 0 ? (int) length + 1 : FIRST_READ];
-      int n = 0;
-      while (true) {
-        if (n == buf.length) {
-          if (buf.length > maxBytes) {
-            c.abort();
-            return Answer.tooLarge(maxBytes);
-          }
-          buf = Arrays.copyOf(buf, (int) Math.min(buf.length + (long) buf.length / 2 + 1, maxBytes + 1L));
-        }
-        int k = in.read(buf, n, buf.length - n);
-        if (k < 0) {
-          break;
-        }
-        n += k;
-        if (System.nanoTime() - end > 0) {
-          c.abort();
-          return Answer.timedOut(limitNanos, attemptTimeoutNanos, budget);
-        }
-      }
-      if (n > maxBytes) {
-        c.abort();
-        return Answer.tooLarge(maxBytes);
-      }
-      c.finish(in); // the whole answer is read: the JDK keeps the connection for the next call
-      return Answer.of(code, List.of(ByteBuffer.wrap(buf, 0, n)));
-    } catch (IOException | RuntimeException e) {
-      c.abort();
-      if (budget.abandoned().isDone()) {
-        return Answer.failed(budget.why(), false);
-      }
-      if (e instanceof SocketTimeoutException || c.expired() || System.nanoTime() - end >= 0) {
-        return Answer.timedOut(limitNanos, attemptTimeoutNanos, budget);
-      }
-      return Answer.failed(ClaimGet.describe(e), true);
-    } finally {
-      if (timer != null) {
-        timer.cancel(false);
-      }
-    }
-  }
-
-  /**
-   * One try's connection: closed when the try fails or the budget is abandoned, but never after the
-   * try is done, when the JDK may already have handed the kept-alive connection to another call.
-   */
-  private static final class Connection {
-    private HttpURLConnection conn;
-    private boolean done;
-
-    synchronized void open(HttpURLConnection c) {
-      conn = c;
-    }
-
-    synchronized void abort() {
-      if (!done && conn != null) {
-        done = true;
-        conn.disconnect();
-      }
-    }
-
-    private boolean expired;
-
-    /** The try's time is over: closes the connection unless the try is done. */
-    void expire() {
-      synchronized (this) {
-        if (done) {
-          return;
-        }
-        expired = true;
-      }
-      abort();
-    }
-
-    synchronized boolean expired() {
-      return expired;
-    }
-
-    /** Marks the try done, then closes the answer's stream, which gives the connection back to the JDK. */
-    void finish(InputStream in) throws IOException {
-      synchronized (this) {
-        if (done) {
-          return;
-        }
-        done = true;
-      }
-      if (in != null) {
-        in.close();
-      }
-    }
+    }, end, limitNanos, budget);
   }
 
   /**

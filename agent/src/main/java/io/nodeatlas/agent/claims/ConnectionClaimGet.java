@@ -1,19 +1,7 @@
 package io.nodeatlas.agent.claims;
 
 import io.nodeatlas.agent.api.ApiConnection;
-import io.nodeatlas.agent.api.ApiException;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.HttpURLConnection;
-import java.net.Proxy;
-import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.nio.ByteBuffer;
-import java.util.Arrays;
-import java.util.List;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.HttpsURLConnection;
 
 /**
@@ -24,21 +12,12 @@ import javax.net.ssl.HttpsURLConnection;
  */
 final class ConnectionClaimGet implements ClaimGet {
 
-  private static final int FIRST_READ = 16 << 10;
-  private static final ScheduledExecutorService DEADLINES = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "claim-get-deadline");
-    t.setDaemon(true);
-    return t;
-  });
-
   private final ApiConnection api;
-  private final int maxBytes;
-  private final long attemptTimeoutNanos;
+  private final UrlConnectionTry tries;
 
   ConnectionClaimGet(ApiConnection api, long attemptTimeoutNanos, int maxBytes) {
     this.api = api;
-    this.maxBytes = maxBytes;
-    this.attemptTimeoutNanos = attemptTimeoutNanos;
+    this.tries = new UrlConnectionTry(attemptTimeoutNanos, maxBytes);
   }
 
   @Override
@@ -59,136 +38,20 @@ final class ConnectionClaimGet implements ClaimGet {
   }
 
   private Answer send(String url, String token, long end, long limitNanos, CallBudget budget) {
-    long left = end - System.nanoTime();
-    if (budget.over()) {
-      return Answer.failed(budget.why(), false);
-    }
-    if (left <= 0) {
-      return Answer.timedOut(limitNanos, attemptTimeoutNanos, budget);
-    }
-    Exchange x = new Exchange();
-    ScheduledFuture<?> timer = null;
+    URI uri;
     try {
-      HttpURLConnection conn = connection(url, token, left);
-      x.open(conn);
-      budget.abandoned().thenRun(x::abort);
-      // The read timeout restarts with every byte: only this bounds an answer sent a byte at a time.
-      timer = DEADLINES.schedule(x::expire, Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS);
-      int code = conn.getResponseCode();
-      InputStream in = code >= 400 ? conn.getErrorStream() : conn.getInputStream();
-      if (in == null) {
-        x.finish(null);
-        return Answer.of(code, List.of());
-      }
-      long length = conn.getContentLengthLong();
-      if (length > maxBytes) {
-        x.abort();
-        return Answer.tooLarge(maxBytes);
-      }
-      byte[] buf = new byte[length >= 0 ? (int) length + 1 : FIRST_READ];
-      int n = 0;
-      while (true) {
-        if (n == buf.length) {
-          if (buf.length > maxBytes) {
-            x.abort();
-            return Answer.tooLarge(maxBytes);
-          }
-          buf = Arrays.copyOf(buf, (int) Math.min(buf.length + (long) buf.length / 2 + 1, maxBytes + 1L));
-        }
-        int k = in.read(buf, n, buf.length - n);
-        if (k < 0) {
-          break;
-        }
-        n += k;
-        if (System.nanoTime() - end > 0) {
-          x.abort();
-          return Answer.timedOut(limitNanos, attemptTimeoutNanos, budget);
-        }
-      }
-      if (n > maxBytes) {
-        x.abort();
-        return Answer.tooLarge(maxBytes);
-      }
-      x.finish(in); // the whole answer is read: the JDK keeps the connection for the next call
-      return Answer.of(code, List.of(ByteBuffer.wrap(buf, 0, n)));
-    } catch (ApiException e) {
-      x.abort();
-      return Answer.failed(e.getMessage(), false);
-    } catch (IOException | RuntimeException e) {
-      x.abort();
-      if (budget.abandoned().isDone()) {
-        return Answer.failed(budget.why(), false);
-      }
-      if (e instanceof SocketTimeoutException || x.expired() || System.nanoTime() - end >= 0) {
-        return Answer.timedOut(limitNanos, attemptTimeoutNanos, budget);
-      }
-      return Answer.failed(ClaimGet.describe(e), true);
-    } finally {
-      if (timer != null) {
-        timer.cancel(false);
-      }
+      uri = URI.create(url);
+    } catch (IllegalArgumentException e) {
+      return Answer.failed(ClaimGet.describe(e), false);
     }
-  }
-
-  /** An unopened GET of {@code url} with the kubeconfig's TLS and {@code token}, bounded by {@code leftNanos}. */
-  private HttpURLConnection connection(String url, String token, long leftNanos) throws IOException {
-    HttpURLConnection conn = (HttpURLConnection) URI.create(url).toURL().openConnection(Proxy.NO_PROXY);
-    if (conn instanceof HttpsURLConnection s) {
-      s.setSSLSocketFactory(api.socketFactory());
-    }
-    conn.setInstanceFollowRedirects(false);
-    conn.setUseCaches(false);
-    int ms = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(leftNanos)));
-    conn.setConnectTimeout(ms);
-    conn.setReadTimeout(ms);
-    conn.setRequestProperty("Accept", "application/json");
-    if (token != null && !token.isEmpty()) {
-      conn.setRequestProperty("Authorization", "Bearer " + token);
-    }
-    return conn;
-  }
-
-  /** One try's connection: closed when the try fails, never after it is done (the JDK may reuse it). */
-  private static final class Exchange {
-    private HttpURLConnection conn;
-    private boolean done;
-    private boolean expired;
-
-    synchronized void open(HttpURLConnection c) {
-      conn = c;
-    }
-
-    synchronized void abort() {
-      if (!done && conn != null) {
-        done = true;
-        conn.disconnect();
+    return tries.send(uri, conn -> {
+      if (conn instanceof HttpsURLConnection s) {
+        s.setSSLSocketFactory(api.socketFactory());
       }
-    }
-
-    void expire() {
-      synchronized (this) {
-        if (done) {
-          return;
-        }
-        expired = true;
+      conn.setRequestProperty("Accept", "application/json");
+      if (token != null && !token.isEmpty()) {
+        conn.setRequestProperty("Authorization", "Bearer " + token);
       }
-      abort();
-    }
-
-    synchronized boolean expired() {
-      return expired;
-    }
-
-    void finish(InputStream in) throws IOException {
-      synchronized (this) {
-        if (done) {
-          return;
-        }
-        done = true;
-      }
-      if (in != null) {
-        in.close();
-      }
-    }
+    }, end, limitNanos, budget);
   }
 }
