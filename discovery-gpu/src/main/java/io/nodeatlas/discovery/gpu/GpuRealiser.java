@@ -274,8 +274,12 @@ final class GpuRealiser implements DeviceRealiser {
     // where it runs. A MIG instance a daemon serves was re-found or re-made above.
     java.util.Map<Path, Daemon> daemons = new java.util.TreeMap<>();
     java.util.Map<String, Set<String>> slices = new java.util.TreeMap<>();
+    java.util.Map<String, GpuConfig.Interval> intervals = new java.util.TreeMap<>();
     for (Realised r : live) {
       Optional<GpuRecord> g = parse(r.record());
+      if (g.isPresent() && g.get().sharing() != null && g.get().sharing().strategy() == GpuConfig.Strategy.TimeSlicing) {
+        intervals.put(g.get().sharing().gpuUuid(), g.get().sharing().interval());
+      }
       if (g.isEmpty() || g.get().sharing() == null || g.get().sharing().strategy() != GpuConfig.Strategy.MPS) {
         continue;
       }
@@ -304,6 +308,7 @@ final class GpuRealiser implements DeviceRealiser {
         }
       } else if (h.strategy() == GpuConfig.Strategy.TimeSlicing) {
         slices.computeIfAbsent(h.gpuUuid(), u -> new java.util.TreeSet<>()).add(safeHolder(sh.claimUid(), sh.shareId()));
+        intervals.put(h.gpuUuid(), h.interval());
       }
     }
     daemons.forEach((dir, d) -> {
@@ -343,7 +348,24 @@ final class GpuRealiser implements DeviceRealiser {
     } catch (IOException e) {
       LOG.log(System.Logger.Level.WARNING, "GPU sharing directories not read: " + e.getMessage());
     }
+    restoreTimeslices(intervals);
     return changed;
+  }
+
+  /** A reboot or a GPU reset leaves the Default slice: the interval live claims and shares asked for is set again. */
+  private void restoreTimeslices(java.util.Map<String, GpuConfig.Interval> intervals) {
+    intervals.forEach((gpu, interval) -> {
+      if (interval == null || interval == GpuConfig.Interval.Default) {
+        return;
+      }
+      try {
+        sharing.setTimeslice(gpu, interval);
+        LOG.log(System.Logger.Level.INFO, "time slice of " + gpu + " set again to " + interval);
+      } catch (IOException | RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "time slice of " + gpu + " not set again to " + interval + ": "
+            + e.getMessage() + "; its containers run at the Default slice until their claims are prepared anew");
+      }
+    });
   }
 
   /** One MPS control daemon as the live records name it. */

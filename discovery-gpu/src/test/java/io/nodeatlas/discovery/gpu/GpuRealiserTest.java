@@ -309,6 +309,28 @@ class GpuRealiserTest {
     assertThat(Files.readAllLines(tools.resolve("calls-" + GPU))).hasSize(4);
   }
 
+  @Test
+  void theTimeSliceOfLiveClaimsAndSharesIsSetAgainAtStart() throws Exception {
+    String longSlice = HEAD + ",\"sharing\":{\"strategy\":\"TimeSlicing\",\"timeSlicingConfig\":{\"interval\":\"Long\"}}}";
+    Placement own = realiser.realise("uid-own", device("gpu-0"), List.of(longSlice));
+    assertThat(Files.readAllLines(tools.resolve("calls-" + GPU))).containsExactly("3");
+    // A reboot: the GPU is back at Default; the restarted agent sets the live claim's interval again.
+    new GpuDiscoverySource().deviceRealiser(ctx, state).orElseThrow()
+        .reconcile(List.of(new DeviceRealiser.Realised("uid-own", "gpu-0", own)), List.of(), Set.of("uid-own"));
+    assertThat(Files.readAllLines(tools.resolve("calls-" + GPU))).as("set again at start").containsExactly("3", "3");
+    assertThat(realiser.unrealise("uid-own", "gpu-0", own)).isTrue();
+    assertThat(Files.readAllLines(tools.resolve("calls-" + GPU))).containsExactly("3", "3", "0");
+
+    Share a = placedShare("uid-a", 40, List.of(), longSlice);
+    DeviceRealiser restarted = new GpuDiscoverySource().deviceRealiser(ctx, state).orElseThrow();
+    restarted.reconcile(List.of(), List.of(a), Set.of("uid-a"));
+    assertThat(Files.readAllLines(tools.resolve("calls-" + GPU))).as("a live share's slice is set again, not reset")
+        .containsExactly("3", "3", "0", "3", "3");
+    assertThat(restarted.unrealiseShare(a)).isTrue();
+    assertThat(Files.readAllLines(tools.resolve("calls-" + GPU))).as("Default after the last")
+        .containsExactly("3", "3", "0", "3", "3", "0");
+  }
+
   private static String pipeOf(Placement r) {
     return GpuRealiser.parse(r).orElseThrow().sharing().pipeDir();
   }
