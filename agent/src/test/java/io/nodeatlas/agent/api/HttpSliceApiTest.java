@@ -153,17 +153,27 @@ class HttpSliceApiTest {
 
   @Test
   void aServerThatEndsEveryWatchAtOnceIsNotAskedInALoop() throws Exception {
-    List<String> from = new CopyOnWriteArrayList<>();
+    BlockingQueue<Long> requests = new LinkedBlockingQueue<>();
+    List<String> from = new CopyOnWriteArrayList<>() {
+      @Override
+      public boolean add(String version) {
+        requests.add(System.nanoTime());
+        return super.add(version);
+      }
+    };
     CountDownLatch held = new CountDownLatch(1);
     HttpServer s = watchServer(List.of("10"), java.util.Collections.nCopies(50, List.of()), from, held);
     BlockingQueue<String> heard = new LinkedBlockingQueue<>();
     try (SliceApi.Watch w = api(url(s), 1 << 20).watch(LABELS, listener(heard))) {
-      for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); from.isEmpty() && System.nanoTime() < end; ) {
-        Thread.sleep(20);
+      // Each of the first three watch requests, as it arrives: the pauses between them are 1 s, then 2 s.
+      long[] at = new long[3];
+      for (int i = 0; i < at.length; i++) {
+        Long t = requests.poll(60, TimeUnit.SECONDS);
+        assertThat(t).as("watch request %d within 60 s", i + 1).isNotNull();
+        at[i] = t;
       }
-      Thread.sleep(2500);
-      // Pauses of 1 s, then 2 s: at most three requests in the first 2.5 s after the first.
-      assertThat(from).hasSizeBetween(1, 3);
+      assertThat(TimeUnit.NANOSECONDS.toMillis(at[1] - at[0])).as("the first pause").isGreaterThanOrEqualTo(900);
+      assertThat(TimeUnit.NANOSECONDS.toMillis(at[2] - at[1])).as("the second pause, doubled").isGreaterThanOrEqualTo(1900);
       assertThat(heard).isEmpty();
     } finally {
       held.countDown();
