@@ -218,6 +218,9 @@ pass "Unprepare stopped the daemon and removed its directories"
 echo "==> the MPS daemon's tmpfs reaches the container (private mount namespace)"
 tmpfs_check=$(cat <<'EOS'
 set -euo pipefail
+# The agent mounts the tmpfs only where it reaches the runtime: on a shared mount (here a peer group of this
+# namespace alone, as a host's / or a pod's Bidirectional volume is).
+mount --bind "$W" "$W" && mount --make-shared "$W"
 settings=("gpu.nvmlLibrary=$fake_nvml" "gpu.driverRoot=$h" "gpu.mpsControl=$W/mps-control" "gpu.mpsShmSize=16Mi")
 rm -rf "$W/state" "$W/claims"; mkdir -p "$W/state" "$W/claims"
 FAKE_NVML_CONFIG=$W/fake-nvml.conf "${prepare[@]}" prepare "$W/report.json" "$W/state" "$W/claims" "${settings[@]}" \

@@ -185,7 +185,7 @@ public final class GpuDiscoverySource implements DiscoverySource {
   @Override
   public Optional<io.nodeatlas.discovery.share.DeviceRealiser> deviceRealiser(HostContext host, java.nio.file.Path stateDir) {
     GpuSharing sharing = new GpuSharing(new DriverTools(host), stateDir,
-        MpsShm.of(host.options().get(MPS_SHM_SIZE).orElse("")), host.clock());
+        MpsShm.of(host.options().get(MPS_SHM_SIZE).orElse(""), stateDir), host.clock());
     return Optional.of(new GpuRealiser(new MigRealiser(loader, host, stateDir), sharing));
   }
 

@@ -17,8 +17,8 @@ import java.util.Set;
  * The {@code /dev/shm} an MPS control daemon shares with its clients: the MPS server and its clients exchange
  * shared memory there as well as through the pipe directory (NVIDIA MPS documentation, "Architecture" and
  * "Running MPS in containers": clients need the server's {@code /dev/shm}), so each daemon gets its own
- * {@code <daemon>/shm}, a size-limited tmpfs where the agent may mount one ({@code CAP_SYS_ADMIN}), a plain
- * directory otherwise. The daemon runs in a private mount namespace ({@code unshare(1)}, mount_namespaces(7):
+ * {@code <daemon>/shm}, a size-limited tmpfs where the agent may mount one ({@code CAP_SYS_ADMIN}) and the mount
+ * reaches the runtime (the state directory's mount is shared), a plain directory otherwise. The daemon runs in a private mount namespace ({@code unshare(1)}, mount_namespaces(7):
  * a bind mount made there is seen by that namespace's processes only, so the host's {@code /dev/shm} is never
  * covered) with that directory bound at {@code /dev/shm}; each client container gets it there through CDI.
  * Plans commands; {@link GpuSharing} runs them.
@@ -37,28 +37,67 @@ final class MpsShm {
 
   private final long tmpfsBytes;
   private final boolean privileged;
+  private final boolean shared;
   private final String plainReason;
 
   /**
    * {@code tmpfsBytes} the tmpfs size limit (0: a plain directory, never a mount); {@code privileged}: the agent may
-   * mount ({@code CAP_SYS_ADMIN} in its effective set), else the daemon's namespace is made in a user namespace.
+   * mount ({@code CAP_SYS_ADMIN} in its effective set), else the daemon's namespace is made in a user namespace;
+   * {@code shared}: a mount under the state directory reaches the host's mount namespace, where the runtime reads
+   * the containers' bind mounts.
    */
-  MpsShm(long tmpfsBytes, boolean privileged) {
+  MpsShm(long tmpfsBytes, boolean privileged, boolean shared) {
     this.tmpfsBytes = tmpfsBytes;
     this.privileged = privileged;
+    this.shared = shared;
     this.plainReason = tmpfsBytes == 0 ? "--gpu-mps-shm-size is 0"
-        : "the agent lacks CAP_SYS_ADMIN to mount a tmpfs";
+        : !privileged ? "the agent lacks CAP_SYS_ADMIN to mount a tmpfs"
+        : "the state directory's mount is not shared with the host, so a tmpfs mounted there would not reach the "
+            + "containers (mount_namespaces(7), shared subtrees)";
   }
 
-  /** From the {@code --gpu-mps-shm-size} value ("" for the default) and this process's capabilities. */
-  static MpsShm of(String size) {
+  /**
+   * From the {@code --gpu-mps-shm-size} value ("" for the default), this process's capabilities and how the mount
+   * holding {@code stateDir} propagates.
+   */
+  static MpsShm of(String size, Path stateDir) {
     return new MpsShm(size.isBlank() ? defaultBytes(readOrEmpty(Path.of("/proc/meminfo"))) : bytes(size),
-        privileged(readOrEmpty(Path.of("/proc/self/status"))));
+        privileged(readOrEmpty(Path.of("/proc/self/status"))),
+        shared(readOrEmpty(Path.of("/proc/self/mountinfo")), stateDir.toAbsolutePath().normalize()));
   }
 
-  /** Whether a tmpfs is mounted (the agent may, and a size is set); else a plain directory. */
+  /** Whether a tmpfs is mounted (the agent may, the mount reaches the host, and a size is set); else a plain directory. */
   boolean tmpfs() {
-    return privileged && tmpfsBytes > 0;
+    return privileged && shared && tmpfsBytes > 0;
+  }
+
+  /**
+   * Whether the mount holding {@code dir} (the longest mount point above it in {@code mountinfo}) is a shared peer
+   * ({@code shared:N} among its optional fields, proc(5)): mounts made under it propagate to its peers, the host's
+   * among them. A slave ({@code master:N} alone: systemd's ProtectSystem, a pod's volume without
+   * {@code Bidirectional}) or private mount keeps them to itself.
+   */
+  static boolean shared(String mountinfo, Path dir) {
+    String best = null;
+    boolean bestShared = false;
+    for (String line : mountinfo.split("\n", 100_000)) {
+      String[] f = line.split(" ");
+      if (f.length < 7) {
+        continue;
+      }
+      String point = unescape(f[4]);
+      if (!dir.startsWith(Path.of(point)) || (best != null && point.length() < best.length())) {
+        continue;
+      }
+      boolean isShared = false;
+      for (int i = 6; i < f.length && !f[i].equals("-"); i++) {
+        isShared |= f[i].startsWith("shared:");
+      }
+      // A later line for the same point is mounted over the earlier one.
+      best = point;
+      bestShared = isShared;
+    }
+    return bestShared;
   }
 
   long tmpfsBytes() {

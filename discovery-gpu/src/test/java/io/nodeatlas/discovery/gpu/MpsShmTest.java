@@ -26,12 +26,31 @@ class MpsShmTest {
 
   @Test
   void theTmpfsIsMountedOnlyWithThePrivilegeAndASize() {
-    assertThat(new MpsShm(1L << 30, true).tmpfs()).isTrue();
-    assertThat(new MpsShm(0, true).tmpfs()).isFalse();
-    assertThat(new MpsShm(1L << 30, false).tmpfs()).isFalse();
-    assertThat(new MpsShm(0, true).describe(dir)).contains("plain directory", "--gpu-mps-shm-size is 0");
-    assertThat(new MpsShm(1L << 30, false).describe(dir)).contains("plain directory", "lacks CAP_SYS_ADMIN");
-    assertThat(new MpsShm(1L << 30, true).describe(dir)).isEqualTo("a tmpfs of 1024 MiB at " + dir);
+    assertThat(new MpsShm(1L << 30, true, true).tmpfs()).isTrue();
+    assertThat(new MpsShm(0, true, true).tmpfs()).isFalse();
+    assertThat(new MpsShm(1L << 30, false, true).tmpfs()).isFalse();
+    assertThat(new MpsShm(0, true, true).describe(dir)).contains("plain directory", "--gpu-mps-shm-size is 0");
+    assertThat(new MpsShm(1L << 30, false, true).describe(dir)).contains("plain directory", "lacks CAP_SYS_ADMIN");
+    assertThat(new MpsShm(1L << 30, true, true).describe(dir)).isEqualTo("a tmpfs of 1024 MiB at " + dir);
+    assertThat(new MpsShm(1L << 30, true, false).tmpfs()).as("a mount that would not reach the runtime").isFalse();
+    assertThat(new MpsShm(1L << 30, true, false).describe(dir)).contains("plain directory", "not shared with the host");
+  }
+
+  @Test
+  void aTmpfsIsMountedOnlyWhereItReachesTheHost() {
+    String host = "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+        + "30 22 8:2 / /var/lib rw shared:5 - ext4 /dev/sda2 rw\n";
+    assertThat(MpsShm.shared(host, Path.of("/var/lib/nodeatlas/families"))).as("a host whose / is shared (systemd)")
+        .isTrue();
+    String unit = "40 39 8:1 / / ro,relatime master:1 - ext4 /dev/sda1 rw\n"
+        + "41 40 8:2 /nodeatlas /var/lib/nodeatlas rw,relatime master:5 - ext4 /dev/sda2 rw\n";
+    assertThat(MpsShm.shared(unit, Path.of("/var/lib/nodeatlas/families"))).as("a sandboxed unit's slave mounts")
+        .isFalse();
+    String pod = "50 49 0:50 / / rw master:9 - overlay overlay rw\n"
+        + "51 50 8:2 /nodeatlas /var/lib/nodeatlas rw shared:5 master:5 - ext4 /dev/sda2 rw\n";
+    assertThat(MpsShm.shared(pod, Path.of("/var/lib/nodeatlas/families"))).as("a Bidirectional volume").isTrue();
+    assertThat(MpsShm.shared(pod, Path.of("/var/lib/other"))).as("outside the volume").isFalse();
+    assertThat(MpsShm.shared("garbage\n", Path.of("/x"))).isFalse();
   }
 
   @Test
@@ -56,13 +75,13 @@ class MpsShmTest {
   @Test
   void theDaemonRunsInAPrivateNamespaceWithItsDirectoryAtDevShm() {
     Path shm = dir.resolve("shm");
-    List<String> privileged = new MpsShm(8L << 20, true).launchCommand(shm, List.of("ctl", "-d"), Map.of("A", "b"));
+    List<String> privileged = new MpsShm(8L << 20, true, true).launchCommand(shm, List.of("ctl", "-d"), Map.of("A", "b"));
     assertThat(privileged).startsWith("unshare", "--mount", "--propagation", "private", "--", "sh", "-c")
         .endsWith(shm.toString(), "env", "A=b", "ctl", "-d");
-    assertThat(new MpsShm(0, false).launchCommand(shm, List.of("ctl", "-d"), Map.of()))
+    assertThat(new MpsShm(0, false, true).launchCommand(shm, List.of("ctl", "-d"), Map.of()))
         .as("without CAP_SYS_ADMIN: in a user namespace where the agent's user is root")
         .startsWith("unshare", "--map-root-user", "--mount").endsWith(shm.toString(), "ctl", "-d");
-    assertThat(new MpsShm(8L << 20, true).mountCommand(shm)).containsExactly("mount", "-t", "tmpfs", "-o",
+    assertThat(new MpsShm(8L << 20, true, true).mountCommand(shm)).containsExactly("mount", "-t", "tmpfs", "-o",
         "rw,nosuid,nodev,noexec,relatime,size=8388608", "nodeatlas-mps-shm", shm.toString());
   }
 
@@ -82,7 +101,7 @@ class MpsShmTest {
     Path control = Files.copy(Path.of("src", "test", "tools", "fake-nvidia-cuda-mps-control"), dir.resolve("control"),
         StandardCopyOption.COPY_ATTRIBUTES);
     Path out = dir.resolve("seen");
-    MpsShm plan = new MpsShm(8L << 20, true);
+    MpsShm plan = new MpsShm(8L << 20, true, true);
     String script = String.join("\n", "set -eu",
         "export CUDA_MPS_PIPE_DIRECTORY=" + q(pipe.toString()) + " CUDA_MPS_LOG_DIRECTORY=" + q(log.toString())
             + " CUDA_VISIBLE_DEVICES=GPU-1",
