@@ -335,6 +335,10 @@ final class GpuSharing {
     Files.createDirectories(pipeDir(dir));
     Files.createDirectories(logDir(dir));
     Path shmDir = Files.createDirectories(MpsShm.dir(dir));
+    if (!Files.isDirectory(shmDir, LinkOption.NOFOLLOW_LINKS)) {
+      // mount(8) follows links: a link here would put the tmpfs or the daemon's /dev/shm elsewhere.
+      throw new IOException(shmDir + " is not a directory (a link?); remove it");
+    }
     if (shm.tmpfs() && !mounted(shmDir)) {
       run(shm.mountCommand(shmDir), Map.of(), "");
     }

@@ -93,6 +93,17 @@ class MpsDaemonWatchTest {
   }
 
   @Test
+  void aLinkInPlaceOfTheShmDirectoryIsNeverFollowed() throws Exception {
+    Path daemonDir = Files.createDirectories(state.resolve("mps/" + GPU));
+    Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
+    Files.createSymbolicLink(daemonDir.resolve("shm"), elsewhere);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> realiser.realise("uid-mps", gpu, List.of(MPS)))
+        .hasMessageContaining("is not a directory");
+    assertThat(elsewhere).isEmptyDirectory();
+    assertThat(GpuRealiserTest.daemons(daemonDir.resolve("pipe"))).isEmpty();
+  }
+
+  @Test
   void aDaemonThatDiesWhileHeldIsStartedAgainOnce() throws Exception {
     Placement r = realiser.realise("uid-mps", gpu, List.of(MPS));
     Path pipe = state.resolve("mps/" + GPU + "/pipe");
