@@ -86,7 +86,12 @@ final class MpsShm {
         continue;
       }
       String point = unescape(f[4]);
-      if (!dir.startsWith(Path.of(point)) || (best != null && point.length() < best.length())) {
+      try {
+        if (!point.startsWith("/") || !dir.startsWith(Path.of(point))
+            || (best != null && point.length() < best.length())) {
+          continue;
+        }
+      } catch (java.nio.file.InvalidPathException e) {
         continue;
       }
       boolean isShared = false;
