@@ -18,7 +18,9 @@
 # /etc/cdi and /var/run/cdi).
 #
 # Section 3 prepares a claim whose GpuConfig asks for MPS through the agent's Prepare (the jars of
-# ./mvnw -pl cli -am package) and checks its container's MPS environment and pipe directory.
+# ./mvnw -pl cli -am package) and checks its container's MPS environment, pipe directory and /dev/shm (the
+# daemon's own, where the stand-in daemon leaves a marker); section 4 does it again with the daemon's
+# size-limited tmpfs, inside a private mount namespace of its own.
 #
 # Environment:
 #   NODEATLAS   command to run (default ./nodeatlas), e.g. "java -jar cli/target/nodeatlas.jar"
@@ -173,7 +175,9 @@ cat > "$W/mps.json" <<'JSON'
 JSON
 mkdir -p "$W/state" "$W/claims"
 prepare=(java -cp "$jar:$tests" io.nodeatlas.agent.testing.PrepareConfigured)
-settings=("gpu.nvmlLibrary=$fake_nvml" "gpu.driverRoot=$h" "gpu.mpsControl=$W/mps-control")
+# gpu.mpsShmSize=0: the daemon's /dev/shm is a plain directory, never a tmpfs on this host (the tmpfs is
+# MpsShmTest's, in a namespace of its own); the daemon still runs in its private mount namespace with it there.
+settings=("gpu.nvmlLibrary=$fake_nvml" "gpu.driverRoot=$h" "gpu.mpsControl=$W/mps-control" "gpu.mpsShmSize=0")
 FAKE_NVML_CONFIG=$W/fake-nvml.conf "${prepare[@]}" prepare "$W/report.json" "$W/state" "$W/claims" "${settings[@]}" \
   "mps:gpu-0:$W/mps.json" > "$W/prepare.out" 2> "$W/prepare.err" || fail "prepare failed: $(cat "$W/prepare.out" "$W/prepare.err")"
 cat "$W/prepare.out"
@@ -186,7 +190,8 @@ grep -qx "set_default_active_thread_percentage 30" "${pipe%/pipe}/log/control.lo
 pass "Prepare started the claim's MPS control daemon with its defaults"
 out=$(podman_in "$W/claims" run --rm --network none --device "${line[3]}" "$image" \
   sh -c 'echo "pipe=$CUDA_MPS_PIPE_DIRECTORY log=$CUDA_MPS_LOG_DIRECTORY threads=$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE limit=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT sharing=$NODEATLAS_GPU_SHARING"
-    cat /tmp/nvidia-mps/control; test -d /tmp/nvidia-mps-log && echo "log directory"' \
+    cat /tmp/nvidia-mps/control; test -d /tmp/nvidia-mps-log && echo "log directory"
+    echo "shm=$(cat /dev/shm/fake-mps-daemon)"' \
   2> >(grep -v oom_score_adj >&2)) || fail "the MPS claim's container failed: $out"
 echo "$out" | sed 's/^/    /'
 grep -qx "pipe=/tmp/nvidia-mps log=/tmp/nvidia-mps-log threads=30 limit=0=4096M sharing=MPS" <<< "$out" \
@@ -194,8 +199,49 @@ grep -qx "pipe=/tmp/nvidia-mps log=/tmp/nvidia-mps-log threads=30 limit=0=4096M 
 grep -qx "GPU-6c6f1d3e-1b6e-4b5f-9c1e-5b8a4f0e2a11" <<< "$out" || fail "the container does not see the daemon's pipe directory: $out"
 grep -qx "log directory" <<< "$out" || fail "the container has no MPS log directory: $out"
 pass "the MPS claim's container has the daemon's pipe and log directories and the client limits"
+daemon_pid=$(cat "$pipe/nvidia-cuda-mps-control.pid")
+grep -qx "shm=$daemon_pid GPU-6c6f1d3e-1b6e-4b5f-9c1e-5b8a4f0e2a11" <<< "$out" \
+  || fail "the container's /dev/shm is not the daemon's (daemon $daemon_pid): $out"
+if [[ -f /dev/shm/fake-mps-daemon ]] && grep -q "^$daemon_pid " /dev/shm/fake-mps-daemon; then
+  fail "the daemon wrote into the host's /dev/shm"
+fi
+pass "the MPS claim's container shares the daemon's /dev/shm (its marker), the host's /dev/shm untouched"
 FAKE_NVML_CONFIG=$W/fake-nvml.conf "${prepare[@]}" unprepare "$W/report.json" "$W/state" "$W/claims" "${settings[@]}" \
   "mps:gpu-0" > "$W/unprepare.out" 2>&1 || fail "unprepare failed: $(cat "$W/unprepare.out")"
 [[ ! -e ${pipe%/pipe} ]] || fail "the daemon's directory outlived Unprepare"
 pass "Unprepare stopped the daemon and removed its directories"
+
+# --- 4. the daemon's tmpfs, in a mount namespace of this check's own -----------------------------------------
+# With the default --gpu-mps-shm-size and root's CAP_SYS_ADMIN the agent mounts a size-limited tmpfs as the
+# daemon's /dev/shm. Here the agent's Prepare, the container and Unprepare run in one private mount namespace
+# (mount_namespaces(7)), so the tmpfs is seen by the container and never by the host, even if a step fails.
+echo "==> the MPS daemon's tmpfs reaches the container (private mount namespace)"
+tmpfs_check=$(cat <<'EOS'
+set -euo pipefail
+# The agent mounts the tmpfs only where it reaches the runtime: on a shared mount (here a peer group of this
+# namespace alone, as a host's / or a pod's Bidirectional volume is).
+mount --bind "$W" "$W" && mount --make-shared "$W"
+settings=("gpu.nvmlLibrary=$fake_nvml" "gpu.driverRoot=$h" "gpu.mpsControl=$W/mps-control" "gpu.mpsShmSize=16Mi")
+rm -rf "$W/state" "$W/claims"; mkdir -p "$W/state" "$W/claims"
+FAKE_NVML_CONFIG=$W/fake-nvml.conf "${prepare[@]}" prepare "$W/report.json" "$W/state" "$W/claims" "${settings[@]}" \
+  "mps:gpu-0:$W/mps.json" > "$W/prepare.out" 2> "$W/prepare.err" || fail "prepare failed: $(cat "$W/prepare.out" "$W/prepare.err")"
+read -r -a line < <(grep "^mps ok " "$W/prepare.out")
+shm=$W/state/families/mps/GPU-6c6f1d3e-1b6e-4b5f-9c1e-5b8a4f0e2a11/shm
+grep -q " $shm .* - tmpfs nodeatlas-mps-shm .*size=16384k" /proc/self/mountinfo \
+  || fail "no 16 MiB tmpfs at $shm: $(grep nodeatlas /proc/self/mountinfo || true) $(cat "$W/prepare.err")"
+out=$(podman_in "$W/claims" run --rm --network none --device "${line[3]}" "$image" \
+  sh -c 'echo "shm=$(cat /dev/shm/fake-mps-daemon)"' 2> >(grep -v oom_score_adj >&2)) || fail "the container failed: $out"
+daemon_pid=$(cat "${shm%/shm}/pipe/nvidia-cuda-mps-control.pid")
+grep -qx "shm=$daemon_pid GPU-6c6f1d3e-1b6e-4b5f-9c1e-5b8a4f0e2a11" <<< "$out" \
+  || fail "the container's /dev/shm is not the daemon's tmpfs (daemon $daemon_pid): $out"
+FAKE_NVML_CONFIG=$W/fake-nvml.conf "${prepare[@]}" unprepare "$W/report.json" "$W/state" "$W/claims" "${settings[@]}" \
+  "mps:gpu-0" > "$W/unprepare.out" 2>&1 || fail "unprepare failed: $(cat "$W/unprepare.out")"
+! grep -q " $shm " /proc/self/mountinfo || fail "the tmpfs outlived Unprepare"
+[[ ! -e ${shm%/shm} ]] || fail "the daemon's directory outlived Unprepare"
+EOS
+)
+unshare -m --propagation private -- bash -c "$(declare -p P W image prepare h fake_nvml); $(declare -f podman_in fail); \
+  $tmpfs_check" || fail "the tmpfs check failed"
+! grep -q nodeatlas-mps-shm /proc/self/mountinfo || fail "a tmpfs of the check reached the host's mount table"
+pass "the daemon's 16 MiB tmpfs is the container's /dev/shm (its marker), unmounted by Unprepare, never on the host"
 echo "podman-gpu: all checks passed in $(($(date +%s) - start)) s"

@@ -156,6 +156,14 @@ public final class ClaimPreparer {
     realisations.reconcile(checkpoint, specs);
   }
 
+  /**
+   * While the agent runs: the families check what they made for the recorded claims ({@link DeviceRealisations#upkeep}),
+   * inside the call guard (a rolling update's other instance); the counts of what they did, by action.
+   */
+  public Map<String, Integer> upkeep() {
+    return guard.around(CallBudget.after(DEFAULT_CALL_BUDGET), () -> realisations.upkeep(checkpoint), why -> Map.of());
+  }
+
   public ClaimPreparer withMetadata(ClaimMetadata files) {
     this.metadata = files;
     return this;

@@ -181,6 +181,27 @@ final class DeviceRealisations {
     }
   }
 
+  /**
+   * While the agent runs: each family's {@link DeviceRealiser#upkeep} with the UIDs of the claims in
+   * {@code checkpoint}; the counts of what they did, by action.
+   */
+  Map<String, Integer> upkeep(Checkpoint checkpoint) {
+    if (families.realisers().isEmpty()) {
+      return Map.of();
+    }
+    java.util.Set<String> uids = new java.util.TreeSet<>();
+    checkpoint.all().forEach(c -> uids.add(c.claim().uid()));
+    Map<String, Integer> done = new java.util.TreeMap<>();
+    for (DeviceRealiser r : families.realisers()) {
+      try {
+        r.upkeep(java.util.Set.copyOf(uids)).forEach((action, n) -> done.merge(action, n, Integer::sum));
+      } catch (RuntimeException e) {
+        LOG.warn("a family could not check what it made err=\"{}\"", e.toString());
+      }
+    }
+    return done;
+  }
+
   /** A device held whole as its container gets it: with its family's edits for what was made real for it. */
   Device edits(Device device, Placement record) {
     return record.empty() ? device : families.realiser(device).map(f -> f.containerEdits(device, record)).orElse(device);

@@ -42,6 +42,11 @@ public final class AgentMetrics implements ClaimPreparer.Listener {
       .help("1 while devices are published shared (KEP-5075 allowMultipleAllocations and requestPolicy); 0 once the "
           + "API server dropped those fields and the agent fell back to exclusive devices").register(registry);
 
+  private final Counter upkeep = Counter.builder().name("nodeatlas_device_upkeep_actions_total")
+      .help("What the device families did while the agent ran, by action: e.g. gpu_mps_daemon_restarted (an MPS "
+          + "control daemon died while claims held it and was started again), gpu_mps_daemon_stopped (one ran without "
+          + "a live claim)").labelNames("action").register(registry);
+
   public AgentMetrics(String version) {
     sharedDevicesSupported.set(1);
     Gauge.builder().name("nodeatlas_build_info").help("Build information").labelNames("version", "java_version")
@@ -72,6 +77,11 @@ public final class AgentMetrics implements ClaimPreparer.Listener {
     discoveryDuration.observe(seconds);
     devicesBySource.forEach((s, n) -> devices.labelValues(s).set(n));
     warningsBySource.forEach((s, n) -> discoveryWarnings.labelValues(s).inc(n));
+  }
+
+  /** Counts what the families' upkeep did, by action. */
+  public void upkeep(java.util.Map<String, Integer> actions) {
+    actions.forEach((action, n) -> upkeep.labelValues(action).inc(n));
   }
 
   public void sharedDevicesSupported(boolean value) {

@@ -121,6 +121,8 @@ public final class Agent implements AutoCloseable {
     readiness.cluster(slices, cluster.claims, cluster.kubelet, handOver);
     // A newer instance asks for the state directory, or (rolling update) the lock came to this one: publish now.
     handOver.watch(() -> signal(() -> publishRequested = true));
+    // What the families made (MPS daemons) is watched by whichever instance holds the state directory.
+    cluster.startUpkeep(handOver::leading);
   }
 
   /** The bound TCP port of {@code grpc.health.v1}, when enabled (cluster mode only: it reports registration). */

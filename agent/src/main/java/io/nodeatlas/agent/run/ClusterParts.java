@@ -46,6 +46,7 @@ final class ClusterParts implements AutoCloseable {
   private final ExecutorService apiCalls = Executors.newSingleThreadExecutor(daemon("api-calls"));
   private final ExecutorService watchCalls = Executors.newCachedThreadPool(daemon("slice-watch"));
   private final ScheduledExecutorService healthScheduler = Executors.newSingleThreadScheduledExecutor(daemon("device-health"));
+  private final ScheduledExecutorService upkeepScheduler = Executors.newSingleThreadScheduledExecutor(daemon("device-upkeep"));
   private Checkpoint checkpoint;
   /** Rolling update: the lock around each Prepare and Unprepare; null with fixed socket names. */
   CallLock callLock;
@@ -88,6 +89,24 @@ final class ClusterParts implements AutoCloseable {
         throw AgentLauncher.portProblem("healthcheckPort", settings.healthcheckPort(), e);
       }
     }
+  }
+
+  /**
+   * Every health interval, while {@code leading} (this instance holds the state directory): the families check what
+   * they made for the recorded claims ({@link ClaimPreparer#upkeep}: an MPS daemon that died is started again), and
+   * what they did is counted in the metrics.
+   */
+  void startUpkeep(java.util.function.BooleanSupplier leading) {
+    long ms = Math.max(1, options.healthInterval().toMillis());
+    upkeepScheduler.scheduleWithFixedDelay(() -> {
+      try {
+        if (leading.getAsBoolean() && preparer != null) {
+          metrics.upkeep(preparer.upkeep());
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("device upkeep failed err=\"{}\"", e.toString());
+      }
+    }, ms, ms, java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -176,6 +195,7 @@ final class ClusterParts implements AutoCloseable {
   /** Stops the parts; the sockets are drained and removed unless {@code socketsGone} (handed over already). */
   void close(boolean socketsGone) {
     healthScheduler.shutdownNow();
+    upkeepScheduler.shutdownNow();
     if (claimStatus != null) {
       claimStatus.close();
     }

@@ -87,7 +87,9 @@ class GpuSharePrepareEndToEndTest {
     Path control = Files.copy(MigPrepareEndToEndTest.TOOLS.resolve("fake-nvidia-cuda-mps-control"),
         tools.resolve("fake-nvidia-cuda-mps-control"), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
     ctx = new HostContext(HostFs.of(host), new SourceOptions(Map.of("gpu.nvmlLibrary", FAKE_NVML.toString(),
-        "gpu.multipleAllocations", "true", "gpu.mpsControl", control.toString())), Clock.systemUTC())
+        "gpu.multipleAllocations", "true", "gpu.mpsControl", control.toString(),
+        // Never a tmpfs on the host: tests may run as root.
+        "gpu.mpsShmSize", "0")), Clock.systemUTC())
         .withFamilyStateDir(AgentSettings.familyStateDir(settings.stateDir()));
     ApiObjects.node(client, NODE);
   }

@@ -90,7 +90,9 @@ class MigPrepareEndToEndTest {
     // As `nodeatlas run` discovers: the families' journals tell what they made for claims.
     ctx = new HostContext(HostFs.of(host), new SourceOptions(Map.of("gpu.nvmlLibrary", FAKE_NVML.toString(),
         "gpu.migPartitions", "true", "gpu.nvidiaSmi", tools.resolve("fake-nvidia-smi").toString(),
-        "gpu.mpsControl", tools.resolve("fake-nvidia-cuda-mps-control").toString())), Clock.systemUTC())
+        "gpu.mpsControl", tools.resolve("fake-nvidia-cuda-mps-control").toString(),
+        // Never a tmpfs on the host: tests may run as root.
+        "gpu.mpsShmSize", "0")), Clock.systemUTC())
         .withFamilyStateDir(AgentSettings.familyStateDir(settings.stateDir()));
     ApiObjects.node(client, "node-mig");
   }

@@ -109,7 +109,7 @@ class MpsRestartProcessTest {
   private Process start(String name, Path nvmlConfig, Path host, Path control) throws Exception {
     return agents.start(name, Map.of("FAKE_NVML_CONFIG", nvmlConfig.toString()), "--host-root", host.toString(),
         "--sources", "gpu", "--nvml-library", MigPrepareEndToEndTest.FAKE_NVML.toString(), "--gpu-mig-partitions",
-        "--gpu-mps-control", control.toString());
+        "--gpu-mps-control", control.toString(), "--gpu-mps-shm-size", "0");
   }
 
   /** The kubelet's repeated Prepare answers once the restarted agent serves (after its start-time work). */
@@ -144,7 +144,7 @@ class MpsRestartProcessTest {
   }
 
   /** A claim allocated {@code device} with the MPS configuration for our driver. */
-  private static String mpsClaim(KubernetesClient client, String name, String device) throws Exception {
+  static String mpsClaim(KubernetesClient client, String name, String device) throws Exception {
     Object params = new com.fasterxml.jackson.databind.ObjectMapper().readValue(MPS, Object.class);
     ResourceClaim claim = new ResourceClaimBuilder()
         .withNewMetadata().withNamespace("default").withName(name).endMetadata()
@@ -157,7 +157,7 @@ class MpsRestartProcessTest {
     return client.resources(ResourceClaim.class).inNamespace("default").resource(claim).create().getMetadata().getUid();
   }
 
-  private static List<String> published(KubernetesClient client) {
+  static List<String> published(KubernetesClient client) {
     return client.resources(ResourceSlice.class).list().getItems().stream()
         .flatMap(s -> s.getSpec().getDevices() == null ? java.util.stream.Stream.empty() : s.getSpec().getDevices().stream())
         .map(d -> d.getName()).toList();

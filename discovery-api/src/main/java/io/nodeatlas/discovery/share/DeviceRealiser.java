@@ -74,6 +74,17 @@ public interface DeviceRealiser {
     return reconcile(live, claims);
   }
 
+  /**
+   * While the agent runs, every few seconds, by the instance that holds the state directory (serialised with a
+   * rolling update's other instance's calls): {@code claims} are the UIDs of every claim it holds. Makes again what
+   * it made for live claims and what has gone since (a daemon that died), and undoes what no live claim holds any
+   * more. Returns what it did, counted by a short action name of the family's (e.g. {@code gpu_mps_daemon_restarted}),
+   * for the agent's metrics; it logs each action itself and never throws.
+   */
+  default java.util.Map<String, Integer> upkeep(Set<String> claims) {
+    return java.util.Map.of();
+  }
+
   /** One device of a claim and the record of what was made for it. */
   record Realised(String claimUid, String device, Placement record) {
     public Realised {

@@ -100,6 +100,23 @@ public final class GpuDiscoverySource implements DiscoverySource {
       "The nvidia-cuda-mps-control that runs one MPS control daemon per GPU of a claim configured for MPS "
           + "(unset: the driver root's, when one is given, else nvidia-cuda-mps-control on the PATH).");
 
+  /**
+   * {@code --gpu-mps-shm-size}: the size limit of the tmpfs each MPS control daemon shares with its clients at
+   * {@code /dev/shm} ({@link MpsShm}); unset: half the node's memory, as tmpfs and NVIDIA's DRA driver default to;
+   * 0: a plain directory, never a mount (as without {@code CAP_SYS_ADMIN}).
+   */
+  public static final SourceSetting MPS_SHM_SIZE = SourceSetting.string(NAME, "mpsShmSize", "--gpu-mps-shm-size",
+      "NODEATLAS_GPU_MPS_SHM_SIZE", "",
+      "The size limit of the tmpfs each MPS control daemon shares with its clients at /dev/shm (a quantity such as "
+          + "1Gi; unset: half the node's memory; 0: a plain directory under the state directory, never a mount, as "
+          + "when the agent lacks CAP_SYS_ADMIN).",
+      value -> {
+        if (!value.isBlank()) {
+          MpsShm.bytes(value);
+        }
+        return value;
+      });
+
   private final NvmlLoader loader;
 
   /** For {@link java.util.ServiceLoader}: NVML located from the host's {@code gpu.*} options. */
@@ -124,7 +141,7 @@ public final class GpuDiscoverySource implements DiscoverySource {
   @Override
   public List<SourceSetting> settings() {
     return List.of(DRIVER_ROOT, CONTAINER_DRIVER_ROOT, NVML_LIBRARY, MIG_PARTITIONS, MULTIPLE_ALLOCATIONS, NVIDIA_SMI,
-        MPS_CONTROL);
+        MPS_CONTROL, MPS_SHM_SIZE);
   }
 
   @Override
@@ -167,7 +184,8 @@ public final class GpuDiscoverySource implements DiscoverySource {
    */
   @Override
   public Optional<io.nodeatlas.discovery.share.DeviceRealiser> deviceRealiser(HostContext host, java.nio.file.Path stateDir) {
-    GpuSharing sharing = new GpuSharing(new DriverTools(host), stateDir);
+    GpuSharing sharing = new GpuSharing(new DriverTools(host), stateDir,
+        MpsShm.of(host.options().get(MPS_SHM_SIZE).orElse(""), stateDir), host.clock());
     return Optional.of(new GpuRealiser(new MigRealiser(loader, host, stateDir), sharing));
   }
 

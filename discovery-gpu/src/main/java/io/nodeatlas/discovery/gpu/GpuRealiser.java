@@ -30,6 +30,8 @@ final class GpuRealiser implements DeviceRealiser {
   /** Where a container finds the MPS control pipe and log directories. */
   static final String MPS_PIPE_IN_CONTAINER = "/tmp/nvidia-mps";
   static final String MPS_LOG_IN_CONTAINER = "/tmp/nvidia-mps-log";
+  /** Where a container finds the MPS daemon's shared memory. */
+  static final String SHM_IN_CONTAINER = "/dev/shm";
 
   /**
    * What was set up for the claim's sharing; {@code visible} is the UUID the MPS daemon serves, {@code pipeDir}
@@ -151,6 +153,12 @@ final class GpuRealiser implements DeviceRealiser {
     }
     b.mount(new ContainerEdits.Mount(pipeDir, MPS_PIPE_IN_CONTAINER, null, List.of("rw", "nosuid", "nodev", "bind")));
     b.mount(new ContainerEdits.Mount(logDir, MPS_LOG_IN_CONTAINER, null, List.of("rw", "nosuid", "nodev", "bind")));
+    // The daemon's own /dev/shm (MpsShm), in place of the container's: CDI replaces a mount at the same path.
+    Path parent = Path.of(pipeDir).getParent();
+    if (parent != null) {
+      b.mount(new ContainerEdits.Mount(MpsShm.dir(parent).toString(), SHM_IN_CONTAINER, null,
+          List.of("rw", "nosuid", "nodev", "bind")));
+    }
   }
 
   /**
@@ -350,6 +358,21 @@ final class GpuRealiser implements DeviceRealiser {
     }
     restoreTimeslices(intervals);
     return changed;
+  }
+
+  /**
+   * While the agent runs ({@link DeviceRealiser#upkeep}): an MPS control daemon that died while live claims hold it is
+   * started again in its directories, once; one that runs without a live holder is stopped ({@link GpuSharing#upkeep}).
+   */
+  @Override
+  public java.util.Map<String, Integer> upkeep(Set<String> claims) {
+    try {
+      return sharing.upkeep(holder -> claims.contains(holder.contains(".") ? holder.substring(0, holder.indexOf('.'))
+          : holder));
+    } catch (IOException | RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "MPS control daemons not checked: " + e.getMessage());
+      return java.util.Map.of("gpu_mps_check_failed", 1);
+    }
   }
 
   /** A reboot or a GPU reset leaves the Default slice: the interval live claims and shares asked for is set again. */

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,14 +29,31 @@ final class GpuSharing {
   /** Where the control daemon keeps its PID, in its pipe directory. */
   static final String PID_FILE = "nvidia-cuda-mps-control.pid";
 
+  /** What the daemon was started with, kept beside it so that it can be started again while the agent runs. */
+  static final String PARAMS_FILE = "daemon.json";
+  /** A holder file younger than this counts as live: its Prepare may still be on its way to the checkpoint. */
+  static final java.time.Duration HOLDER_GRACE = java.time.Duration.ofMinutes(2);
+
+  private static final System.Logger LOG = System.getLogger(GpuSharing.class.getName());
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper()
+      .configure(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
+
+  /** A daemon's start parameters ({@link #PARAMS_FILE}): the UUID it serves and its defaults. */
+  @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+  record Params(String visible, Integer activeThreadPercentage, Long pinnedLimitBytes) {}
+
   private final DriverTools tools;
   private final Path mpsRoot;
   private final Path sliceRoot;
+  private final MpsShm shm;
+  private final java.time.Clock clock;
 
-  GpuSharing(DriverTools tools, Path stateDir) {
+  GpuSharing(DriverTools tools, Path stateDir, MpsShm shm, java.time.Clock clock) {
     this.tools = tools;
     this.mpsRoot = stateDir.resolve("mps");
     this.sliceRoot = stateDir.resolve("timeslice");
+    this.shm = shm;
+    this.clock = clock;
   }
 
   /**
@@ -150,6 +168,9 @@ final class GpuSharing {
    */
   synchronized boolean ensureMps(Path dir, String visible, Integer activeThreadPercentage, Long pinnedLimitBytes)
       throws IOException {
+    // The clients' /dev/shm is bound from here (GpuRealiser.mpsEdits): it exists for a daemon started before too.
+    Files.createDirectories(MpsShm.dir(dir));
+    writeParams(dir, new Params(visible, activeThreadPercentage, pinnedLimitBytes));
     if (mpsRunning(dir)) {
       return false;
     }
@@ -157,6 +178,109 @@ final class GpuSharing {
     Files.deleteIfExists(pipeDir(dir).resolve(PID_FILE));
     launchMps(dir, visible, activeThreadPercentage, pinnedLimitBytes);
     return true;
+  }
+
+  /**
+   * While the agent runs: each daemon directory keeps the holders {@code live} accepts (and those younger than
+   * {@link #HOLDER_GRACE}, whose Prepare may not have reached the checkpoint); a daemon without holders is stopped
+   * and its directory removed, a daemon that died while held is started again, once, from its {@link #PARAMS_FILE}.
+   * Returns the counts of what it did by action ({@code gpu_mps_daemon_restarted}, {@code
+   * gpu_mps_daemon_restart_failed}, {@code gpu_mps_daemon_stopped}).
+   */
+  synchronized Map<String, Integer> upkeep(java.util.function.Predicate<String> live) throws IOException {
+    Map<String, Integer> done = new java.util.TreeMap<>();
+    java.time.Instant young = clock.instant().minus(HOLDER_GRACE);
+    for (Path dir : mpsDirs()) {
+      try {
+        String action = upkeep(dir, live, young);
+        if (action != null) {
+          done.merge(action, 1, Integer::sum);
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "MPS control daemon in " + dir + " not checked: " + e.getMessage());
+        done.merge("gpu_mps_check_failed", 1, Integer::sum);
+      }
+    }
+    failedBefore.retainAll(mpsDirs());
+    return done;
+  }
+
+  /** Daemon directories whose last start by {@link #upkeep} failed: logged once, not every check. */
+  private final java.util.Set<Path> failedBefore = new java.util.HashSet<>();
+
+  /** One daemon directory's check; the action taken, or null. */
+  private String upkeep(Path dir, java.util.function.Predicate<String> live, java.time.Instant young) throws IOException {
+    Path holders = dir.resolve("holders");
+    java.util.Set<String> kept = new java.util.TreeSet<>();
+    for (String h : holdersOf(holders)) {
+      Path file = holders.resolve(h);
+      if (live.test(h) || Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS).toInstant().isAfter(young)) {
+        kept.add(h);
+      } else {
+        Files.deleteIfExists(file);
+        LOG.log(System.Logger.Level.INFO, "MPS control daemon in " + dir + ": holder " + h + " is no live claim");
+      }
+    }
+    boolean running = mpsRunning(dir);
+    if (kept.isEmpty()) {
+      stopMps(dir, readParams(dir).map(Params::visible).orElse(""));
+      if (running) {
+        LOG.log(System.Logger.Level.WARNING, "MPS control daemon in " + dir + " ran without a live claim: stopped");
+        return "gpu_mps_daemon_stopped";
+      }
+      return null;
+    }
+    if (running) {
+      failedBefore.remove(dir);
+      return null;
+    }
+    Optional<Params> p = readParams(dir);
+    try {
+      if (p.isEmpty()) {
+        throw new IOException("its " + PARAMS_FILE + " is missing or unreadable; the agent's next start starts it "
+            + "from the claims' records");
+      }
+      ensureMps(dir, p.get().visible(), p.get().activeThreadPercentage(), p.get().pinnedLimitBytes());
+      LOG.log(System.Logger.Level.WARNING, "MPS control daemon for " + p.get().visible() + " had died while held by "
+          + kept + ": started again in " + dir);
+      failedBefore.remove(dir);
+      return "gpu_mps_daemon_restarted";
+    } catch (IOException | RuntimeException e) {
+      LOG.log(failedBefore.add(dir) ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG, "MPS control daemon in "
+          + dir + " died while held by " + kept + " and was not started again (tried again at each check): "
+          + e.getMessage());
+      return "gpu_mps_daemon_restart_failed";
+    }
+  }
+
+  private static void writeParams(Path dir, Params p) throws IOException {
+    byte[] text = JSON.writeValueAsBytes(p);
+    Path file = dir.resolve(PARAMS_FILE);
+    if (Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) && java.util.Arrays.equals(Files.readAllBytes(file), text)) {
+      return;
+    }
+    Path tmp = dir.resolve(PARAMS_FILE + ".tmp");
+    Files.write(tmp, text);
+    Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  /** The daemon's {@link #PARAMS_FILE}, when it is a small regular file naming a UUID. */
+  static Optional<Params> readParams(Path dir) {
+    Path file = dir.resolve(PARAMS_FILE);
+    try (var in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+      byte[] text = in.readNBytes(4097);
+      if (text.length > 4096 || !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+        return Optional.empty();
+      }
+      Params p = JSON.readValue(text, Params.class);
+      if (p.visible() == null) {
+        return Optional.empty();
+      }
+      safe(p.visible());
+      return Optional.of(p);
+    } catch (IOException | IllegalArgumentException e) {
+      return Optional.empty();
+    }
   }
 
   /** Makes the daemon's holders exactly {@code holders} (at start, from the live records). */
@@ -210,9 +334,29 @@ final class GpuSharing {
       throws IOException {
     Files.createDirectories(pipeDir(dir));
     Files.createDirectories(logDir(dir));
+    Path shmDir = Files.createDirectories(MpsShm.dir(dir));
+    if (!Files.isDirectory(shmDir, LinkOption.NOFOLLOW_LINKS)) {
+      // mount(8) follows links: a link here would put the tmpfs or the daemon's /dev/shm elsewhere.
+      throw new IOException(shmDir + " is not a directory (a link?); remove it");
+    }
+    if (shm.tmpfs() && !mounted(shmDir)) {
+      run(shm.mountCommand(shmDir), Map.of(), "");
+    }
     Map<String, String> env = mpsEnv(dir, visible);
     DriverTools.Tool control = tools.mpsControl();
-    run(control, List.of("-d"), env, "");
+    List<String> command = new ArrayList<>();
+    command.add(control.command());
+    command.add("-d");
+    try {
+      // The driver's libraries are preloaded into the control tool alone, not into unshare, sh and mount.
+      run(shm.launchCommand(shmDir, command, control.env()), env, "");
+    } catch (IOException e) {
+      unmount(shmDir);
+      throw new IOException(e.getMessage() + " (the MPS control daemon runs in a private mount namespace with "
+          + shmDir + " at /dev/shm: the agent needs CAP_SYS_ADMIN, or user namespaces where it runs without it)", e);
+    }
+    LOG.log(System.Logger.Level.INFO, "MPS control daemon for " + visible + " started in " + dir + "; its /dev/shm is "
+        + shm.describe(shmDir));
     StringBuilder defaults = new StringBuilder();
     if (activeThreadPercentage != null) {
       defaults.append("set_default_active_thread_percentage ").append(activeThreadPercentage).append('\n');
@@ -238,7 +382,20 @@ final class GpuSharing {
     if (mpsRunning(dir)) {
       run(tools.mpsControl(), List.of(), mpsEnv(dir, visible), "quit\n");
     }
+    unmount(MpsShm.dir(dir));
     deleteTree(dir);
+  }
+
+  /** Whether {@code shmDir} is a mount point in the agent's mount namespace. */
+  static boolean mounted(Path shmDir) {
+    return MpsShm.mounted(MpsShm.readOrEmpty(Path.of("/proc/self/mountinfo")), shmDir);
+  }
+
+  /** Unmounts the daemon's tmpfs when it is mounted (a restarted agent re-finds it in its mount table). */
+  private static void unmount(Path shmDir) throws IOException {
+    if (mounted(shmDir)) {
+      run(MpsShm.unmountCommand(shmDir), Map.of(), "");
+    }
   }
 
   /** The daemon directories under the family's {@code mps} directory (per GPU, or per claim as written before). */
@@ -302,8 +459,14 @@ final class GpuSharing {
     List<String> command = new ArrayList<>();
     command.add(tool.command());
     command.addAll(args);
+    Map<String, String> all = new java.util.HashMap<>(tool.env());
+    all.putAll(env);
+    run(command, all, input);
+  }
+
+  /** Runs {@code command} with {@code env} added and {@code input} on its standard input, as above. */
+  private static void run(List<String> command, Map<String, String> env, String input) throws IOException {
     ProcessBuilder b = new ProcessBuilder(command).redirectErrorStream(true);
-    b.environment().putAll(tool.env());
     b.environment().putAll(env);
     Process p;
     try {

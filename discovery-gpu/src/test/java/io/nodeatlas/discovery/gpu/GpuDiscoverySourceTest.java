@@ -542,7 +542,13 @@ class GpuDiscoverySourceTest {
   void declaresItsSettingsAndReadsThemUnderTheirKeys() throws Exception {
     assertThat(source.settings()).containsExactly(GpuDiscoverySource.DRIVER_ROOT,
         GpuDiscoverySource.CONTAINER_DRIVER_ROOT, GpuDiscoverySource.NVML_LIBRARY, GpuDiscoverySource.MIG_PARTITIONS,
-        GpuDiscoverySource.MULTIPLE_ALLOCATIONS, GpuDiscoverySource.NVIDIA_SMI, GpuDiscoverySource.MPS_CONTROL);
+        GpuDiscoverySource.MULTIPLE_ALLOCATIONS, GpuDiscoverySource.NVIDIA_SMI, GpuDiscoverySource.MPS_CONTROL,
+        GpuDiscoverySource.MPS_SHM_SIZE);
+    SourceSetting shm = GpuDiscoverySource.MPS_SHM_SIZE;
+    assertThat(List.of(shm.key(), shm.flag(), shm.env(), shm.type(), shm.defaultValue())).containsExactly(
+        "gpu.mpsShmSize", "--gpu-mps-shm-size", "NODEATLAS_GPU_MPS_SHM_SIZE", SourceSetting.Type.STRING, "");
+    assertThat(shm.check().check("512Mi")).isEqualTo("512Mi");
+    assertThatThrownBy(() -> shm.check().check("a lot")).hasMessageContaining("such as 1Gi");
     SourceSetting shared = GpuDiscoverySource.MULTIPLE_ALLOCATIONS;
     assertThat(List.of(shared.key(), shared.flag(), shared.env(), shared.type())).containsExactly("gpu.multipleAllocations",
         "--gpu-multiple-allocations", "NODEATLAS_GPU_MULTIPLE_ALLOCATIONS", SourceSetting.Type.BOOLEAN);

@@ -41,6 +41,23 @@ class GpuParsersFuzzTest {
     });
   }
 
+  /** The MPS daemon's /dev/shm plan reads mountinfo, meminfo and status text: never more than a false or a fallback. */
+  @FuzzTest(maxDuration = "60s")
+  void mpsShmReaders(FuzzedDataProvider data) {
+    String dir = "/" + data.consumeString(40).replace("\0", "");
+    String text = data.consumeRemainingAsString();
+    MpsShm.mountPoints(text);
+    MpsShm.shared(text, java.nio.file.Path.of(dir).normalize());
+    MpsShm.privileged(text);
+    assertThat(MpsShm.defaultBytes(text)).isPositive();
+    try {
+      long bytes = MpsShm.bytes(text);
+      assertThat(bytes == 0 || (bytes >= 1L << 20 && bytes <= 1L << 50)).isTrue();
+    } catch (IllegalArgumentException e) {
+      assertThat(e.getMessage()).startsWith("must be ");
+    }
+  }
+
   @FuzzTest(maxDuration = "60s")
   void versionNormaliser(FuzzedDataProvider data) {
     int cuda = data.consumeInt();

@@ -67,6 +67,7 @@ class GpuRealiserTest {
     Map<String, String> options = new HashMap<>();
     options.put("gpu.nvmlLibrary", FakeNvml.library().toString());
     options.put("gpu.migPartitions", "true");
+    options.put("gpu.mpsShmSize", "0"); // never a mount on the host: tests may run as root
     options.put("gpu.nvidiaSmi", tools.resolve("fake-nvidia-smi").toString());
     options.put("gpu.mpsControl", tools.resolve("fake-nvidia-cuda-mps-control").toString());
     ctx = new HostContext(HostFs.of(host), new SourceOptions(options), Clock.systemUTC());
@@ -172,6 +173,7 @@ class GpuRealiserTest {
     Map<String, String> options = new HashMap<>();
     options.put("gpu.nvmlLibrary", FakeNvml.library().toString());
     options.put("gpu.migPartitions", "true");
+    options.put("gpu.mpsShmSize", "0"); // never a mount on the host: tests may run as root
     options.put("gpu.mpsControl", broken.toString());
     DeviceRealiser failing = new GpuDiscoverySource().deviceRealiser(new HostContext(HostFs.of(host),
         new SourceOptions(options), Clock.systemUTC()), state).orElseThrow();
@@ -416,6 +418,7 @@ class GpuRealiserTest {
     Map<String, String> options = new HashMap<>();
     options.put("gpu.nvmlLibrary", FakeNvml.library().toString());
     options.put("gpu.migPartitions", "true");
+    options.put("gpu.mpsShmSize", "0"); // never a mount on the host: tests may run as root
     options.put("gpu.driverRoot", "/run/nvidia/driver");
     options.put("gpu.containerDriverRoot", driver.toString());
     return new GpuDiscoverySource().deviceRealiser(new HostContext(HostFs.of(host), new SourceOptions(options),
