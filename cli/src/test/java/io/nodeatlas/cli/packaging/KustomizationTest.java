@@ -96,6 +96,42 @@ class KustomizationTest {
     }
   }
 
+  /**
+   * deploy/components/mps: the agent container patched by name to what an MPS daemon's own /dev/shm
+   * needs (privileged, the state mount Bidirectional), and the pod that results still valid by the
+   * API's rules (a privileged container may not forbid privilege escalation; Bidirectional
+   * propagation only in a privileged container).
+   */
+  @Test
+  void theMpsComponentMakesTheAgentPrivilegedWithABidirectionalStateMount() throws Exception {
+    JsonNode component = new YAMLMapper().readTree(DEPLOY.resolve("components/mps/kustomization.yaml").toFile());
+    assertThat(component.path("kind").asText()).isEqualTo("Component");
+    JsonNode patch = component.path("patches").get(0);
+    assertThat(patch.path("target").path("kind").asText()).isEqualTo("DaemonSet");
+    DaemonSet base = only(DaemonSet.class);
+    assertThat(patch.path("target").path("name").asText()).isEqualTo(base.getMetadata().getName());
+
+    JsonNode patched = new YAMLMapper().readTree(patch.path("patch").asText())
+        .path("spec").path("template").path("spec").path("containers").get(0);
+    var agent = base.getSpec().getTemplate().getSpec().getContainers().stream()
+        .filter(c -> c.getName().equals(patched.path("name").asText())).findFirst();
+    assertThat(agent).as("the patch names the base's container").isPresent();
+    JsonNode security = patched.path("securityContext");
+    assertThat(security.path("$patch").asText()).as("the base's drop ALL and no-escalation go").isEqualTo("replace");
+    assertThat(security.path("privileged").asBoolean()).isTrue();
+    assertThat(security.has("allowPrivilegeEscalation") && !security.path("allowPrivilegeEscalation").asBoolean())
+        .as("privileged with allowPrivilegeEscalation: false is refused by the API server").isFalse();
+    assertThat(security.path("readOnlyRootFilesystem").asBoolean()).as("still a read-only root").isTrue();
+
+    JsonNode mount = patched.path("volumeMounts").get(0);
+    var state = agent.get().getVolumeMounts().stream().filter(m -> m.getName().equals(mount.path("name").asText()))
+        .findFirst();
+    assertThat(state).as("the patch names a mount of the base").isPresent();
+    assertThat(mount.path("mountPath").asText()).as("the merge key matches the base's mount")
+        .isEqualTo(state.get().getMountPath()).isEqualTo("/var/lib/nodeatlas");
+    assertThat(mount.path("mountPropagation").asText()).isEqualTo("Bidirectional");
+  }
+
   @Test
   void oneNamespaceForEveryNamespacedObject() {
     String ns = kustomization.path("namespace").asText();
