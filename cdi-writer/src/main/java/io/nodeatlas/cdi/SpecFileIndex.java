@@ -72,6 +72,8 @@ final class SpecFileIndex {
     long gen;
     /** The start number of the newest listing applied: an older one that comes later is not applied over it. */
     long appliedListing;
+    /** Names this writer is renaming into place: a listing that shows them leaves them to {@link #remember}. */
+    final Set<String> pending = new HashSet<>();
     final Map<String, Entry> files = new HashMap<>();
     /** Qualified device name → the valid files (by name) that define it. */
     final Map<String, SortedSet<String>> definers = new HashMap<>();
@@ -193,8 +195,8 @@ final class SpecFileIndex {
     }
     for (Map.Entry<String, Path> f : listed.entrySet()) {
       Entry e = d.files.get(f.getKey());
-      if (e != null && e.gen() > gen) {
-        continue; // written by this writer during the listing: newer than the listing
+      if (e != null && e.gen() > gen || d.pending.contains(f.getKey())) {
+        continue; // written by this writer during the listing, or being written: known without reading it back
       }
       if (full || e == null || !e.ours()) {
         refreshFile(d, f.getKey(), f.getValue(), now, loadValid, stats.get(f.getKey()));
@@ -221,6 +223,7 @@ final class SpecFileIndex {
     Dir d = dirs.computeIfAbsent(dir, k -> new Dir());
     synchronized (d) {
       d.gen++;
+      d.pending.remove(name);
       if (stamp.isPresent()) {
         d.put(name, new Entry(file, stamp.get(), now, true, Optional.of(qualifiedNames(spec)), d.gen));
       } else {
@@ -230,12 +233,25 @@ final class SpecFileIndex {
     }
   }
 
+  /**
+   * Records that this writer is about to rename {@code dir/name} into place: a check that lists it before
+   * {@link #remember} (or {@link #forget}, when the write failed) does not read it back.
+   */
+  void writing(Path dir, String name) {
+    Dir d = dirs.computeIfAbsent(dir, k -> new Dir());
+    synchronized (d) {
+      d.gen++;
+      d.pending.add(name);
+    }
+  }
+
   /** Records that this writer removed {@code dir/name} ({@code removed}: it was there). */
   void forget(Path dir, String name, boolean removed) {
     Dir d = dirs.get(dir);
     if (d != null) {
       synchronized (d) {
         d.gen++;
+        d.pending.remove(name);
         d.drop(name);
         d.ownChange |= removed;
       }

@@ -188,6 +188,35 @@ class SpecFileIndexTest {
     }
   }
 
+  /** A check that lists our spec between its rename and remember does not read it back; anyone else's new file it reads. */
+  @Test
+  void aSpecOfOursBeingRenamedIntoPlaceIsNotReadBackByAConcurrentCheck(@TempDir Path dir) throws Exception {
+    SpecFileIndex index = index(HOUR);
+    CdiSpecWriter writer = writer(index);
+    writer.write(dir, claim("uid-1"));
+    CdiSpecFile ours = claim("uid-2");
+    index.writing(dir, ours.fileName());
+    Files.writeString(dir.resolve(ours.fileName()), writer.renderText(ours)); // the rename, before remember
+    Files.writeString(dir.resolve("other.json"), othersSpec(writer, "uid-3"));
+    List<Path> read = new java.util.concurrent.CopyOnWriteArrayList<>();
+    index.definers(dir, java.util.Set.of(), List.of("nodeatlas.io/claim=x"), file -> {
+      read.add(file.getFileName());
+      return java.util.Optional.of(othersSpecParsed(writer, file));
+    });
+    assertThat(read).containsExactly(Path.of("other.json"));
+    index.remember(dir, ours.fileName(), ours.spec(), true);
+    assertThatThrownBy(() -> writer.write(dir, new CdiSpecFile("twin.json", ours.spec(), ours.format())))
+        .hasMessageContaining(conflictWith("uid-2"));
+  }
+
+  private static io.nodeatlas.cdi.spec.CdiSpec othersSpecParsed(CdiSpecWriter writer, Path file) {
+    try {
+      return new CdiSpecCodec().read(Files.readString(file));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   @Test
   void aFileAddedBySomeoneElseIsSeenByTheNextCheck(@TempDir Path dir) throws Exception {
     CdiSpecWriter writer = writer(index(HOUR));
