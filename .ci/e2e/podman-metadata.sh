@@ -12,7 +12,8 @@
 #   - its JSON, checked with jq: a stream of metadata.resource.k8s.io DeviceMetadata objects, the first
 #     one v1alpha1, with the claim, the request and each device's attributes, and the NIC's networkData;
 #   - a container given only one request's devices sees only that request's file.
-# Then Unprepare removes the files and the spec, and podman no longer resolves the id.
+# The metadata mounts are CDI devices of the claim's own spec (one spec per claim). Then Unprepare removes
+# the files and the spec, and podman no longer resolves the id.
 #
 # Environment: the jars are built by ./mvnw -pl cli -am package -DskipTests; NODEATLAS (default ./nodeatlas).
 # Needs root, podman, runc, busybox-static, jq and java. Idempotent; leaves nothing behind.
@@ -36,16 +37,17 @@ echo "==> prepare (agent)"
   || fail "prepare failed: $(cat "$W/prepare.out" "$W/prepare.err")"
 cat "$W/prepare.out"
 "${nodeatlas[@]}" cdi validate "$W/cdi" > "$W/validate.out" || fail "the specs do not validate: $(cat "$W/validate.out")"
-grep -q 'nodeatlas.io/metadata' "$W/validate.out" || fail "no metadata spec among the validated ones: $(cat "$W/validate.out")"
-pass "both claims prepared; their claim and metadata specs validate"
+n=$(ls "$W/cdi" | grep -c '\.json$') || true
+[[ $n == 2 ]] || fail "expected one CDI spec per claim, found $n: $(ls "$W/cdi")"
+pass "both claims prepared; one spec per claim, with its metadata mounts, and both validate"
 
 read -r -a direct < <(grep '^direct ok ' "$W/prepare.out")
 read -r -a generated < <(grep '^pod-a-accel-x7k2q ok ' "$W/prepare.out")
 duid=${direct[2]}; guid=${generated[2]}
-for id in "nodeatlas.io/metadata=$duid-gpus" "nodeatlas.io/metadata=$duid-net"; do
+for id in "nodeatlas.io/claim=$duid-metadata_gpus" "nodeatlas.io/claim=$duid-metadata_net"; do
   [[ " ${direct[*]:3} " == *" $id "* ]] || fail "claim direct's answer lacks $id: ${direct[*]}"
 done
-[[ " ${generated[*]:3} " == *" nodeatlas.io/metadata=$guid-gpus "* ]] || fail "the generated claim's answer lacks its metadata id"
+[[ " ${generated[*]:3} " == *" nodeatlas.io/claim=$guid-metadata_gpus "* ]] || fail "the generated claim's answer lacks its metadata id"
 pass "each request's metadata id is in the Prepare answer"
 
 run_ids() { # COMMAND CDI-ID...
@@ -76,8 +78,8 @@ jq -s -e '.[0].requests[0].name == "net" and .[0].requests[0].devices[0].name ==
   and .[0].requests[0].devices[0].networkData == {interfaceName: "eth1", hardwareAddress: "0c:42:a1:00:00:01"}' \
   "$W/direct-net.json" > /dev/null || fail "the net file lacks the NIC's networkData: $(cat "$W/direct-net.json")"
 pass "$net: the NIC's networkData (interfaceName eth1, hardwareAddress)"
-host_file=$(jq -r --arg n "$duid-gpus" '.devices[] | select(.name == $n) | .containerEdits.mounts[0].hostPath' \
-  "$W/cdi/nodeatlas.io_metadata_$duid.json")
+host_file=$(jq -r --arg n "$duid-metadata_gpus" '.devices[] | select(.name == $n) | .containerEdits.mounts[0].hostPath' \
+  "$W/cdi/nodeatlas.io-claim_$duid.json")
 cmp -s "$host_file" "$W/direct-gpus.json" || fail "the container's file differs from the host's $host_file"
 [[ $host_file == "$W/state/device-metadata/$duid/resourceclaims/direct/gpus/nodeatlas.io-metadata.json" ]] \
   || fail "the host file is not under the state directory: $host_file"
@@ -87,7 +89,7 @@ grep -q " $gpus [^ ]* ro[, ]" <<< "$out" || fail "$gpus is not mounted read-only
 grep -qx refused <<< "$out" || fail "$gpus could be written in the container: $out"
 pass "the file is mounted read-only and cannot be written"
 only_net=()
-for id in "${ids[@]}"; do [[ $id == *-gpu-0 || $id == *-gpus ]] || only_net+=("$id"); done
+for id in "${ids[@]}"; do [[ $id == *-gpu-0 || $id == *_gpus ]] || only_net+=("$id"); done
 out=$(run_ids "test -e $net && echo net; test -e $gpus && echo gpus; true" "${only_net[@]}")
 [[ $out == net ]] || fail "a container of request net alone sees: $out"
 pass "a container given only request net's devices sees only that request's file"
@@ -106,12 +108,12 @@ pass "$file: podClaimName accel, request gpus/big, gpu-1"
 # --- 4. Unprepare ----------------------------------------------------------------------------------------------
 echo "==> unprepare direct"
 "${helper[@]}" unprepare "$W/state" "$W/cdi" direct > "$W/unprepare.out" 2>&1 || fail "unprepare failed: $(cat "$W/unprepare.out")"
-[[ ! -e $W/cdi/nodeatlas.io_metadata_$duid.json && ! -e $W/state/device-metadata/$duid ]] \
-  || fail "unprepare left the metadata spec or files of claim direct"
-ids=("nodeatlas.io/metadata=$duid-gpus")
+[[ ! -e $W/cdi/nodeatlas.io-claim_$duid.json && ! -e $W/state/device-metadata/$duid ]] \
+  || fail "unprepare left the spec or the metadata files of claim direct"
+ids=("nodeatlas.io/claim=$duid-metadata_gpus")
 if out=$(run_ids true "${ids[@]}" 2>&1); then fail "podman still resolved the metadata id of an unprepared claim"; fi
-grep -q "unresolvable CDI devices nodeatlas.io/metadata=$duid-gpus" <<< "$out" || fail "unexpected podman error: $out"
-[[ -e $W/cdi/nodeatlas.io_metadata_$guid.json ]] || fail "unprepare of direct removed the other claim's spec"
+grep -q "unresolvable CDI devices nodeatlas.io/claim=$duid-metadata_gpus" <<< "$out" || fail "unexpected podman error: $out"
+[[ -e $W/cdi/nodeatlas.io-claim_$guid.json ]] || fail "unprepare of direct removed the other claim's spec"
 pass "unprepare removed claim direct's files and spec; its id no longer resolves; the other claim keeps its own"
 
 echo "==> podman-metadata e2e passed in $(( $(date +%s) - start )) s"

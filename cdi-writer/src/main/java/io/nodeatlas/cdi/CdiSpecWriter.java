@@ -285,10 +285,18 @@ public final class CdiSpecWriter {
     if (!Files.isDirectory(dir)) {
       Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
     }
-    if (durable) {
-      AtomicFiles.write(target, bytes, AtomicFiles.WORLD_READABLE);
-    } else {
-      AtomicFiles.replace(target, bytes, AtomicFiles.WORLD_READABLE);
+    // Marked first, so that a concurrent check listing the directory between the rename and remember does
+    // not read back (parse and validate) the spec it knows.
+    index.writing(dir, file.fileName());
+    try {
+      if (durable) {
+        AtomicFiles.write(target, bytes, AtomicFiles.WORLD_READABLE);
+      } else {
+        AtomicFiles.replace(target, bytes, AtomicFiles.WORLD_READABLE);
+      }
+    } catch (IOException | RuntimeException e) {
+      index.forget(dir, file.fileName(), true); // what is there now is unknown: the next check lists and reads it
+      throw e;
     }
     // What is there now is ours: no other writer writes this file name (see the class comment).
     index.remember(dir, file.fileName(), file.spec(), true);

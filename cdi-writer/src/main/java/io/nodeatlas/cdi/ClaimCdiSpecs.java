@@ -67,8 +67,17 @@ public final class ClaimCdiSpecs {
 
   /** The spec for {@code claimUid} with the allocated {@code devices}; a device listed twice counts once. */
   public ClaimSpec forClaim(String claimUid, List<Device> devices) {
+    return forClaim(claimUid, devices, List.of());
+  }
+
+  /**
+   * As {@link #forClaim(String, List)}, with {@code extra} CDI devices of the caller's own in the same
+   * spec (the claim's device metadata mounts, KEP-5304), so a claim has one spec file. Their names must
+   * not be one a device gets ({@code <uid>-<device name>}); their ids are {@link #kind()}{@code =<name>}.
+   */
+  public ClaimSpec forClaim(String claimUid, List<Device> devices, List<CdiDevice> extra) {
     requireUid(claimUid);
-    String kind = vendor + "/" + deviceClass;
+    String kind = kind();
     SortedMap<String, CdiDevice> cdiDevices = new TreeMap<>();
     SortedMap<String, List<String>> ids = new TreeMap<>();
     for (Device d : devices) {
@@ -84,12 +93,22 @@ public final class ClaimCdiSpecs {
       cdiDevices.put(name, new CdiDevice(name, edits));
       ids.put(d.name(), List.of(kind + "=" + name));
     }
+    for (CdiDevice e : extra) {
+      if (cdiDevices.putIfAbsent(e.name(), e) != null) {
+        throw new IllegalArgumentException("CDI device " + e.name() + " of claim " + claimUid + " is defined twice");
+      }
+    }
     if (cdiDevices.isEmpty()) {
       return new ClaimSpec(claimUid, Optional.empty(), ids);
     }
     CdiSpec draft = new CdiSpec(CdiVersion.EARLIEST.text(), kind, null, new ArrayList<>(cdiDevices.values()), null);
     CdiSpec spec = draft.withCdiVersion(CdiVersion.minimumRequired(draft).text());
     return new ClaimSpec(claimUid, Optional.of(new CdiSpecFile(fileName(claimUid), spec, format)), ids);
+  }
+
+  /** The spec's kind, {@code <vendor>/<class>}: a CDI id is {@code <kind>=<device name>}. */
+  public String kind() {
+    return vendor + "/" + deviceClass;
   }
 
   /** {@code <vendor>-<class>_<uid>.json}. */

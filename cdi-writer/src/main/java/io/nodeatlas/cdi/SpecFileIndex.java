@@ -55,8 +55,11 @@ final class SpecFileIndex {
   /** What identifies one version of a file or directory; {@code changed} is null where the platform has no ctime. */
   record Stamp(Object fileKey, long size, FileTime modified, FileTime changed) {}
 
-  /** A file as last read: its qualified device names when it is valid, else empty (runtimes skip it whole). */
-  private record Entry(Path path, Stamp stamp, Instant takenAt, boolean ours, Optional<List<String>> qualifiedNames) {}
+  /**
+   * A file as last read: its qualified device names when it is valid, else empty (runtimes skip it whole);
+   * {@code gen}: the directory's {@link Dir#gen} when it was put.
+   */
+  private record Entry(Path path, Stamp stamp, Instant takenAt, boolean ours, Optional<List<String>> qualifiedNames, long gen) {}
 
   /** What is known of one directory; guarded by its own monitor. */
   private static final class Dir {
@@ -65,6 +68,12 @@ final class SpecFileIndex {
     Instant fullScanAt;
     /** This writer renamed or removed a file here since the last listing. */
     boolean ownChange;
+    /** Counts this writer's changes (remember, forget): what a listing made outside the lock may not know. */
+    long gen;
+    /** The start number of the newest listing applied: an older one that comes later is not applied over it. */
+    long appliedListing;
+    /** Names this writer is renaming into place: a listing that shows them leaves them to {@link #remember}. */
+    final Set<String> pending = new HashSet<>();
     final Map<String, Entry> files = new HashMap<>();
     /** Qualified device name → the valid files (by name) that define it. */
     final Map<String, SortedSet<String>> definers = new HashMap<>();
@@ -94,6 +103,8 @@ final class SpecFileIndex {
   /** Directory listings and file stats made, for tests that prove a check does not scan. */
   final AtomicLong listings = new AtomicLong();
   final AtomicLong fileStats = new AtomicLong();
+  /** Numbers the listings in the order they start. */
+  private final AtomicLong listingNumbers = new AtomicLong();
 
   SpecFileIndex() {
     this(Clock.systemUTC(), RESCAN_PERIOD);
@@ -121,53 +132,82 @@ final class SpecFileIndex {
       return out;
     }
     Dir d = dirs.computeIfAbsent(dir, k -> new Dir());
+    boolean full;
+    long gen;
     synchronized (d) {
-      refresh(d, dir, stamp.get(), now, loadValid);
-      for (String q : names) {
-        SortedSet<String> files = d.definers.get(q);
-        if (files != null) {
-          for (String f : files) {
-            if (!skip.contains(f)) {
-              out.computeIfAbsent(q, k -> new ArrayList<>()).add(d.files.get(f).path());
-            }
+      full = d.fullScanAt == null || stamp.get().changed() == null || isDue(d.fullScanAt, now);
+      gen = d.gen;
+      if (!(full || d.ownChange || !stamp.get().equals(d.stamp) || isRacy(d.stamp, d.takenAt))) {
+        for (Map.Entry<String, Entry> e : List.copyOf(d.files.entrySet())) {
+          if (!e.getValue().ours()) {
+            refreshFile(d, e.getKey(), e.getValue().path(), now, loadValid, null);
           }
         }
+        lookUp(d, skip, names, out);
+        return out;
       }
+    }
+    // The listing (and a full scan's stats) outside the lock, so that concurrent checks do not queue on it;
+    // applied under the lock unless a listing started later was applied first.
+    long number = listingNumbers.incrementAndGet();
+    SortedMap<String, Path> listed = list(dir);
+    Map<String, Optional<Stamp>> stats = new HashMap<>();
+    if (full) {
+      for (Map.Entry<String, Path> f : listed.entrySet()) {
+        stats.put(f.getKey(), stamp(f.getValue()));
+      }
+    }
+    synchronized (d) {
+      if (number > d.appliedListing) {
+        apply(d, stamp.get(), now, full, gen, number, listed, stats, loadValid);
+      }
+      lookUp(d, skip, names, out);
     }
     return out;
   }
 
-  /** Brings {@code d} up to date: lists the directory only when needed, stats only the others' files otherwise. */
-  private void refresh(Dir d, Path dir, Stamp stamp, Instant now, Function<Path, Optional<CdiSpec>> loadValid)
-      throws IOException {
-    boolean full = d.fullScanAt == null || stamp.changed() == null || isDue(d.fullScanAt, now);
-    if (full || d.ownChange || !stamp.equals(d.stamp) || isRacy(d.stamp, d.takenAt)) {
-      // The new stamp is trusted only once the listing and its stats all went through.
-      d.stamp = null;
-      SortedMap<String, Path> listed = list(dir);
-      for (String gone : new ArrayList<>(d.files.keySet())) {
-        if (!listed.containsKey(gone)) {
-          d.drop(gone);
+  private static void lookUp(Dir d, Set<String> skip, Collection<String> names, Map<String, List<Path>> out) {
+    for (String q : names) {
+      SortedSet<String> files = d.definers.get(q);
+      if (files != null) {
+        for (String f : files) {
+          if (!skip.contains(f)) {
+            out.computeIfAbsent(q, k -> new ArrayList<>()).add(d.files.get(f).path());
+          }
         }
       }
-      for (Map.Entry<String, Path> f : listed.entrySet()) {
-        Entry e = d.files.get(f.getKey());
-        if (full || e == null || !e.ours()) {
-          refreshFile(d, f.getKey(), f.getValue(), now, loadValid);
-        }
+    }
+  }
+
+  /**
+   * Applies a listing started at {@code gen} (and, for a full scan, the stats taken with it): names gone
+   * are dropped unless this writer put them there since, the others' files and new names are stat'ed
+   * (or take the full scan's stat) and re-read when changed. The stamp is trusted only when every stat
+   * went through, and our own changes count as seen only when none came during the listing.
+   */
+  private void apply(Dir d, Stamp stamp, Instant now, boolean full, long gen, long number, SortedMap<String, Path> listed,
+      Map<String, Optional<Stamp>> stats, Function<Path, Optional<CdiSpec>> loadValid) throws IOException {
+    d.stamp = null;
+    for (Map.Entry<String, Entry> e : List.copyOf(d.files.entrySet())) {
+      if (!listed.containsKey(e.getKey()) && e.getValue().gen() <= gen) {
+        d.drop(e.getKey());
       }
-      d.stamp = stamp;
-      d.takenAt = now;
-      d.ownChange = false;
-      if (full) {
-        d.fullScanAt = now;
+    }
+    for (Map.Entry<String, Path> f : listed.entrySet()) {
+      Entry e = d.files.get(f.getKey());
+      if (e != null && e.gen() > gen || d.pending.contains(f.getKey())) {
+        continue; // written by this writer during the listing, or being written: known without reading it back
       }
-    } else {
-      for (Map.Entry<String, Entry> e : List.copyOf(d.files.entrySet())) {
-        if (!e.getValue().ours()) {
-          refreshFile(d, e.getKey(), e.getValue().path(), now, loadValid);
-        }
+      if (full || e == null || !e.ours()) {
+        refreshFile(d, f.getKey(), f.getValue(), now, loadValid, stats.get(f.getKey()));
       }
+    }
+    d.appliedListing = number;
+    d.stamp = stamp;
+    d.takenAt = now;
+    d.ownChange = d.gen != gen;
+    if (full) {
+      d.fullScanAt = now;
     }
   }
 
@@ -182,12 +222,26 @@ final class SpecFileIndex {
     Optional<Stamp> stamp = stamp(file);
     Dir d = dirs.computeIfAbsent(dir, k -> new Dir());
     synchronized (d) {
+      d.gen++;
+      d.pending.remove(name);
       if (stamp.isPresent()) {
-        d.put(name, new Entry(file, stamp.get(), now, true, Optional.of(qualifiedNames(spec))));
+        d.put(name, new Entry(file, stamp.get(), now, true, Optional.of(qualifiedNames(spec)), d.gen));
       } else {
         d.drop(name);
       }
       d.ownChange |= renamed;
+    }
+  }
+
+  /**
+   * Records that this writer is about to rename {@code dir/name} into place: a check that lists it before
+   * {@link #remember} (or {@link #forget}, when the write failed) does not read it back.
+   */
+  void writing(Path dir, String name) {
+    Dir d = dirs.computeIfAbsent(dir, k -> new Dir());
+    synchronized (d) {
+      d.gen++;
+      d.pending.add(name);
     }
   }
 
@@ -196,16 +250,21 @@ final class SpecFileIndex {
     Dir d = dirs.get(dir);
     if (d != null) {
       synchronized (d) {
+        d.gen++;
+        d.pending.remove(name);
         d.drop(name);
         d.ownChange |= removed;
       }
     }
   }
 
-  /** Stats one file and re-reads it when its stamp changed or was racy; a file of ours stays ours while its names do. */
-  private void refreshFile(Dir d, String name, Path file, Instant now, Function<Path, Optional<CdiSpec>> loadValid)
-      throws IOException {
-    Optional<Stamp> stamp = stamp(file);
+  /**
+   * Stats one file (or takes {@code taken}, a stat of the listing) and re-reads it when its stamp changed or
+   * was racy; a file of ours stays ours while its names do.
+   */
+  private void refreshFile(Dir d, String name, Path file, Instant now, Function<Path, Optional<CdiSpec>> loadValid,
+      Optional<Stamp> taken) throws IOException {
+    Optional<Stamp> stamp = taken != null ? taken : stamp(file);
     if (stamp.isEmpty()) {
       d.drop(name); // gone since the listing, or not a regular file: a runtime skips it too
       return;
@@ -216,7 +275,7 @@ final class SpecFileIndex {
     }
     Optional<List<String>> names = loadValid.apply(file).map(SpecFileIndex::qualifiedNames);
     boolean ours = e != null && e.ours() && names.equals(e.qualifiedNames());
-    d.put(name, new Entry(file, stamp.get(), now, ours, names));
+    d.put(name, new Entry(file, stamp.get(), now, ours, names, d.gen));
   }
 
   private boolean isDue(Instant since, Instant now) {

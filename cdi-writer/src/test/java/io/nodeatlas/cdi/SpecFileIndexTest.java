@@ -140,6 +140,83 @@ class SpecFileIndexTest {
     assertThat(cost(index, () -> writer.planWrite(dir, List.of(claim("uid-0"))))).isEqualTo(new Cost(1, 0));
   }
 
+  /**
+   * Checks of many threads list the directory outside the index's lock and apply under it: each still
+   * sees someone else's conflicting file and every file of ours, also those written during another's listing.
+   */
+  @Test
+  void concurrentWritesAndChecksStillCatchEveryConflict(@TempDir Path dir) throws Exception {
+    SpecFileIndex index = index(HOUR);
+    CdiSpecWriter writer = writer(index);
+    Files.writeString(dir.resolve("other.json"), othersSpec(writer, "uid-taken"));
+    int threads = 8;
+    int rounds = 25;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    try {
+      List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int thread = t;
+        done.add(pool.submit(() -> {
+          for (int i = 0; i < rounds; i++) {
+            writer.write(dir, claim("uid-" + thread + "-" + i));
+            assertThatThrownBy(() -> writer.write(dir, claim("uid-taken"))).hasMessageContaining(conflictWith("uid-taken"));
+            if (i % 5 == 4) {
+              writer.remove(dir, claim("uid-" + thread + "-" + (i - 1)).fileName());
+            }
+          }
+          return null;
+        }));
+      }
+      for (java.util.concurrent.Future<?> f : done) {
+        f.get(120, java.util.concurrent.TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    // Each file of ours that is there conflicts with another file that defines its names; a removed one does not.
+    for (int t = 0; t < threads; t++) {
+      for (int i = 0; i < rounds; i++) {
+        CdiSpecFile ours = claim("uid-" + t + "-" + i);
+        CdiSpecFile twin = new CdiSpecFile("twin.json", ours.spec(), ours.format());
+        if (i % 5 == 3) {
+          writer.planWrite(dir, List.of(twin));
+        } else {
+          assertThatThrownBy(() -> writer.planWrite(dir, List.of(twin))).as(ours.fileName())
+              .hasMessageContaining(conflictWith("uid-" + t + "-" + i));
+        }
+      }
+    }
+  }
+
+  /** A check that lists our spec between its rename and remember does not read it back; anyone else's new file it reads. */
+  @Test
+  void aSpecOfOursBeingRenamedIntoPlaceIsNotReadBackByAConcurrentCheck(@TempDir Path dir) throws Exception {
+    SpecFileIndex index = index(HOUR);
+    CdiSpecWriter writer = writer(index);
+    writer.write(dir, claim("uid-1"));
+    CdiSpecFile ours = claim("uid-2");
+    index.writing(dir, ours.fileName());
+    Files.writeString(dir.resolve(ours.fileName()), writer.renderText(ours)); // the rename, before remember
+    Files.writeString(dir.resolve("other.json"), othersSpec(writer, "uid-3"));
+    List<Path> read = new java.util.concurrent.CopyOnWriteArrayList<>();
+    index.definers(dir, java.util.Set.of(), List.of("nodeatlas.io/claim=x"), file -> {
+      read.add(file.getFileName());
+      return java.util.Optional.of(othersSpecParsed(writer, file));
+    });
+    assertThat(read).containsExactly(Path.of("other.json"));
+    index.remember(dir, ours.fileName(), ours.spec(), true);
+    assertThatThrownBy(() -> writer.write(dir, new CdiSpecFile("twin.json", ours.spec(), ours.format())))
+        .hasMessageContaining(conflictWith("uid-2"));
+  }
+
+  private static io.nodeatlas.cdi.spec.CdiSpec othersSpecParsed(CdiSpecWriter writer, Path file) {
+    try {
+      return new CdiSpecCodec().read(Files.readString(file));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   @Test
   void aFileAddedBySomeoneElseIsSeenByTheNextCheck(@TempDir Path dir) throws Exception {
     CdiSpecWriter writer = writer(index(HOUR));

@@ -310,10 +310,12 @@ public final class ClaimPreparer {
   /** A claim already prepared: its shares checked again and its spec re-created when gone (a reboot's tmpfs). */
   private ClaimResult fromCheckpoint(PreparedClaim known) {
     String stale = recheckShares(known);
-    if (stale == null) {
-      stale = restorer.restore(known, checkpoint);
+    if (stale != null) {
+      return ClaimResult.failed(stale);
     }
-    return stale == null ? ClaimResult.ok(metadata.restored(known)) : ClaimResult.failed(stale);
+    ClaimMetadata.Restored files = metadata.restore(known);
+    stale = restorer.restore(known, checkpoint, files.mounts());
+    return stale == null ? ClaimResult.ok(files.devices()) : ClaimResult.failed(stale);
   }
 
   private ClaimResult prepareOne(ClaimRef claim, CallBudget budget) {
@@ -358,22 +360,30 @@ public final class ClaimPreparer {
       if (budget.over()) {
         return stopped(budget);
       }
+      // The device metadata files first (KEP-5304): the claim's one spec carries their mounts, and the
+      // checkpoint records their ids with the devices'.
+      java.util.SortedMap<String, ClaimMount> mounts = metadata.write(claim, new AllocatedClaim(ours, found.podClaimName()));
       Map<String, List<String>> cdiIds;
       try {
-        cdiIds = specs.write(claim, plan.devices());
+        cdiIds = specs.write(claim, plan.devices(), List.copyOf(mounts.values()));
       } catch (IOException | RuntimeException e) {
+        removeMetadataOf(claim);
         return ClaimResult.failed("cannot write the CDI spec: " + e.getMessage());
       }
       long t2 = System.nanoTime();
-      List<PreparedDevice> prepared = prepared(reserved, plan, cdiIds, realised);
+      Map<String, String> mountIds = new LinkedHashMap<>();
+      mounts.forEach((request, m) -> cdiIds.getOrDefault(m.name(), List.of()).forEach(id -> mountIds.put(request, id)));
+      List<PreparedDevice> prepared = ClaimMetadata.withIds(prepared(reserved, plan, cdiIds, realised), mountIds);
       if (budget.over()) {
         // The spec is written but not recorded: take it back, so nothing of a claim we answer with an
         // error stays behind.
         removeSpecOf(claim);
+        removeMetadataOf(claim);
         return stopped(budget);
       }
       String failed = commit(claim, prepared);
       if (failed != null) {
+        removeMetadataOf(claim);
         return ClaimResult.failed(failed);
       }
       committed = true;
@@ -384,7 +394,7 @@ public final class ClaimPreparer {
         LOG.debug("prepare spans claim={} lookupUs={} checkUs={} cdiUs={} checkpointUs={}", claim.uid(),
             (tl - t0) / 1000, (t1 - tl) / 1000, (t2 - t1) / 1000, (t3 - t2) / 1000);
       }
-      return ClaimResult.ok(metadata.prepared(claim, new AllocatedClaim(ours, found.podClaimName()), prepared));
+      return ClaimResult.ok(prepared);
     } finally {
       if (!committed) {
         realisations.undo(claim, realised);
@@ -538,6 +548,14 @@ public final class ClaimPreparer {
         e.addSuppressed(suppressed);
       }
       return "cannot record the claim in the checkpoint " + checkpoint.file() + ": " + e.getMessage();
+    }
+  }
+
+  private void removeMetadataOf(ClaimRef claim) {
+    try {
+      metadata.remove(claim.uid());
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("cannot remove the device metadata of an abandoned claim claim={} err=\"{}\"", claim, e.getMessage());
     }
   }
 

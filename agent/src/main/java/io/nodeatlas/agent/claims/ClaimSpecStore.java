@@ -5,6 +5,8 @@ import io.nodeatlas.cdi.CdiSpecWriter;
 import io.nodeatlas.cdi.CdiValidationException;
 import io.nodeatlas.cdi.CdiValidator;
 import io.nodeatlas.cdi.ClaimCdiSpecs;
+import io.nodeatlas.cdi.spec.CdiContainerEdits;
+import io.nodeatlas.cdi.spec.CdiDevice;
 import io.nodeatlas.discovery.model.Device;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -44,7 +46,25 @@ public final class ClaimSpecStore implements ClaimSpecs {
 
   @Override
   public Map<String, List<String>> write(ClaimRef claim, List<Device> devices) throws IOException {
-    ClaimCdiSpecs.ClaimSpec spec = claimSpecs.forClaim(claim.uid(), devices);
+    return write(claim, devices, List.of());
+  }
+
+  /** The claim's spec with its devices and {@code mounts} (each a device that bind-mounts one file read-only). */
+  @Override
+  public Map<String, List<String>> write(ClaimRef claim, List<Device> devices, List<ClaimMount> mounts) throws IOException {
+    List<CdiDevice> extra = new java.util.ArrayList<>(mounts.size());
+    for (ClaimMount m : mounts) {
+      extra.add(new CdiDevice(m.name(), new CdiContainerEdits(List.of(), List.of(), List.of(),
+          List.of(new CdiContainerEdits.Mount(m.hostPath(), m.containerPath(), null, List.of("ro", "bind"))))));
+    }
+    ClaimCdiSpecs.ClaimSpec spec = claimSpecs.forClaim(claim.uid(), devices, extra);
+    Map<String, List<String>> ids = spec.cdiDeviceIds();
+    if (!mounts.isEmpty()) {
+      ids = new java.util.TreeMap<>(ids);
+      for (ClaimMount m : mounts) {
+        ids.put(m.name(), List.of(claimSpecs.kind() + "=" + m.name()));
+      }
+    }
     if (spec.file().isPresent()) {
       try {
         writer.write(cdiRoot, spec.file().get());
@@ -52,7 +72,7 @@ public final class ClaimSpecStore implements ClaimSpecs {
         throw new IOException("the CDI spec for claim " + claim + " is invalid: " + e.getMessage(), e);
       }
     }
-    return spec.cdiDeviceIds();
+    return ids;
   }
 
   /**
@@ -63,20 +83,33 @@ public final class ClaimSpecStore implements ClaimSpecs {
   @Override
   public java.util.Optional<Map<String, List<String>>> ensure(ClaimRef claim, java.util.function.Supplier<List<Device>> devices)
       throws IOException {
+    return ensure(claim, devices, List.of());
+  }
+
+  @Override
+  public java.util.Optional<Map<String, List<String>>> ensure(ClaimRef claim, java.util.function.Supplier<List<Device>> devices,
+      List<ClaimMount> mounts) throws IOException {
     if (java.nio.file.Files.isRegularFile(cdiRoot.resolve(claimSpecs.fileName(claim.uid())), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       return java.util.Optional.empty();
     }
-    return java.util.Optional.of(write(claim, devices.get()));
+    return java.util.Optional.of(write(claim, devices.get(), mounts));
   }
 
   @Override
   public java.util.Optional<Map<String, List<String>>> ensureValid(ClaimRef claim,
       java.util.function.Supplier<List<Device>> devices, java.util.Collection<String> recordedIds) throws IOException {
+    return ensureValid(claim, devices, recordedIds, List.of());
+  }
+
+  @Override
+  public java.util.Optional<Map<String, List<String>>> ensureValid(ClaimRef claim,
+      java.util.function.Supplier<List<Device>> devices, java.util.Collection<String> recordedIds, List<ClaimMount> mounts)
+      throws IOException {
     Path file = cdiRoot.resolve(claimSpecs.fileName(claim.uid()));
     if (java.nio.file.Files.isRegularFile(file, java.nio.file.LinkOption.NOFOLLOW_LINKS) && definesAll(file, recordedIds)) {
       return java.util.Optional.empty();
     }
-    return java.util.Optional.of(write(claim, devices.get()));
+    return java.util.Optional.of(write(claim, devices.get(), mounts));
   }
 
   /** Whether {@code file} is a valid spec, as a runtime reads it, that defines every id of {@code ids}. */

@@ -18,6 +18,30 @@ public interface ClaimSpecs {
   Map<String, List<String>> write(ClaimRef claim, List<Device> devices) throws IOException;
 
   /**
+   * As {@link #write(ClaimRef, List)}, with {@code mounts} as CDI devices of the same spec; the answer
+   * also maps each mount's name to its id.
+   */
+  default Map<String, List<String>> write(ClaimRef claim, List<Device> devices, List<ClaimMount> mounts) throws IOException {
+    if (!mounts.isEmpty()) {
+      throw new IOException("this spec store cannot add mounts to a claim's spec");
+    }
+    return write(claim, devices);
+  }
+
+  /** {@link #ensure} of a spec that also holds {@code mounts}. */
+  default java.util.Optional<Map<String, List<String>>> ensure(ClaimRef claim, java.util.function.Supplier<List<Device>> devices,
+      List<ClaimMount> mounts) throws IOException {
+    return mounts.isEmpty() ? ensure(claim, devices) : java.util.Optional.of(write(claim, devices.get(), mounts));
+  }
+
+  /** {@link #ensureValid} of a spec that also holds {@code mounts}. */
+  default java.util.Optional<Map<String, List<String>>> ensureValid(ClaimRef claim,
+      java.util.function.Supplier<List<Device>> devices, java.util.Collection<String> recordedIds, List<ClaimMount> mounts)
+      throws IOException {
+    return mounts.isEmpty() ? ensureValid(claim, devices, recordedIds) : java.util.Optional.of(write(claim, devices.get(), mounts));
+  }
+
+  /**
    * Writes the claim's spec only when it is missing (the CDI dir is tmpfs on most hosts, so a reboot
    * empties it while the checkpoint survives) and returns the ids it wrote; empty when the spec was
    * there. {@code devices} is only asked for when the spec must be written.

@@ -39,6 +39,11 @@ final class SpecRestorer {
    * confirmed for this boot. Null when done, else why the claim fails.
    */
   String restore(PreparedClaim known, Checkpoint checkpoint) {
+    return restore(known, checkpoint, List.of());
+  }
+
+  /** {@link #restore(PreparedClaim, Checkpoint)} of a spec that also carries {@code mounts} (the claim's device metadata). */
+  String restore(PreparedClaim known, Checkpoint checkpoint, List<ClaimMount> mounts) {
     try {
       // Specs are written without fsync (see the commit in ClaimPreparer.prepareOne): only a power cut or a kernel crash
       // can leave one missing, empty or partial, and either starts a new boot, which makes every recorded
@@ -47,8 +52,8 @@ final class SpecRestorer {
       String uid = known.claim().uid();
       Optional<Map<String, List<String>>> written = checkpoint.isUnconfirmed(uid) || checkpoint.bootId().isEmpty()
           ? specs.ensureValid(known.claim(), () -> recordedDevices(known),
-              known.devices().stream().flatMap(d -> d.cdiDeviceIds().stream()).toList())
-          : specs.ensure(known.claim(), () -> recordedDevices(known));
+              known.devices().stream().flatMap(d -> d.cdiDeviceIds().stream()).toList(), mounts)
+          : specs.ensure(known.claim(), () -> recordedDevices(known), mounts);
       if (written.isPresent()) {
         List<String> ids = written.get().values().stream().flatMap(List::stream).toList();
         for (PreparedDevice d : known.devices()) {

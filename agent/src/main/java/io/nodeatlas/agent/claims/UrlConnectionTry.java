@@ -11,8 +11,6 @@ import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -35,20 +33,15 @@ final class UrlConnectionTry {
 
   private final long attemptTimeoutNanos;
   private final int maxBytes;
-  /** Closes a try's connection at the try's end; its thread lives only while tries are running. */
-  private final ScheduledThreadPoolExecutor deadlines;
+  /**
+   * Closes a try's connection at the try's end: one watching thread for all tries, woken only by an end
+   * earlier than the one it waits for (the socket timeouts bound each wait on the calling thread).
+   */
+  final TryDeadlines deadlines = new TryDeadlines("claim-get-deadline");
 
   UrlConnectionTry(long attemptTimeoutNanos, int maxBytes) {
     this.attemptTimeoutNanos = attemptTimeoutNanos;
     this.maxBytes = maxBytes;
-    this.deadlines = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "claim-get-deadline");
-      t.setDaemon(true);
-      return t;
-    });
-    deadlines.setRemoveOnCancelPolicy(true);
-    deadlines.setKeepAliveTime(10, TimeUnit.SECONDS);
-    deadlines.allowCoreThreadTimeOut(true);
   }
 
   /** GETs {@code uri}, set up by {@code request}, by {@code end} ({@link System#nanoTime()}). */
@@ -61,7 +54,7 @@ final class UrlConnectionTry {
       return Answer.timedOut(limitNanos, attemptTimeoutNanos, budget);
     }
     Exchange x = new Exchange();
-    ScheduledFuture<?> timer = null;
+    boolean watched = false;
     try {
       HttpURLConnection conn = (HttpURLConnection) uri.toURL().openConnection(Proxy.NO_PROXY);
       conn.setInstanceFollowRedirects(false);
@@ -72,7 +65,8 @@ final class UrlConnectionTry {
       request.apply(conn);
       x.open(conn);
       budget.abandoned().thenRun(x::abort);
-      timer = deadlines.schedule(x::expire, Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+      deadlines.watch(x, end);
+      watched = true;
       int code = conn.getResponseCode();
       InputStream in = code >= 400 ? conn.getErrorStream() : conn.getInputStream();
       if (in == null) {
@@ -93,8 +87,8 @@ final class UrlConnectionTry {
       }
       return Answer.failed(ClaimGet.describe(e), true);
     } finally {
-      if (timer != null) {
-        timer.cancel(false);
+      if (watched) {
+        deadlines.done(x);
       }
     }
   }
@@ -142,7 +136,7 @@ final class UrlConnectionTry {
    * One try's connection: closed when the try fails or the budget is abandoned, but never after the
    * try is done, when the JDK may already have handed the kept-alive connection to another call.
    */
-  private static final class Exchange {
+  private static final class Exchange implements TryDeadlines.Expiring {
     private HttpURLConnection conn;
     private boolean done;
     private boolean expired;
@@ -159,7 +153,8 @@ final class UrlConnectionTry {
     }
 
     /** The try's time is over: closes the connection unless the try is done. */
-    void expire() {
+    @Override
+    public void expire() {
       synchronized (this) {
         if (done) {
           return;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.nodeatlas.agent.claims.AllocatedClaim;
 import io.nodeatlas.agent.claims.AllocatedDevice;
 import io.nodeatlas.agent.claims.ClaimMetadata;
+import io.nodeatlas.agent.claims.ClaimMount;
 import io.nodeatlas.agent.claims.ClaimRef;
 import io.nodeatlas.agent.claims.DeviceInventory;
 import io.nodeatlas.agent.claims.PreparedClaim;
@@ -35,11 +36,11 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -53,20 +54,25 @@ import org.slf4j.LoggerFactory;
  * allocated devices' attributes, as their ResourceSlice publishes them, and, for a network interface, the
  * {@code networkData} the device's family states ({@code DiscoverySource.networkData}, the same the claim's
  * status gets). The file lies under the state directory ({@link MetadataLayout}) and reaches the
- * container read-only through a CDI spec of the claim, {@code <driver>_metadata_<claimUID>.json} of kind
- * {@code <driver>/metadata}, one CDI device {@code <claimUID>-<request>} per request that bind-mounts the
- * request's file; its id goes to the first device of the request in the Prepare answer, as the kubelet
- * plugin helper does ({@code kubeletplugin/draplugin.go} {@code NodePrepareResources},
- * {@code kubeletplugin/metadata.go}).
+ * container read-only through the claim's own CDI spec: one CDI device {@code <claimUID>-metadata_<request>}
+ * per request that bind-mounts the request's file ({@link ClaimMount}), whose id goes to the first device of
+ * the request in the Prepare answer and into the checkpoint with it (KEP-5304 "Design Details", steps 4–6:
+ * a CDI device per claim and request that mounts the file, its id appended to the answer; the upstream
+ * helper writes a spec of its own, {@code kubeletplugin/metadata.go}, since it does not own the driver's).
+ * So a Prepare writes one spec and an Unprepare removes one.
+ *
+ * <p>Claims prepared by the previous version have a metadata spec of their own,
+ * {@code <driver>_metadata_<claimUID>.json} of kind {@code <driver>/metadata}, and were answered with its ids,
+ * which the checkpoint does not record: a recorded claim whose ids name no metadata mount but whose
+ * files exist is answered with those ids again and keeps (or gets back) that spec; Unprepare removes it.
  *
  * <p>Files are replaced atomically (temporary file and rename, never through a link) and world-readable,
  * as the container's user reads them; their directories are created one by one, never through a link.
  * A recorded claim answered again gets back what a reboot or a crash took: a missing, empty or broken
  * file is written again from the checkpoint's devices and the inventory (the request's subrequest is
- * then no longer known: the base name stands), and the CDI spec, on the tmpfs {@code /var/run/cdi} of
- * most hosts, is written again. Unprepare removes the claim's tree and spec. Failures to write are logged
- * and the claim is answered without metadata, as the helper does; a failure to remove fails Unprepare,
- * which the kubelet repeats.
+ * then no longer known: the base name stands). Unprepare removes the claim's tree. Failures to write are
+ * logged and the claim is answered without metadata, as the helper does; a failure to remove fails
+ * Unprepare, which the kubelet repeats.
  */
 public final class DeviceMetadataFiles implements ClaimMetadata {
 
@@ -74,6 +80,8 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
 
   /** Requests of one claim; the API allows 32 ({@code DeviceRequestsMaxSize}), the rest is a broken tree. */
   static final int MAX_REQUESTS = 64;
+  /** Between the claim UID and the request in a mount's CDI device name: no device name holds {@code _} (DNS labels). */
+  static final String MOUNT_INFIX = "-metadata_";
 
   private final MetadataLayout layout;
   private final Path cdiRoot;
@@ -81,14 +89,12 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
   private final DeviceInventory inventory;
   private final Function<Device, Optional<NetworkData>> networkData;
   private final boolean enabled;
-  /**
-   * The claim specs' writer ({@link io.nodeatlas.agent.claims.ClaimSpecStore#writer()}): one index of the
-   * CDI directory, so the claim specs' conflict scans never parse these files (with a writer each,
-   * concurrent Prepares parsed each other's new specs again and again).
-   */
+  /** The writer of the claim specs ({@link io.nodeatlas.agent.claims.ClaimSpecStore#writer()}), for the previous version's specs. */
   private final CdiSpecWriter writer;
-  /** Claims whose files this process wrote or checked: answered again with a look at the spec alone. */
-  private final Set<String> current = ConcurrentHashMap.newKeySet();
+  /** Claims whose files this process wrote or checked, with their part of the paths: answered again without IO. */
+  private final Map<String, String> current = new ConcurrentHashMap<>();
+  /** Claims of the previous version's kind whose spec this process wrote or checked. */
+  private final Set<String> legacyCurrent = ConcurrentHashMap.newKeySet();
   /**
    * One lock per claim UID's stripe: a recorded claim may be answered by two calls at once. Many, so
    * that claims prepared at once rarely wait for each other's IO.
@@ -97,7 +103,7 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
 
   /**
    * {@code enabled} false: no file is written and answers carry no metadata ids, but Unprepare still
-   * removes the files a claim got while it was on.
+   * removes the files a claim got while it was on, and a claim recorded with mounts keeps them.
    */
   public DeviceMetadataFiles(Path stateDir, Path cdiRoot, String driver, DeviceInventory inventory,
       Function<Device, Optional<NetworkData>> networkData, boolean enabled) {
@@ -130,13 +136,18 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
     return enabled;
   }
 
-  /** The CDI spec file of a claim's metadata mounts: {@code <driver>_metadata_<uid>.json}, as the helper names its own. */
-  public String specFileName(String uid) {
+  /** The CDI device of the claim's spec that mounts a request's file. */
+  public static String mountName(String uid, String request) {
+    return uid + MOUNT_INFIX + request;
+  }
+
+  /** The previous version's CDI spec of a claim's metadata mounts: {@code <driver>_metadata_<uid>.json}. */
+  public String legacySpecFileName(String uid) {
     return driver + "_metadata_" + uid + SpecFormat.JSON.extension();
   }
 
-  /** The CDI id that mounts a request's file. */
-  public String cdiId(String uid, String request) {
+  /** The previous version's CDI id that mounts a request's file. */
+  public String legacyCdiId(String uid, String request) {
     return driver + "/metadata=" + uid + "-" + request;
   }
 
@@ -145,9 +156,10 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
   }
 
   @Override
-  public List<PreparedDevice> prepared(ClaimRef claim, AllocatedClaim allocation, List<PreparedDevice> devices) {
+  public SortedMap<String, ClaimMount> write(ClaimRef claim, AllocatedClaim allocation) {
+    SortedMap<String, ClaimMount> mounts = new TreeMap<>();
     if (!enabled || allocation.results().isEmpty()) {
-      return devices;
+      return mounts;
     }
     Map<String, List<AllocatedDevice>> byRequest = new TreeMap<>();
     allocation.results().forEach(a -> byRequest.computeIfAbsent(a.baseRequest(), r -> new ArrayList<>()).add(a));
@@ -158,7 +170,7 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
     if (problem != null || byRequest.size() > MAX_REQUESTS) {
       LOG.warn("device metadata not written claim={} err=\"{}\"", claim,
           problem != null ? problem : byRequest.size() + " requests, more than " + MAX_REQUESTS);
-      return devices;
+      return mounts;
     }
     String part = MetadataLayout.claimPart(claim.name(), allocation.podClaimName());
     synchronized (lock(claim.uid())) {
@@ -171,64 +183,132 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
           // Every result of a request names the same subrequest, if any (one of firstAvailable is chosen).
           writeFile(claim.uid(), part, r.getKey(), new RequestMetadata(claim.namespace(), claim.name(), claim.uid(), 1,
               allocation.podClaimName(), r.getValue().get(0).request(), entries));
+          mounts.put(r.getKey(), mount(claim.uid(), part, r.getKey()));
         }
-        writeSpec(claim.uid(), part, byRequest.keySet());
-        current.add(claim.uid());
-        return withIds(devices, claim.uid(), byRequest.keySet());
+        current.put(claim.uid(), part);
+        return mounts;
       } catch (IOException | RuntimeException e) {
         LOG.warn("device metadata not written, the claim's containers get none claim={} err=\"{}\"", claim, e.getMessage());
         try {
-          removeFiles(claim.uid());
+          removeFiles(claim.uid(), false);
         } catch (IOException | RuntimeException suppressed) {
           LOG.debug("removing the claim's partial device metadata failed claim={} err=\"{}\"", claim, suppressed.getMessage());
         }
-        return devices;
+        return new TreeMap<>();
       }
     }
   }
 
+  private ClaimMount mount(String uid, String part, String request) {
+    return new ClaimMount(mountName(uid, request), layout.hostPath(uid, part, request).toString(),
+        layout.containerPath(part, request));
+  }
+
+  /** The requests whose mounts the claim's recorded ids name. */
+  private static Set<String> recordedRequests(PreparedClaim known) {
+    String prefix = known.claim().uid() + MOUNT_INFIX;
+    Set<String> requests = new TreeSet<>();
+    for (PreparedDevice d : known.devices()) {
+      for (String id : d.cdiDeviceIds()) {
+        int eq = id.indexOf('=');
+        if (eq > 0 && id.startsWith(prefix, eq + 1)) {
+          requests.add(id.substring(eq + 1 + prefix.length()));
+        }
+      }
+    }
+    return requests;
+  }
+
   @Override
-  public List<PreparedDevice> restored(PreparedClaim known) {
+  public Restored restore(PreparedClaim known) {
     ClaimRef claim = known.claim();
-    if (!enabled || !MetadataLayout.validUid(claim.uid())) {
+    if (!MetadataLayout.validUid(claim.uid())) {
+      return new Restored(List.of(), known.devices());
+    }
+    Set<String> requests = recordedRequests(known);
+    if (requests.isEmpty()) {
+      return new Restored(List.of(), restoredLegacy(known));
+    }
+    synchronized (lock(claim.uid())) {
+      String part = current.get(claim.uid());
+      if (part == null) {
+        try {
+          part = claimPart(claim).orElse(null);
+          if (part == null) {
+            // The tree is gone (the state directory was emptied): written again where a claim the pod names has it.
+            part = MetadataLayout.CLAIMS + "/" + claim.name();
+          }
+          recreate(known, part, requests);
+          current.put(claim.uid(), part);
+        } catch (IOException | RuntimeException e) {
+          LOG.warn("device metadata not re-created, the claim's containers may lack it claim={} err=\"{}\"", claim,
+              e.getMessage());
+          part = part != null ? part : MetadataLayout.CLAIMS + "/" + claim.name();
+        }
+      }
+      List<ClaimMount> mounts = new ArrayList<>();
+      for (String request : requests) {
+        if (Names.isDnsLabel(request)) {
+          mounts.add(mount(claim.uid(), part, request));
+        }
+      }
+      return new Restored(mounts, known.devices());
+    }
+  }
+
+  /** Writes again each request's file that is missing, empty or broken, from the checkpoint's devices. */
+  private void recreate(PreparedClaim known, String part, Set<String> requests) throws IOException {
+    ClaimRef claim = known.claim();
+    String podClaimName = part.startsWith(MetadataLayout.TEMPLATES + "/") ? part.substring(MetadataLayout.TEMPLATES.length() + 1) : "";
+    for (String request : requests) {
+      String problem = MetadataLayout.problem(claim.name(), podClaimName, request);
+      if (problem != null) {
+        throw new IOException(problem);
+      }
+      Path file = layout.hostPath(claim.uid(), part, request);
+      if (!intact(file, claim.uid())) {
+        List<RequestMetadata.DeviceEntry> entries = new ArrayList<>();
+        known.devices().stream().filter(d -> d.requestNames().contains(request)).forEach(d -> add(entries, d.pool(), d.device()));
+        writeFile(claim.uid(), part, request, new RequestMetadata(claim.namespace(), claim.name(), claim.uid(), 1,
+            podClaimName, request, entries));
+        LOG.info("re-created the device metadata of a recorded claim claim={} request={}", claim, request);
+      }
+    }
+  }
+
+  /** A claim prepared by the previous version: its files and its own metadata spec again, answered with that spec's ids. */
+  private List<PreparedDevice> restoredLegacy(PreparedClaim known) {
+    ClaimRef claim = known.claim();
+    if (!enabled) {
       return known.devices();
     }
     Set<String> requests = new TreeSet<>();
     known.devices().forEach(d -> requests.addAll(d.requestNames()));
     synchronized (lock(claim.uid())) {
       try {
-        if (current.contains(claim.uid())
-            && Files.isRegularFile(cdiRoot.resolve(specFileName(claim.uid())), LinkOption.NOFOLLOW_LINKS)) {
-          return withIds(known.devices(), claim.uid(), requests);
+        if (legacyCurrent.contains(claim.uid())
+            && Files.isRegularFile(cdiRoot.resolve(legacySpecFileName(claim.uid())), LinkOption.NOFOLLOW_LINKS)) {
+          return withLegacyIds(known.devices(), claim.uid(), requests);
         }
         Optional<String> part = claimPart(claim);
         if (part.isEmpty()) {
           return known.devices(); // prepared without metadata (the feature was off, or its write failed)
         }
-        for (String request : requests) {
-          String podClaimName = part.get().startsWith(MetadataLayout.TEMPLATES + "/")
-              ? part.get().substring(MetadataLayout.TEMPLATES.length() + 1) : "";
-          String problem = MetadataLayout.problem(claim.name(), podClaimName, request);
-          if (problem != null) {
-            throw new IOException(problem);
-          }
-          Path file = layout.hostPath(claim.uid(), part.get(), request);
-          if (!intact(file, claim.uid())) {
-            List<RequestMetadata.DeviceEntry> entries = new ArrayList<>();
-            known.devices().stream().filter(d -> d.requestNames().contains(request)).forEach(d -> add(entries, d.pool(), d.device()));
-            writeFile(claim.uid(), part.get(), request, new RequestMetadata(claim.namespace(), claim.name(), claim.uid(), 1,
-                podClaimName, request, entries));
-            LOG.info("re-created the device metadata of a recorded claim claim={} request={}", claim, request);
-          }
-        }
-        writeSpec(claim.uid(), part.get(), requests);
-        current.add(claim.uid());
-        return withIds(known.devices(), claim.uid(), requests);
+        recreate(known, part.get(), requests);
+        writeLegacySpec(claim.uid(), part.get(), requests);
+        legacyCurrent.add(claim.uid());
+        return withLegacyIds(known.devices(), claim.uid(), requests);
       } catch (IOException | RuntimeException e) {
         LOG.warn("device metadata not re-created, the claim's containers get none claim={} err=\"{}\"", claim, e.getMessage());
         return known.devices();
       }
     }
+  }
+
+  private List<PreparedDevice> withLegacyIds(List<PreparedDevice> devices, String uid, Set<String> requests) {
+    Map<String, String> ids = new TreeMap<>();
+    requests.forEach(r -> ids.put(r, legacyCdiId(uid, r)));
+    return ClaimMetadata.withIds(devices, ids);
   }
 
   @Override
@@ -237,13 +317,17 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
       return; // no file of ours has such a name
     }
     synchronized (lock(claimUid)) {
-      current.remove(claimUid);
-      removeFiles(claimUid);
+      // A claim this process wrote or restored with mounts in its own spec has no spec of the previous version.
+      boolean mounted = current.remove(claimUid) != null;
+      legacyCurrent.remove(claimUid);
+      removeFiles(claimUid, !mounted);
     }
   }
 
-  private void removeFiles(String uid) throws IOException {
-    writer.remove(cdiRoot, specFileName(uid));
+  private void removeFiles(String uid, boolean legacySpec) throws IOException {
+    if (legacySpec) {
+      writer.remove(cdiRoot, legacySpecFileName(uid));
+    }
     Path dir = layout.claimDir(uid);
     if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
       return;
@@ -351,8 +435,8 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
   private static final java.nio.file.attribute.FileAttribute<Set<java.nio.file.attribute.PosixFilePermission>> DIRECTORY_MODE =
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x"));
 
-  /** The claim's CDI spec: per request a device that bind-mounts the request's file read-only. */
-  private void writeSpec(String uid, String part, Set<String> requests) throws IOException {
+  /** The previous version's metadata spec: per request a device that bind-mounts the request's file read-only. */
+  private void writeLegacySpec(String uid, String part, Set<String> requests) throws IOException {
     List<CdiDevice> devices = new ArrayList<>();
     for (String request : requests) {
       CdiContainerEdits.Mount mount = new CdiContainerEdits.Mount(layout.hostPath(uid, part, request).toString(),
@@ -362,32 +446,10 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
     CdiSpec draft = new CdiSpec(CdiVersion.EARLIEST.text(), driver + "/metadata", null, devices, null);
     CdiSpec spec = draft.withCdiVersion(CdiVersion.minimumRequired(draft).text());
     try {
-      // Kind <driver>/metadata and names <uid>-<request> are this class's alone: no conflict scan, which
-      // cost as much as the claim spec's own (a listing and a stat of every spec of the directory).
-      writer.writeUnique(cdiRoot, new CdiSpecFile(specFileName(uid), spec, SpecFormat.JSON));
+      // Kind <driver>/metadata and names <uid>-<request> are this class's alone: no conflict scan.
+      writer.writeUnique(cdiRoot, new CdiSpecFile(legacySpecFileName(uid), spec, SpecFormat.JSON));
     } catch (CdiValidationException e) {
       throw new IOException("the device metadata CDI spec is invalid: " + e.getMessage(), e);
     }
-  }
-
-  /** {@code devices} with each request's metadata id added to the request's first device (once). */
-  private List<PreparedDevice> withIds(List<PreparedDevice> devices, String uid, Set<String> requests) {
-    Map<Integer, List<String>> added = new LinkedHashMap<>();
-    for (String request : requests) {
-      for (int i = 0; i < devices.size(); i++) {
-        if (devices.get(i).requestNames().contains(request)) {
-          added.computeIfAbsent(i, k -> new ArrayList<>()).add(cdiId(uid, request));
-          break;
-        }
-      }
-    }
-    List<PreparedDevice> out = new ArrayList<>(devices);
-    added.forEach((i, ids) -> {
-      PreparedDevice d = devices.get(i);
-      List<String> all = new ArrayList<>(d.cdiDeviceIds());
-      ids.stream().filter(id -> !all.contains(id)).forEach(all::add);
-      out.set(i, new PreparedDevice(d.requestNames(), d.pool(), d.device(), all, d.shareId(), d.consumedCapacity(), d.placement()));
-    });
-    return out;
   }
 }

@@ -1,5 +1,7 @@
 package io.nodeatlas.agent.metadata;
 
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -7,10 +9,12 @@ import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.nodeatlas.discovery.model.AttributeValue;
+import io.nodeatlas.discovery.share.NetworkData;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -44,9 +48,13 @@ public final class MetadataCodec {
 
   /** The file's bytes: the object once per version of {@link #VERSIONS}, each on lines of its own. */
   public static byte[] encode(RequestMetadata m) throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
     for (String version : VERSIONS) {
-      out.write(JSON.writeValueAsBytes(object(version, m)));
+      // Written straight from the record with the mapper's generator (its pretty printer): the bytes a tree
+      // of the same members gave, without the tree (every Prepare writes a file per request).
+      try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
+        write(g, version, m);
+      }
       out.write('\n');
     }
     if (out.size() > MAX_BYTES) {
@@ -57,45 +65,75 @@ public final class MetadataCodec {
   }
 
   /** {@code v1alpha1.DeviceMetadata}; members in the order of the Go type, empty optionals left out. */
-  private static ObjectNode object(String version, RequestMetadata m) {
-    ObjectNode o = JSON.createObjectNode();
-    o.put("apiVersion", version);
-    o.put("kind", KIND);
-    ObjectNode meta = o.putObject("metadata");
-    meta.put("name", m.claimName());
-    meta.put("namespace", m.namespace());
-    meta.put("uid", m.claimUid());
-    meta.put("generation", m.generation());
+  private static void write(JsonGenerator g, String version, RequestMetadata m) throws IOException {
+    g.writeStartObject();
+    g.writeStringField("apiVersion", version);
+    g.writeStringField("kind", KIND);
+    g.writeObjectFieldStart("metadata");
+    g.writeStringField("name", m.claimName());
+    g.writeStringField("namespace", m.namespace());
+    g.writeStringField("uid", m.claimUid());
+    g.writeNumberField("generation", m.generation());
+    g.writeEndObject();
     if (!m.podClaimName().isEmpty()) {
-      o.put("podClaimName", m.podClaimName());
+      g.writeStringField("podClaimName", m.podClaimName());
     }
-    ObjectNode request = o.putArray("requests").addObject();
-    request.put("name", m.request());
+    g.writeArrayFieldStart("requests");
+    g.writeStartObject();
+    g.writeStringField("name", m.request());
     if (!m.devices().isEmpty()) {
-      var devices = request.putArray("devices");
+      g.writeArrayFieldStart("devices");
       for (RequestMetadata.DeviceEntry d : m.devices()) {
-        ObjectNode device = devices.addObject();
-        device.put("driver", d.driver());
-        device.put("pool", d.pool());
-        device.put("name", d.name());
+        g.writeStartObject();
+        g.writeStringField("driver", d.driver());
+        g.writeStringField("pool", d.pool());
+        g.writeStringField("name", d.name());
         if (!d.attributes().isEmpty()) {
           // resource.k8s.io/v1 DeviceAttribute: one member named after the value's type.
-          ObjectNode attributes = device.putObject("attributes");
-          d.attributes().forEach((name, value) -> attributes.putObject(name).set(value.typeName(), JSON.valueToTree(value.asObject())));
+          g.writeObjectFieldStart("attributes");
+          for (Map.Entry<String, AttributeValue> a : d.attributes().entrySet()) {
+            g.writeObjectFieldStart(a.getKey());
+            g.writeFieldName(a.getValue().typeName());
+            writeValue(g, a.getValue());
+            g.writeEndObject();
+          }
+          g.writeEndObject();
         }
-        d.networkData().ifPresent(n -> {
+        if (d.networkData().isPresent()) {
           // resource.k8s.io/v1 NetworkDeviceData: interfaceName, ips, hardwareAddress; no IPs are known here.
-          ObjectNode network = device.putObject("networkData");
+          NetworkData n = d.networkData().get();
+          g.writeObjectFieldStart("networkData");
           if (!n.interfaceName().isEmpty()) {
-            network.put("interfaceName", n.interfaceName());
+            g.writeStringField("interfaceName", n.interfaceName());
           }
           if (!n.hardwareAddress().isEmpty()) {
-            network.put("hardwareAddress", n.hardwareAddress());
+            g.writeStringField("hardwareAddress", n.hardwareAddress());
           }
-        });
+          g.writeEndObject();
+        }
+        g.writeEndObject();
       }
+      g.writeEndArray();
     }
-    return o;
+    g.writeEndObject();
+    g.writeEndArray();
+    g.writeEndObject();
+  }
+
+  private static void writeValue(JsonGenerator g, AttributeValue v) throws IOException {
+    if (v instanceof AttributeValue.IntValue i) {
+      g.writeNumber(i.value());
+    } else if (v instanceof AttributeValue.BoolValue b) {
+      g.writeBoolean(b.value());
+    } else if (v instanceof AttributeValue.StringsValue s) {
+      g.writeStartArray();
+      for (String one : s.values()) {
+        g.writeString(one);
+      }
+      g.writeEndArray();
+    } else {
+      g.writeString((String) v.asObject()); // a string or a version
+    }
   }
 
   /**

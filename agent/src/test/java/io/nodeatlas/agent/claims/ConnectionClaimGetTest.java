@@ -85,6 +85,33 @@ class ConnectionClaimGetTest {
     }
   }
 
+  /** Times the JVM's threads named {@code claim-get-deadline} waited (parked), all together. */
+  private static long deadlineThreadWaits() {
+    java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    long sum = 0;
+    for (java.lang.management.ThreadInfo t : mx.getThreadInfo(mx.getAllThreadIds())) {
+      if (t != null && t.getThreadName().equals("claim-get-deadline")) {
+        sum += t.getWaitedCount();
+      }
+    }
+    return sum;
+  }
+
+  @Test
+  void aStreamOfReadsDoesNotWakeTheDeadlineThreadForEachRead() throws Exception {
+    try (ClaimApiServer api = new ClaimApiServer()) {
+      api.claim("train", new ClaimApiServer.Answer("uid-train", List.of("gpu-0", "gpu-1"), 0));
+      ApiClaimLookup lookup = lookup(connection(api.kubeconfig(dir.resolve("kubeconfig"))), ApiClaimLookup.Limits.DEFAULT);
+      assertTrainDevices(lookup);
+      long before = deadlineThreadWaits();
+      for (int i = 0; i < 100; i++) {
+        assertTrainDevices(lookup);
+      }
+      // Each read's deadline on a ScheduledThreadPoolExecutor with remove-on-cancel woke its thread: 100 or more.
+      assertThat(deadlineThreadWaits() - before).isLessThan(10);
+    }
+  }
+
   @Test
   @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
   void anAnswerSentAByteAtATimeEndsTheTryAtItsTimeLimit() throws Exception {

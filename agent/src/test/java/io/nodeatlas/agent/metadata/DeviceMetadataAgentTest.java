@@ -56,21 +56,34 @@ class DeviceMetadataAgentTest {
     return client.resources(ResourceClaim.class).inNamespace("default").resource(b.build()).create().getMetadata().getUid();
   }
 
+  /** The claim's one CDI spec, which carries the metadata mounts too. */
   Path spec(AgentSettings s, String uid) {
+    return s.cdiRoot().resolve("nodeatlas.io-claim_" + uid + ".json");
+  }
+
+  /** The previous version's metadata spec of a claim. */
+  Path legacySpec(AgentSettings s, String uid) {
     return s.cdiRoot().resolve("nodeatlas.io_metadata_" + uid + ".json");
+  }
+
+  /** The CDI dir's files that name {@code uid}. */
+  List<String> specsOf(AgentSettings s, String uid) throws Exception {
+    try (Stream<Path> files = Files.list(s.cdiRoot())) {
+      return files.map(f -> f.getFileName().toString()).filter(n -> n.contains(uid)).sorted().toList();
+    }
   }
 
   /** The spec's mount of {@code uid}'s request, checked to be a read-only bind of a file under the state directory. */
   JsonNode mount(AgentSettings s, String uid, String request) throws Exception {
     JsonNode spec = JSON.readTree(spec(s, uid).toFile());
-    assertThat(spec.get("kind").asText()).isEqualTo("nodeatlas.io/metadata");
+    assertThat(spec.get("kind").asText()).isEqualTo("nodeatlas.io/claim");
     JsonNode device = null;
     for (JsonNode d : spec.get("devices")) {
-      if (d.get("name").asText().equals(uid + "-" + request)) {
+      if (d.get("name").asText().equals(uid + "-metadata_" + request)) {
         device = d;
       }
     }
-    assertThat(device).as("CDI device %s-%s", uid, request).isNotNull();
+    assertThat(device).as("CDI device %s-metadata_%s", uid, request).isNotNull();
     JsonNode mount = device.at("/containerEdits/mounts/0");
     assertThat(mount.get("options")).extracting(JsonNode::asText).contains("ro", "bind");
     assertThat(Path.of(mount.get("hostPath").asText())).startsWith(s.stateDir().toAbsolutePath()).isRegularFile();
@@ -99,7 +112,8 @@ class DeviceMetadataAgentTest {
       NodePrepareResourceResponse d = r.getClaimsOrThrow(direct);
       assertThat(d.getError()).isEmpty();
       assertThat(d.getDevices(0).getCdiDeviceIdsList()).containsExactly("nodeatlas.io/claim=" + direct + "-gpu-0",
-          "nodeatlas.io/metadata=" + direct + "-gpus");
+          "nodeatlas.io/claim=" + direct + "-metadata_gpus");
+      assertThat(specsOf(s, direct)).as("one spec per claim").containsExactly(spec(s, direct).getFileName().toString());
 
       // A claim the pod names: resourceclaims/<claim>/<request>/<driver>-metadata.json.
       JsonNode m = mount(s, direct, "gpus");
@@ -125,7 +139,7 @@ class DeviceMetadataAgentTest {
       assertThat(g.getError()).isEmpty();
       assertThat(g.getDevices(0).getRequestNamesList()).containsExactly("gpus");
       idsBefore = g.getDevices(0).getCdiDeviceIdsList();
-      assertThat(idsBefore).contains("nodeatlas.io/metadata=" + generated + "-gpus");
+      assertThat(idsBefore).contains("nodeatlas.io/claim=" + generated + "-metadata_gpus");
       m = mount(s, generated, "gpus");
       assertThat(m.get("containerPath").asText())
           .isEqualTo(CONTAINER_DIR + "/resourceclaimtemplates/accel/gpus/nodeatlas.io-metadata.json");
@@ -143,7 +157,7 @@ class DeviceMetadataAgentTest {
       assertThat(a.kubelet.unprepare(FakeKubelet.claim("default", "direct", direct)).getClaimsOrThrow(direct).getError()).isEmpty();
       assertThat(directFile).doesNotExist();
       assertThat(s.stateDir().resolve("device-metadata").resolve(direct)).doesNotExist();
-      assertThat(spec(s, direct)).doesNotExist();
+      assertThat(specsOf(s, direct)).isEmpty();
       assertThat(generatedFile).exists();
     }
 
@@ -181,8 +195,65 @@ class DeviceMetadataAgentTest {
       NodePrepareResourceResponse r = a.kubelet.prepare(FakeKubelet.claim("default", "plain", uid)).getClaimsOrThrow(uid);
       assertThat(r.getError()).isEmpty();
       assertThat(r.getDevices(0).getCdiDeviceIdsList()).containsExactly("nodeatlas.io/claim=" + uid + "-gpu-0");
-      assertThat(spec(s, uid)).doesNotExist();
+      assertThat(JSON.readTree(spec(s, uid).toFile()).get("devices")).extracting(n -> n.get("name").asText())
+          .containsExactly(uid + "-gpu-0");
+      assertThat(specsOf(s, uid)).containsExactly(spec(s, uid).getFileName().toString());
       assertThat(s.stateDir().resolve("device-metadata")).doesNotExist();
+    }
+  }
+
+  /**
+   * A claim prepared by the previous version (its metadata in a spec of its own, kind nodeatlas.io/metadata,
+   * whose ids the checkpoint does not record): answered with those ids again, after a restart and after a
+   * reboot that emptied the CDI dir, and Unprepare removes both specs and the files.
+   */
+  @Test
+  void aClaimPreparedByThePreviousVersionKeepsItsMetadataSpecAndIdsAndLosesAllOnUnprepare() throws Exception {
+    ApiObjects.node(client, "node-a");
+    Path proc = Files.createDirectories(dir.resolve("host/proc/sys/kernel/random"));
+    Files.writeString(proc.resolve("boot_id"), "0b7e2d36-6a4b-4a55-9d2f-444444444444\n");
+    AgentSettings s = settings(dir.resolve("host"));
+    String uid = claim("old", "", "gpus", "gpu-0");
+    // The previous version's state: the checkpoint and claim spec of a Prepare (here one with metadata off,
+    // which records the same), the file under the state directory and its own spec, as that version wrote them.
+    try (RunningAgent a = new RunningAgent(s, client, o -> o.withDeviceMetadata(false))) {
+      assertThat(a.kubelet.prepare(FakeKubelet.claim("default", "old", uid)).getClaimsOrThrow(uid).getError()).isEmpty();
+    }
+    Path file = s.stateDir().resolve("device-metadata").resolve(uid).resolve("resourceclaims/old/gpus/nodeatlas.io-metadata.json");
+    Files.createDirectories(file.getParent());
+    Files.write(file, MetadataCodec.encode(new RequestMetadata("default", "old", uid, 1, "", "gpus", List.of())));
+    String container = CONTAINER_DIR + "/resourceclaims/old/gpus/nodeatlas.io-metadata.json";
+    String legacy = "{\"cdiVersion\":\"0.3.0\",\"kind\":\"nodeatlas.io/metadata\",\"devices\":[{\"name\":\"" + uid
+        + "-gpus\",\"containerEdits\":{\"mounts\":[{\"hostPath\":\"" + file.toAbsolutePath() + "\",\"containerPath\":\""
+        + container + "\",\"options\":[\"ro\",\"bind\"]}]}}]}";
+    Files.writeString(legacySpec(s, uid), legacy);
+    List<String> oldIds = List.of("nodeatlas.io/claim=" + uid + "-gpu-0", "nodeatlas.io/metadata=" + uid + "-gpus");
+
+    try (RunningAgent a = new RunningAgent(s, client, o -> o.withDeviceMetadata(true))) {
+      NodePrepareResourceResponse r = a.kubelet.prepare(FakeKubelet.claim("default", "old", uid)).getClaimsOrThrow(uid);
+      assertThat(r.getError()).isEmpty();
+      assertThat(r.getDevices(0).getCdiDeviceIdsList()).isEqualTo(oldIds);
+      assertThat(JSON.readTree(legacySpec(s, uid).toFile()).at("/devices/0/containerEdits/mounts/0/containerPath").asText())
+          .isEqualTo(container);
+    }
+    // The reboot: a new boot ID and the tmpfs CDI dir empty.
+    Files.writeString(proc.resolve("boot_id"), "0b7e2d36-6a4b-4a55-9d2f-555555555555\n");
+    Files.delete(legacySpec(s, uid));
+    Files.delete(spec(s, uid));
+    try (RunningAgent b = new RunningAgent(s, client, o -> o.withDeviceMetadata(true))) {
+      NodePrepareResourceResponse r = b.kubelet.prepare(FakeKubelet.claim("default", "old", uid)).getClaimsOrThrow(uid);
+      assertThat(r.getError()).isEmpty();
+      assertThat(r.getDevices(0).getCdiDeviceIdsList()).isEqualTo(oldIds);
+      JsonNode back = JSON.readTree(legacySpec(s, uid).toFile());
+      assertThat(back.get("kind").asText()).isEqualTo("nodeatlas.io/metadata");
+      assertThat(back.at("/devices/0/name").asText()).isEqualTo(uid + "-gpus");
+      assertThat(back.at("/devices/0/containerEdits/mounts/0/hostPath").asText()).isEqualTo(file.toAbsolutePath().toString());
+      assertThat(back.at("/devices/0/containerEdits/mounts/0/containerPath").asText()).isEqualTo(container);
+      assertThat(spec(s, uid)).exists();
+
+      assertThat(b.kubelet.unprepare(FakeKubelet.claim("default", "old", uid)).getClaimsOrThrow(uid).getError()).isEmpty();
+      assertThat(specsOf(s, uid)).isEmpty();
+      assertThat(s.stateDir().resolve("device-metadata").resolve(uid)).doesNotExist();
     }
   }
 }

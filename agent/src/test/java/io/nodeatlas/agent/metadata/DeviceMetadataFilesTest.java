@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nodeatlas.agent.claims.AllocatedClaim;
 import io.nodeatlas.agent.claims.AllocatedDevice;
+import io.nodeatlas.agent.claims.ClaimMetadata;
+import io.nodeatlas.agent.claims.ClaimMount;
 import io.nodeatlas.agent.claims.ClaimRef;
 import io.nodeatlas.agent.claims.DeviceInventory;
 import io.nodeatlas.agent.claims.PreparedClaim;
@@ -18,12 +20,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The metadata files and their CDI spec on a real file system, with a network device's data. */
+/** The metadata files and the mounts of the claim's CDI spec on a real file system, with a network device's data. */
 class DeviceMetadataFilesTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -65,21 +69,26 @@ class DeviceMetadataFilesTest {
     return state.resolve("device-metadata").resolve(UID).resolve(part).resolve(request).resolve("nodeatlas.io-metadata.json");
   }
 
-  Path spec() {
+  Path legacySpec() {
     return cdi.resolve("nodeatlas.io_metadata_" + UID + ".json");
   }
 
-  @Test
-  void eachRequestGetsItsFileAMountAndAnIdOnItsFirstDevice() throws Exception {
-    List<PreparedDevice> answer = files(true).prepared(CLAIM, new AllocatedClaim(RESULTS, "train"), DEVICES);
+  static final String GPUS_MOUNT = UID + "-metadata_gpus";
+  static final String NET_MOUNT = UID + "-metadata_net";
 
-    assertThat(answer.get(0).cdiDeviceIds()).containsExactly("nodeatlas.io/claim=" + UID + "-gpu-0",
-        "nodeatlas.io/metadata=" + UID + "-gpus");
-    assertThat(answer.get(1).cdiDeviceIds()).isEqualTo(DEVICES.get(1).cdiDeviceIds());
-    assertThat(answer.get(2).cdiDeviceIds()).containsExactly("nodeatlas.io/claim=" + UID + "-nic-eth1",
-        "nodeatlas.io/metadata=" + UID + "-net");
+  /** The devices as the preparer records them: the mounts' ids (in the claim's spec, of its kind) on each request's first device. */
+  static final List<PreparedDevice> RECORDED = ClaimMetadata.withIds(DEVICES,
+      Map.of("gpus", "nodeatlas.io/claim=" + GPUS_MOUNT, "net", "nodeatlas.io/claim=" + NET_MOUNT));
+
+  @Test
+  void eachRequestGetsItsFileAndAMountForTheClaimsOwnSpec() throws Exception {
+    SortedMap<String, ClaimMount> mounts = files(true).write(CLAIM, new AllocatedClaim(RESULTS, "train"));
 
     Path gpus = file("resourceclaimtemplates/train", "gpus");
+    assertThat(mounts).containsOnlyKeys("gpus", "net");
+    assertThat(mounts.get("gpus")).isEqualTo(new ClaimMount(GPUS_MOUNT, gpus.toString(),
+        "/var/run/kubernetes.io/dra-device-attributes/resourceclaimtemplates/train/gpus/nodeatlas.io-metadata.json"));
+    assertThat(mounts.get("net").name()).isEqualTo(NET_MOUNT);
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(gpus))).isEqualTo("rw-r--r--");
     JsonNode g = MetadataCodec.firstKnown(Files.readAllBytes(gpus)).orElseThrow();
     assertThat(g.get("podClaimName").asText()).isEqualTo("train");
@@ -90,32 +99,33 @@ class DeviceMetadataFilesTest {
     JsonNode n = MetadataCodec.firstKnown(Files.readAllBytes(file("resourceclaimtemplates/train", "net"))).orElseThrow();
     assertThat(n.at("/requests/0/devices/0/networkData/interfaceName").asText()).isEqualTo("eth1");
     assertThat(n.at("/requests/0/devices/0/networkData/hardwareAddress").asText()).isEqualTo("0c:42:a1:00:00:01");
-
-    JsonNode s = JSON.readTree(spec().toFile());
-    assertThat(s.get("kind").asText()).isEqualTo("nodeatlas.io/metadata");
-    assertThat(s.get("devices")).extracting(d -> d.get("name").asText()).containsExactly(UID + "-gpus", UID + "-net");
-    JsonNode mount = s.at("/devices/0/containerEdits/mounts/0");
-    assertThat(mount.get("hostPath").asText()).isEqualTo(gpus.toString());
-    assertThat(mount.get("containerPath").asText())
-        .isEqualTo("/var/run/kubernetes.io/dra-device-attributes/resourceclaimtemplates/train/gpus/nodeatlas.io-metadata.json");
-    assertThat(mount.get("options")).extracting(JsonNode::asText).containsExactly("ro", "bind");
+    assertThat(cdi).as("no spec of its own: the mounts go into the claim's spec").doesNotExist();
   }
 
   @Test
-  void aRecordedClaimGetsBackWhatARebootOrACrashTookWithTheSameIds() throws Exception {
-    List<PreparedDevice> first = files(true).prepared(CLAIM, new AllocatedClaim(RESULTS, ""), DEVICES);
+  void theMountsIdsGoToEachRequestsFirstDeviceOnce() {
+    assertThat(RECORDED.get(0).cdiDeviceIds()).containsExactly("nodeatlas.io/claim=" + UID + "-gpu-0",
+        "nodeatlas.io/claim=" + GPUS_MOUNT);
+    assertThat(RECORDED.get(1).cdiDeviceIds()).isEqualTo(DEVICES.get(1).cdiDeviceIds());
+    assertThat(RECORDED.get(2).cdiDeviceIds()).containsExactly("nodeatlas.io/claim=" + UID + "-nic-eth1",
+        "nodeatlas.io/claim=" + NET_MOUNT);
+    assertThat(ClaimMetadata.withIds(RECORDED, Map.of("gpus", "nodeatlas.io/claim=" + GPUS_MOUNT))).isEqualTo(RECORDED);
+  }
+
+  @Test
+  void aRecordedClaimGetsBackWhatARebootOrACrashTookWithTheSameMounts() throws Exception {
+    SortedMap<String, ClaimMount> first = files(true).write(CLAIM, new AllocatedClaim(RESULTS, ""));
     Path gpus = file("resourceclaims/train-0", "gpus");
     Path net = file("resourceclaims/train-0", "net");
     byte[] gpusBefore = Files.readAllBytes(gpus);
 
-    // A new process (the files were checked by none yet): the spec gone with the tmpfs, one file lost, one empty.
-    Files.delete(spec());
+    // A new process (the files were checked by none yet): one file lost, one empty.
     Files.delete(gpus);
     Files.write(net, new byte[0]);
-    List<PreparedDevice> again = files(true).restored(new PreparedClaim(CLAIM, DEVICES));
+    ClaimMetadata.Restored again = files(true).restore(new PreparedClaim(CLAIM, RECORDED));
 
-    assertThat(again).isEqualTo(first);
-    assertThat(spec()).exists();
+    assertThat(again.devices()).isEqualTo(RECORDED);
+    assertThat(again.mounts()).containsExactlyElementsOf(first.values());
     JsonNode g = MetadataCodec.firstKnown(Files.readAllBytes(gpus)).orElseThrow();
     assertThat(g.at("/metadata/uid").asText()).isEqualTo(UID);
     assertThat(g.has("podClaimName")).isFalse();
@@ -123,18 +133,52 @@ class DeviceMetadataFilesTest {
     assertThat(g.at("/requests/0/devices")).isEqualTo(MetadataCodec.firstKnown(gpusBefore).orElseThrow().at("/requests/0/devices"));
     assertThat(MetadataCodec.firstKnown(Files.readAllBytes(net)).orElseThrow()
         .at("/requests/0/devices/0/networkData/interfaceName").asText()).isEqualTo("eth1");
+    // Recorded mounts stay the claim's also when the feature is off now: its spec must define the recorded ids.
+    assertThat(files(false).restore(new PreparedClaim(CLAIM, RECORDED)).mounts()).containsExactlyElementsOf(first.values());
   }
 
   @Test
-  void unprepareRemovesTheTreeAndTheSpecAlsoWhenTheFeatureIsOffNow() throws Exception {
-    files(true).prepared(CLAIM, new AllocatedClaim(RESULTS, ""), DEVICES);
+  void aClaimOfThePreviousVersionKeepsItsOwnMetadataSpecAndIdsAndLosesThemOnUnprepare() throws Exception {
+    // The previous version's state: the files, a spec of kind nodeatlas.io/metadata of their own, and a
+    // checkpoint whose devices name no mount (the metadata ids were added to the answer only).
+    files(true).write(CLAIM, new AllocatedClaim(RESULTS, ""));
+    Files.createDirectories(cdi);
+    Files.writeString(legacySpec(), "{\"cdiVersion\":\"0.3.0\",\"kind\":\"nodeatlas.io/metadata\",\"devices\":[]}");
+
+    ClaimMetadata.Restored r = files(true).restore(new PreparedClaim(CLAIM, DEVICES));
+
+    assertThat(r.mounts()).isEmpty();
+    assertThat(r.devices().get(0).cdiDeviceIds()).containsExactly("nodeatlas.io/claim=" + UID + "-gpu-0",
+        "nodeatlas.io/metadata=" + UID + "-gpus");
+    assertThat(r.devices().get(2).cdiDeviceIds()).containsExactly("nodeatlas.io/claim=" + UID + "-nic-eth1",
+        "nodeatlas.io/metadata=" + UID + "-net");
+    JsonNode s = JSON.readTree(legacySpec().toFile());
+    assertThat(s.get("kind").asText()).isEqualTo("nodeatlas.io/metadata");
+    assertThat(s.get("devices")).extracting(d -> d.get("name").asText()).containsExactly(UID + "-gpus", UID + "-net");
+    JsonNode mount = s.at("/devices/0/containerEdits/mounts/0");
+    assertThat(mount.get("hostPath").asText()).isEqualTo(file("resourceclaims/train-0", "gpus").toString());
+    assertThat(mount.get("containerPath").asText())
+        .isEqualTo("/var/run/kubernetes.io/dra-device-attributes/resourceclaims/train-0/gpus/nodeatlas.io-metadata.json");
+
+    // After a reboot (the tmpfs CDI dir emptied), a new process gives it back with the same ids.
+    Files.delete(legacySpec());
+    assertThat(files(true).restore(new PreparedClaim(CLAIM, DEVICES)).devices()).isEqualTo(r.devices());
+    assertThat(legacySpec()).exists();
+
+    files(true).remove(UID);
+    assertThat(legacySpec()).doesNotExist();
+    assertThat(state.resolve("device-metadata").resolve(UID)).doesNotExist();
+  }
+
+  @Test
+  void unprepareRemovesTheTreeAlsoWhenTheFeatureIsOffNow() throws Exception {
+    files(true).write(CLAIM, new AllocatedClaim(RESULTS, ""));
     Path outside = Files.writeString(dir.resolve("outside"), "keep");
     Files.createSymbolicLink(file("resourceclaims/train-0", "gpus").resolveSibling("planted"), outside);
 
     files(false).remove(UID);
 
     assertThat(state.resolve("device-metadata").resolve(UID)).doesNotExist();
-    assertThat(spec()).doesNotExist();
     assertThat(outside).hasContent("keep");
     assertThat(state.resolve("device-metadata")).isDirectory();
   }
@@ -142,31 +186,30 @@ class DeviceMetadataFilesTest {
   @Test
   void offWritesNothingAndAnswersTheDevicesAsTheyAre() {
     DeviceMetadataFiles off = files(false);
-    assertThat(off.prepared(CLAIM, new AllocatedClaim(RESULTS, ""), DEVICES)).isEqualTo(DEVICES);
-    assertThat(off.restored(new PreparedClaim(CLAIM, DEVICES))).isEqualTo(DEVICES);
+    assertThat(off.write(CLAIM, new AllocatedClaim(RESULTS, ""))).isEmpty();
+    assertThat(off.restore(new PreparedClaim(CLAIM, DEVICES))).isEqualTo(new ClaimMetadata.Restored(List.of(), DEVICES));
     assertThat(state.resolve("device-metadata")).doesNotExist();
     assertThat(cdi).doesNotExist();
   }
 
   @Test
-  void aLinkInTheWayIsNeverWrittenThroughAndTheClaimIsAnsweredWithoutMetadata() throws Exception {
+  void aLinkInTheWayIsNeverWrittenThroughAndTheClaimGetsNoMount() throws Exception {
     Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
     Files.createSymbolicLink(state.resolve("device-metadata"), elsewhere);
 
-    assertThat(files(true).prepared(CLAIM, new AllocatedClaim(RESULTS, ""), DEVICES)).isEqualTo(DEVICES);
+    assertThat(files(true).write(CLAIM, new AllocatedClaim(RESULTS, ""))).isEmpty();
 
     try (var in = Files.list(elsewhere)) {
       assertThat(in).isEmpty();
     }
-    assertThat(spec()).doesNotExist();
   }
 
   @Test
   void badNamesFromTheApiServerWriteNothing() {
     ClaimRef odd = new ClaimRef("team-a", "train-0", UID);
     List<AllocatedDevice> bad = List.of(new AllocatedDevice("../../etc", "nodeatlas.io", "node-a", "gpu-0", false));
-    assertThat(files(true).prepared(odd, new AllocatedClaim(bad, ""), DEVICES)).isEqualTo(DEVICES);
-    assertThat(files(true).prepared(odd, new AllocatedClaim(RESULTS, "../x"), DEVICES)).isEqualTo(DEVICES);
+    assertThat(files(true).write(odd, new AllocatedClaim(bad, ""))).isEmpty();
+    assertThat(files(true).write(odd, new AllocatedClaim(RESULTS, "../x"))).isEmpty();
     assertThat(state.resolve("device-metadata")).doesNotExist();
   }
 }

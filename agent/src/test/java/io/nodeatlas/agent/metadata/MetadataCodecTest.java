@@ -88,6 +88,73 @@ class MetadataCodecTest {
     assertThat(nic.at("/networkData").has("ips")).isFalse();
   }
 
+  /** The bytes of a file, pinned: each version's object pretty-printed on lines of its own, then a newline. */
+  @Test
+  void theBytesStayAsPinned() throws Exception {
+    RequestMetadata m = gpuAndNic("gpu");
+    TreeMap<String, AttributeValue> listed = new TreeMap<>(m.devices().get(1).attributes());
+    listed.put("nodeatlas.io/ports", AttributeValue.strings(List.of("p0", "p1")));
+    RequestMetadata withList = new RequestMetadata(m.namespace(), m.claimName(), m.claimUid(), m.generation(),
+        m.podClaimName(), m.request(), List.of(m.devices().get(0), new RequestMetadata.DeviceEntry("nodeatlas.io", "node-a",
+            "nic-eth1", listed, m.devices().get(1).networkData())));
+    assertThat(new String(MetadataCodec.encode(withList), StandardCharsets.UTF_8)).isEqualTo(PINNED);
+  }
+
+  static final String PINNED = """
+      {
+        "apiVersion" : "metadata.resource.k8s.io/v1alpha1",
+        "kind" : "DeviceMetadata",
+        "metadata" : {
+          "name" : "train-0",
+          "namespace" : "team-a",
+          "uid" : "5c1f0f7e-1111-4e2b-9b8e-000000000001",
+          "generation" : 1
+        },
+        "podClaimName" : "gpu",
+        "requests" : [ {
+          "name" : "accel/big",
+          "devices" : [ {
+            "driver" : "nodeatlas.io",
+            "pool" : "node-a",
+            "name" : "gpu-1",
+            "attributes" : {
+              "nodeatlas.io/driverVersion" : {
+                "version" : "580.65.6"
+              },
+              "nodeatlas.io/index" : {
+                "int" : 1
+              },
+              "nodeatlas.io/mig" : {
+                "bool" : false
+              },
+              "nodeatlas.io/type" : {
+                "string" : "gpu"
+              },
+              "resource.kubernetes.io/pciBusID" : {
+                "string" : "0000:11:00.0"
+              }
+            }
+          }, {
+            "driver" : "nodeatlas.io",
+            "pool" : "node-a",
+            "name" : "nic-eth1",
+            "attributes" : {
+              "nodeatlas.io/ports" : {
+                "strings" : [ "p0", "p1" ]
+              },
+              "nodeatlas.io/type" : {
+                "string" : "nic"
+              }
+            },
+            "networkData" : {
+              "interfaceName" : "eth1",
+              "hardwareAddress" : "0c:42:a1:00:00:01"
+            }
+          } ]
+        } ]
+      }
+      """;
+
   @Test
   void aTemplateClaimCarriesThePodsNameForIt() throws Exception {
     JsonNode o = stream(MetadataCodec.encode(gpuAndNic("gpu"))).get(0);

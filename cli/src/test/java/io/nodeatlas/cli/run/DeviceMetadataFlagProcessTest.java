@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code --device-metadata} and its env twin reach the agent through {@code nodeatlas run} (KEP-5304):
- * by default a prepared claim's answer names its metadata CDI device and the per-claim spec and files
+ * by default a prepared claim's answer names its metadata CDI device, which the claim's spec defines, and the files
  * exist; {@code --device-metadata=false} (and {@code NODEATLAS_DEVICE_METADATA=false}) prepare the same
  * kind of claim without either.
  */
@@ -41,10 +41,12 @@ class DeviceMetadataFlagProcessTest {
       noEnv.put("NODEATLAS_DEVICE_METADATA", null);
       NodePrepareResourceResponse on = prepareOnce(agents, paths, "on", "gpu-0", noEnv, "--replay-report", report.toString());
       assertThat(on.getError()).as(agents.log("on")).isEmpty();
-      assertThat(on.getDevices(0).getCdiDeviceIdsList()).as("the default answer names the metadata device")
-          .anyMatch(id -> id.contains("metadata"));
       String onUid = uid(agents, "on-gpu-0");
-      assertThat(dir.resolve("cdi/nodeatlas.io_metadata_" + onUid + ".json")).exists();
+      assertThat(on.getDevices(0).getCdiDeviceIdsList()).as("the default answer names the metadata device")
+          .contains("nodeatlas.io/claim=" + onUid + "-metadata_gpus");
+      assertThat(Files.readString(dir.resolve("cdi/nodeatlas.io-claim_" + onUid + ".json"))).as("the claim's one spec mounts it")
+          .contains(onUid + "-metadata_gpus");
+      assertThat(dir.resolve("cdi/nodeatlas.io_metadata_" + onUid + ".json")).doesNotExist();
       assertThat(agents.stateDir().resolve("device-metadata").resolve(onUid)).isDirectory();
 
       NodePrepareResourceResponse off = prepareOnce(agents, paths, "off", "gpu-1", noEnv,
