@@ -4,6 +4,7 @@ import io.nodeatlas.agent.claims.CheckpointCodec;
 import io.nodeatlas.agent.claims.CorruptCheckpointException;
 import io.nodeatlas.agent.claims.PreparedClaim;
 import io.nodeatlas.agent.claims.PreparedDevice;
+import io.nodeatlas.agent.metadata.DeviceMetadataFiles;
 import io.nodeatlas.cdi.ClaimCdiSpecs;
 import io.nodeatlas.discovery.doctor.DoctorCheck;
 import io.nodeatlas.discovery.doctor.DoctorContext;
@@ -135,25 +136,44 @@ public final class AgentStateCheck implements DoctorCheck {
   }
 
   /**
-   * Claims with a record of a device made real at Prepare (a placement on a device held whole): releases from
-   * before such records refuse the checkpoint as corrupt ("placement without shareId"), so a rollback to one
-   * must wait until these claims are unprepared.
+   * Claims an older release cannot carry on: a record of a device made real at Prepare (a placement on a device
+   * held whole), which releases from before such records refuse as corrupt ("placement without shareId"), and
+   * device metadata mounted through the claim's own spec, which releases from before one spec per claim write
+   * again after a reboot without those mounts. A rollback to one must wait until these claims are unprepared.
    */
   private static void rollback(CheckpointCodec.Content content, List<Finding> out) {
     List<String> made = new ArrayList<>();
+    List<String> metadata = new ArrayList<>();
     for (CheckpointCodec.Entry e : content.claims().values()) {
-      if (e.claim().devices().stream().anyMatch(d -> d.shareId().isEmpty() && !d.placementOrNone().empty())) {
-        made.add(e.claim().claim().namespace() + "/" + e.claim().claim().name() + " (" + e.claim().claim().uid() + ")");
+      PreparedClaim c = e.claim();
+      String name = c.claim().namespace() + "/" + c.claim().name() + " (" + c.claim().uid() + ")";
+      if (c.devices().stream().anyMatch(d -> d.shareId().isEmpty() && !d.placementOrNone().empty())) {
+        made.add(name);
+      }
+      String mount = "=" + c.claim().uid() + DeviceMetadataFiles.MOUNT_INFIX;
+      if (c.devices().stream().anyMatch(d -> d.cdiDeviceIds().stream().anyMatch(id -> id.contains(mount)))) {
+        metadata.add(name);
       }
     }
-    if (made.isEmpty()) {
-      return;
+    List<String> saw = new ArrayList<>();
+    if (!made.isEmpty()) {
+      saw.add(claims(made) + " devices made at Prepare: a nodeatlas release from before such records refuses this "
+          + "checkpoint as corrupt (\"placement without shareId\")");
     }
-    out.add(Finding.ok("agent.rollback", Finding.count(made.size(), "prepared claim") + " hold devices made at Prepare ("
-        + String.join(", ", made.subList(0, Math.min(5, made.size()))) + (made.size() > 5 ? ", ..." : "")
-        + "): a nodeatlas release from before such records refuses this checkpoint as corrupt (\"placement without "
-        + "shareId\"); before rolling back to one, delete the pods that use these claims and wait until this line is "
-        + "gone (docs/agent.md, \"Rolling back\")"));
+    if (!metadata.isEmpty()) {
+      saw.add(claims(metadata) + " device metadata in their own CDI spec: a release from before one spec per claim "
+          + "writes their spec again after a reboot without the metadata mounts, and containers started then fail on "
+          + "the missing CDI device");
+    }
+    if (!saw.isEmpty()) {
+      out.add(Finding.ok("agent.rollback", String.join("; ", saw) + "; before rolling back to such a release, delete "
+          + "the pods that use these claims and wait until this line is gone (docs/agent.md, \"Rolling back\")"));
+    }
+  }
+
+  private static String claims(List<String> names) {
+    return Finding.count(names.size(), "prepared claim") + " (" + String.join(", ", names.subList(0, Math.min(5, names.size())))
+        + (names.size() > 5 ? ", ..." : "") + (names.size() == 1 ? ") holds" : ") hold");
   }
 
   /** Whether a claim's devices were given a claim spec (CDI ids of our {@code claim} class). */

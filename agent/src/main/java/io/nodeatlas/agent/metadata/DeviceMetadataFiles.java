@@ -81,7 +81,7 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
   /** Requests of one claim; the API allows 32 ({@code DeviceRequestsMaxSize}), the rest is a broken tree. */
   static final int MAX_REQUESTS = 64;
   /** Between the claim UID and the request in a mount's CDI device name: no device name holds {@code _} (DNS labels). */
-  static final String MOUNT_INFIX = "-metadata_";
+  public static final String MOUNT_INFIX = "-metadata_";
 
   private final MetadataLayout layout;
   private final Path cdiRoot;

@@ -283,8 +283,31 @@ class DoctorCommandTest {
       }
     }
     assertThat(rollback).as(r.out()).isNotNull();
-    assertThat(rollback.get("saw").asText()).contains("1 prepared claim hold devices made at Prepare (default/pod-gpu (" + CLAIM_UID)
-        .contains("refuses this checkpoint as corrupt", "before rolling back to one, delete the pods that use these claims");
+    assertThat(rollback.get("saw").asText()).contains("1 prepared claim (default/pod-gpu (" + CLAIM_UID + ")) holds devices made at Prepare")
+        .contains("refuses this checkpoint as corrupt", "before rolling back to such a release, delete the pods that use these claims")
+        .doesNotContain("metadata");
+  }
+
+  @Test
+  void claimsWithMetadataInTheirOwnSpecSayWhatToDoBeforeARollback() throws Exception {
+    Path state = root.resolve("var/lib/nodeatlas");
+    CheckpointCodec codec = new CheckpointCodec();
+    PreparedClaim claim = new PreparedClaim(new ClaimRef("default", "pod-gpu", CLAIM_UID), List.of(
+        new PreparedDevice(List.of("req"), "node-a", "cpu-numa0", List.of("nodeatlas.io/claim=" + CLAIM_UID + "-cpu-numa0",
+            "nodeatlas.io/claim=" + CLAIM_UID + "-metadata_req"), "", Map.of(), io.nodeatlas.discovery.share.Placement.NONE)));
+    TreeMap<String, CheckpointCodec.Entry> claims = new TreeMap<>();
+    claims.put(CLAIM_UID, codec.entry(claim));
+    Files.write(state.resolve("checkpoint.json"), codec.encode(claims, Map.of(), new CheckpointCodec.Boot(BOOT, new TreeSet<>())));
+    JsonNode rollback = null;
+    Result r = doctor("-o", "json");
+    for (JsonNode f : new ObjectMapper().readTree(r.out()).get("findings")) {
+      if (f.get("check").asText().equals("agent.rollback")) {
+        rollback = f;
+      }
+    }
+    assertThat(rollback).as(r.out()).isNotNull();
+    assertThat(rollback.get("saw").asText()).contains("1 prepared claim (default/pod-gpu (" + CLAIM_UID + ")) holds device metadata")
+        .contains("without the metadata mounts", "delete the pods that use these claims").doesNotContain("made at Prepare");
   }
 
   @Test
