@@ -77,10 +77,8 @@ final class CpuIdentityReader {
         return CpuIdentity.UNKNOWN;
       }
       List<CpuIdentity> ids = new ArrayList<>();
-      cpus.stream().forEach(cpu -> ids.add(perCpu.computeIfAbsent(cpu, c -> {
-        Map<String, String> fields = info.fieldsOf(c);
-        return byFields.computeIfAbsent(CpuIdentity.key(fields), k -> CpuIdentity.of(fields, machine));
-      })));
+      cpus.stream().forEach(cpu -> ids.add(perCpu.computeIfAbsent(cpu, c -> byFields.computeIfAbsent(
+          CpuIdentity.key(name -> info.field(c, name)), k -> CpuIdentity.of(info.fieldsOf(c), machine)))));
       return CpuIdentity.common(ids);
     }
   }
