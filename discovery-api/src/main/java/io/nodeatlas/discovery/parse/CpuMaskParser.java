@@ -21,6 +21,10 @@ public final class CpuMaskParser {
     if (s.isEmpty()) {
       throw new IllegalArgumentException("CPU mask is empty");
     }
+    CpuSet plain = plainHex(s);
+    if (plain != null) {
+      return plain;
+    }
     // The text as bytes, one per char where it is all Latin-1 (sysfs prints ASCII): the loops below then
     // index an array instead of calling charAt, which matters before the JIT has compiled them (a cold
     // `discover` parses a mask per cache). Other text keeps its chars.
@@ -46,6 +50,47 @@ public final class CpuMaskParser {
       long value = ascii != null ? group(ascii, s, start, end) : group(s, start, end);
       words[g >> 1] |= value << ((g & 1) * 32);
       end = start - 1;
+    }
+    return CpuSet.fromBits(BitSet.valueOf(words));
+  }
+
+  /**
+   * The mask in one pass from its end where every group is 1-8 ASCII hex digits, as the kernel prints
+   * it (a 256-CPU shared_cpu_map per cache); null for anything else, which the general path parses or
+   * refuses with its own message.
+   */
+  private static CpuSet plainHex(String s) {
+    int groups = 1;
+    for (int i = 0; i < s.length(); i++) {
+      if (s.charAt(i) == ',') {
+        groups++;
+      }
+    }
+    if ((long) groups * 32 > CpuListParser.MAX_ID) {
+      return null;
+    }
+    long[] words = new long[(groups + 1) / 2];
+    int g = 0;
+    int digits = 0;
+    long value = 0;
+    for (int i = s.length() - 1; i >= -1; i--) {
+      char c = i >= 0 ? s.charAt(i) : ',';
+      if (c == ',') {
+        if (digits == 0) {
+          return null;
+        }
+        words[g >> 1] |= value << ((g & 1) * 32);
+        g++;
+        digits = 0;
+        value = 0;
+        continue;
+      }
+      int digit = HexDigits.value(c);
+      if (digit < 0 || digits == 8) {
+        return null;
+      }
+      value |= (long) digit << (4 * digits);
+      digits++;
     }
     return CpuSet.fromBits(BitSet.valueOf(words));
   }

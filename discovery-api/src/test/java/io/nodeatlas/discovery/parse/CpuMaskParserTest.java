@@ -31,6 +31,16 @@ class CpuMaskParserTest {
   }
 
   @Test
+  void oddGroupsTakeTheGeneralPathWithTheSameAnswers() {
+    // A sign, case and short groups: what the one-pass path leaves to the general one, answered as before.
+    assertThat(CpuMaskParser.parse("-1").toString()).isEqualTo("0-31");
+    assertThat(CpuMaskParser.parse("Ff,0000000A").toString()).isEqualTo("1,3,32-39");
+    assertThat(CpuMaskParser.parse("1,f").toString()).isEqualTo("0-3,32");
+    assertThatThrownBy(() -> CpuMaskParser.parse("1,,f")).hasMessageContaining("1-8 hex digits");
+    assertThatThrownBy(() -> CpuMaskParser.parse(",f")).hasMessageContaining("1-8 hex digits");
+  }
+
+  @Test
   void rejectsGarbage() {
     assertThatThrownBy(() -> CpuMaskParser.parse("zz,00")).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not hex");

@@ -58,8 +58,7 @@ final class CacheReader {
       } else if (!SysfsFacts.directory(in, cacheDir, "the caches of cpu" + cpu + " left out")) {
         return;
       }
-      for (Path index : in.list(cacheDir)) {
-        String name = index.getFileName().toString();
+      for (String name : in.names(cacheDir)) {
         if (SysfsFacts.numberedEntry(name, "index") < 0) {
           continue;
         }
@@ -67,7 +66,7 @@ final class CacheReader {
         if (covered.get(cpu)) {
           continue;
         }
-        CacheInfo cache = readIndex(in, index, cpu, online, coreOf);
+        CacheInfo cache = readIndex(in, cacheDir.resolve(name), cpu, online, coreOf);
         if (cache != null) {
           covered.or(cache.cpus().toBitSet());
           caches.add(cache);

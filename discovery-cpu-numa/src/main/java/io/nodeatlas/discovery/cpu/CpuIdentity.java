@@ -110,9 +110,14 @@ record CpuIdentity(
 
   /** The values of {@link #FIELDS} in {@code fields} (null where absent): equal keys, equal identity. */
   static List<String> key(Map<String, String> fields) {
+    return key(fields::get);
+  }
+
+  /** {@link #key(Map)} of the fields {@code field} looks up. */
+  static List<String> key(java.util.function.UnaryOperator<String> field) {
     String[] values = new String[FIELDS.size()];
     for (int i = 0; i < values.length; i++) {
-      values[i] = fields.get(FIELDS.get(i));
+      values[i] = field.apply(FIELDS.get(i));
     }
     return java.util.Arrays.asList(values);
   }

@@ -51,6 +51,15 @@ final class CpuIdentityReader {
     return new CpuIdentities(info, machine);
   }
 
+  private static boolean containsSame(List<CpuIdentity> ids, CpuIdentity id) {
+    for (CpuIdentity known : ids) {
+      if (known == id) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The identities of one discovery, computed once per CPU on demand. */
   static final class CpuIdentities {
     private final CpuInfo info;
@@ -76,11 +85,16 @@ final class CpuIdentityReader {
       if (info.isEmpty() && machine == null) {
         return CpuIdentity.UNKNOWN;
       }
+      // Each distinct identity once (CPUs of one kind share the instance): common() of a kind repeated
+      // is that kind, and its cost grows with the CPUs times their flags.
       List<CpuIdentity> ids = new ArrayList<>();
-      cpus.stream().forEach(cpu -> ids.add(perCpu.computeIfAbsent(cpu, c -> {
-        Map<String, String> fields = info.fieldsOf(c);
-        return byFields.computeIfAbsent(CpuIdentity.key(fields), k -> CpuIdentity.of(fields, machine));
-      })));
+      cpus.stream().forEach(cpu -> {
+        CpuIdentity id = perCpu.computeIfAbsent(cpu, c -> byFields.computeIfAbsent(
+            CpuIdentity.key(name -> info.field(c, name)), k -> CpuIdentity.of(info.fieldsOf(c), machine)));
+        if (!containsSame(ids, id)) {
+          ids.add(id);
+        }
+      });
       return CpuIdentity.common(ids);
     }
   }

@@ -59,8 +59,8 @@ final class CpuTopologyReader {
   static CpuTopology read(FactReader in) {
     Path cpuDir = in.fs().sys("devices/system/cpu");
     BitSet dirs = new BitSet();
-    for (Path entry : in.list(cpuDir)) {
-      int id = SysfsFacts.numberedEntry(entry.getFileName().toString(), "cpu");
+    for (String name : in.names(cpuDir)) {
+      int id = SysfsFacts.numberedEntry(name, "cpu");
       if (id >= 0) {
         dirs.set(id);
       }
@@ -100,6 +100,7 @@ final class CpuTopologyReader {
     BitSet assigned = new BitSet();
     Boolean hasDieId = null;
     Boolean hasClusterId = null;
+    Boolean computeUnits = null;
     BitSet onlineBits = online.toBitSet();
     for (int cpu = onlineBits.nextSetBit(0); cpu >= 0; cpu = onlineBits.nextSetBit(cpu + 1)) {
       if (assigned.get(cpu)) {
@@ -115,14 +116,18 @@ final class CpuTopologyReader {
         candidates.andNot(assigned);
         candidates.clear(cpu);
         // AMD family 15h lists both cores of a compute unit as thread siblings, with distinct
-        // core_ids; a core is the siblings that also share core_id (what hwloc does too). One
-        // sibling's core_id tells which case this is, so SMT4/SMT8 cores cost one extra read, not three.
+        // core_ids; a core is then the siblings that also share core_id. As hwloc does (topology-linux.c,
+        // look_sysfscpu's threadwithcoreid), one sibling's core_id, read at the first core with siblings,
+        // decides this for the whole machine: one extra read per run, not one per core.
         int probe = candidates.nextSetBit(0);
-        boolean computeUnit = probe >= 0 && coreId >= 0
-            && in.readText(cpuDir.resolve("cpu" + probe).resolve("topology/core_id"), SysfsFacts.ID).orElse(coreId) != coreId;
+        if (computeUnits == null && probe >= 0 && coreId >= 0) {
+          computeUnits = in.readText(cpuDir.resolve("cpu" + probe).resolve("topology/core_id"), SysfsFacts.ID)
+              .orElse(coreId) != coreId;
+        }
+        boolean computeUnit = Boolean.TRUE.equals(computeUnits) && coreId >= 0;
         for (int s = candidates.nextSetBit(0); s >= 0; s = candidates.nextSetBit(s + 1)) {
-          if (!computeUnit || (s != probe
-              && in.readText(cpuDir.resolve("cpu" + s).resolve("topology/core_id"), SysfsFacts.ID).orElse(coreId) == coreId)) {
+          if (!computeUnit
+              || in.readText(cpuDir.resolve("cpu" + s).resolve("topology/core_id"), SysfsFacts.ID).orElse(coreId) == coreId) {
             threadBits.set(s);
           }
         }

@@ -34,6 +34,13 @@ public record CpuInfo(Map<Integer, Map<String, String>> processors, Map<String, 
     return all;
   }
 
+  /** The one field {@code key} of {@code cpu} as {@link #fieldsOf} has it, without building that map. */
+  public String field(int cpu, String key) {
+    Map<String, String> own = processors.get(cpu);
+    String value = own == null ? null : own.get(key);
+    return value != null ? value : shared.get(key);
+  }
+
   public boolean isEmpty() {
     return processors.isEmpty() && shared.isEmpty();
   }

@@ -34,16 +34,16 @@ public final class CpuInfoParser {
     Map<String, String> block = new LinkedHashMap<>();
     int start = 0;
     int n = text.length();
+    // Lines as index ranges of the text: no String per line, one per key and value kept.
     while (start <= n) {
       int end = text.indexOf('\n', start);
       if (end < 0) {
         end = n;
       }
-      String line = text.substring(start, end);
-      if (line.isBlank()) {
-        flush(block, processors, shared);
+      if (isBlank(text, start, end)) {
+        block = flush(block, processors, shared);
       } else {
-        field(line, block);
+        field(text, start, end, block);
       }
       start = end + 1;
     }
@@ -51,22 +51,46 @@ public final class CpuInfoParser {
     return new CpuInfo(processors, shared);
   }
 
-  private static void field(String line, Map<String, String> block) {
-    int colon = line.indexOf(':');
-    if (colon <= 0) {
+  /** The line {@code text[start, end)}: {@code key: value}, both stripped as {@link String#strip} does. */
+  private static void field(String text, int start, int end, Map<String, String> block) {
+    int colon = text.indexOf(':', start);
+    if (colon < 0 || colon >= end || colon == start) {
       return;
     }
-    String key = line.substring(0, colon).strip();
-    String value = line.substring(colon + 1).strip();
-    if (key.isEmpty() || key.length() > MAX_KEY || value.length() > MAX_VALUE || hasControl(key) || hasControl(value)) {
+    int keyStart = skipSpace(text, start, colon);
+    int keyEnd = trimSpace(text, keyStart, colon);
+    int valueStart = skipSpace(text, colon + 1, end);
+    int valueEnd = trimSpace(text, valueStart, end);
+    if (keyEnd == keyStart || keyEnd - keyStart > MAX_KEY || valueEnd - valueStart > MAX_VALUE
+        || hasControl(text, keyStart, keyEnd) || hasControl(text, valueStart, valueEnd)) {
       return;
     }
-    block.putIfAbsent(key, value);
+    block.putIfAbsent(text.substring(keyStart, keyEnd), text.substring(valueStart, valueEnd));
+  }
+
+  private static boolean isBlank(String text, int start, int end) {
+    return skipSpace(text, start, end) == end;
+  }
+
+  /** The first index in {@code [start, end)} that is not whitespace, else {@code end}. */
+  private static int skipSpace(String text, int start, int end) {
+    while (start < end && Character.isWhitespace(text.charAt(start))) {
+      start++;
+    }
+    return start;
+  }
+
+  /** The end of {@code [start, end)} without its trailing whitespace. */
+  private static int trimSpace(String text, int start, int end) {
+    while (end > start && Character.isWhitespace(text.charAt(end - 1))) {
+      end--;
+    }
+    return end;
   }
 
   /** Tabs separate words in a few values; every other control character makes the line unusable. */
-  private static boolean hasControl(String s) {
-    for (int i = 0; i < s.length(); i++) {
+  private static boolean hasControl(String s, int start, int end) {
+    for (int i = start; i < end; i++) {
       char c = s.charAt(i);
       if ((c < 0x20 && c != '\t') || c == 0x7f) {
         return true;
@@ -75,10 +99,11 @@ public final class CpuInfoParser {
     return false;
   }
 
-  private static void flush(Map<String, String> block, Map<Integer, Map<String, String>> processors,
+  /** Files the block away; returns the (empty) map to fill with the next block. */
+  private static Map<String, String> flush(Map<String, String> block, Map<Integer, Map<String, String>> processors,
       Map<String, String> shared) {
     if (block.isEmpty()) {
-      return;
+      return block;
     }
     String number = block.get("processor");
     if (number == null || !isDigits(number)) {
@@ -94,12 +119,17 @@ public final class CpuInfoParser {
       // A CPU's block; one whose number is no CPU id (the kernel never prints one) is dropped whole
       // rather than taken as facts about every CPU.
       if (number.length() <= 9 && Long.parseLong(number) <= CpuListParser.MAX_ID) {
-        processors.computeIfAbsent(Integer.parseInt(number), k -> new HashMap<>()).putAll(block);
+        Map<String, String> before = processors.putIfAbsent(Integer.parseInt(number), block);
+        if (before == null) {
+          return new LinkedHashMap<>(); // the block is now that CPU's fields
+        }
+        before.putAll(block);
       }
     } else {
       block.forEach(shared::putIfAbsent);
     }
     block.clear();
+    return block;
   }
 
   private static boolean isDigits(String s) {
