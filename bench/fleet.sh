@@ -14,14 +14,15 @@
 # of the fleet (FleetBench live: used heap after a full collection with the fleet read, built and matched).
 # Then cold, as a user meets it: one process with the launcher's flags that reads the pages and answers,
 # against one that only parses them (process CPU, user + system, and peak RSS; COLD runs, default 3).
-# HEAP (default "-Xms1g -Xmx1g"), WARM (5), ROUNDS (11). The HTTP transfer is not in either figure.
+# HEAP (default "-Xms1g -Xmx1g"), WARM (10: C2 is still compiling after 5), ROUNDS (11). The HTTP transfer is
+# not in either figure.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$bench_root"
 sizes=("$@")
 ((${#sizes[@]})) || sizes=(1250 2500 5000)
 read -r -a heap <<<"${HEAP:--Xms1g -Xmx1g}"
-warm="${WARM:-5}"
+warm="${WARM:-10}"
 rounds="${ROUNDS:-11}"
 cold="${COLD:-3}"
 launcher_flags=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:CICompilerCount=1 -Xms32m -Xmx512m -Xss256k -XX:-UsePerfData)

@@ -77,7 +77,7 @@ public final class FleetMatcher {
    * not seen before, shapes are no longer computed: a fleet of distinct nodes is matched as before.
    */
   private static final class Shapes {
-    static final int MAX = 4_096;
+    static final int MAX = 1_024;
     static final int TRIAL = 64;
     final Map<Object, NodeVerdict> known = new java.util.HashMap<>();
     int hits;
