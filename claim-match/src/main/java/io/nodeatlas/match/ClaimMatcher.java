@@ -84,8 +84,13 @@ public final class ClaimMatcher {
   /** The documents of the last run, their classes and compiled checks: a fleet run matches them on every node. */
   private Prepared prepared;
 
+  /**
+   * {@code complete}: set once a match of these documents ran to its end, every alternative's checks then
+   * compiled; {@code checksInUse} and {@code constraintAttributes} are what {@link #shape} reads.
+   */
   private record Prepared(Documents documents, Map<String, DeviceClass> classes,
-      Map<String, List<CompiledSelector>> classSelectors, Map<DeviceSelection, Checks> checks) {}
+      Map<String, List<CompiledSelector>> classSelectors, Map<DeviceSelection, Checks> checks, boolean complete,
+      List<Checks> checksInUse, List<String> constraintAttributes) {}
 
   /** Compiled selectors by expression: a fleet run matches the same documents on every node. */
   private final Map<String, CompiledSelector> compiled = new HashMap<>();
@@ -139,7 +144,8 @@ public final class ClaimMatcher {
       for (DeviceClass c : documents.deviceClasses()) {
         classSelectors.put(c.name(), compileAll(c.selectors(), c.origin() + " DeviceClass " + c.name()));
       }
-      prepared = new Prepared(documents, documents.classesByName(), classSelectors, new java.util.IdentityHashMap<>());
+      prepared = new Prepared(documents, documents.classesByName(), classSelectors, new java.util.IdentityHashMap<>(),
+          false, List.of(), List.of());
     }
     Map<String, DeviceClass> classes = prepared.classes();
     Map<String, List<CompiledSelector>> classSelectors = prepared.classSelectors();
@@ -163,7 +169,71 @@ public final class ClaimMatcher {
     for (Claim claim : documents.claims()) {
       claimReports.add(matchClaim(claim, devices, classes, classSelectors, evaluations, ledger, inventory.taints()));
     }
+    if (!prepared.complete()) {
+      java.util.Set<String> named = new java.util.LinkedHashSet<>();
+      documents.claims().forEach(c -> c.constraints().forEach(k -> named.add(k.attribute())));
+      prepared = new Prepared(documents, classes, classSelectors, prepared.checks(), true,
+          List.copyOf(prepared.checks().values()), List.copyOf(named));
+    }
     return new MatchReport(node, classReports, claimReports);
+  }
+
+  /**
+   * What of {@code inventory} the claim verdicts of {@link #match(String, Inventory, Documents)} read for
+   * {@code documents}, as a value: per device in name order its name, driver, taints, capacities, request
+   * policies, {@code allowMultipleAllocations}, counters, the results of the selectors the requests check, as
+   * they are checked (so whatever of the device the CEL environment exposes), and the attributes the
+   * constraints name; then what allocated claims hold, without the claims' names (they reach only the
+   * failure sentences, which the caller checks). Two inventories of equal shape get equal verdicts.
+   * Null before these documents were matched once (their checks are compiled on the first node) or when a
+   * selector errs on a device (the error's did-you-means read every name the node publishes).
+   */
+  public Object shape(Inventory inventory, Documents documents) {
+    if (prepared == null || prepared.documents() != documents || !prepared.complete()) {
+      return null;
+    }
+    List<Device> devices = inventory.devices().stream().sorted(Comparator.comparing(Device::name)).toList();
+    Map<String, Device> byName = new HashMap<>();
+    devices.forEach(d -> byName.put(d.name(), d));
+    Evaluations evaluations = new Evaluations(byName, inventory, () -> published(devices), detail,
+        detail ? null : shared);
+    List<Checks> checks = prepared.checksInUse();
+    List<String> attributes = prepared.constraintAttributes();
+    List<Object> key = new ArrayList<>(2 + devices.size() * (8 + 2 * checks.size() + attributes.size())
+        + 2 * inventory.held().size());
+    key.add(devices.size());
+    for (Device d : devices) {
+      key.add(d.name());
+      key.add(inventory.driver(d.name()));
+      key.add(inventory.taints().getOrDefault(d.name(), List.of()));
+      key.add(d.capacity());
+      key.add(d.requestPolicies());
+      key.add(d.allowMultipleAllocations());
+      key.add(d.sharedCounters());
+      key.add(d.consumesCounters());
+      for (Checks c : checks) {
+        // As check() evaluates them: in order, up to the first that does not match.
+        for (CompiledSelector s : c.selectors()) {
+          SelectorResult r = evaluations.result(s, d.name());
+          if (r.outcome() == SelectorResult.Outcome.ERROR) {
+            return null;
+          }
+          key.add(r);
+          if (!r.matched()) {
+            break;
+          }
+        }
+      }
+      for (String a : attributes) {
+        key.add(attribute(d, a).orElse(null));
+      }
+    }
+    key.add(inventory.held().size());
+    for (Inventory.Held h : inventory.held()) {
+      key.add(h.device());
+      key.add(h.consumed());
+    }
+    return key;
   }
 
   private ClaimReport matchClaim(Claim claim, List<Device> devices, Map<String, DeviceClass> classes,

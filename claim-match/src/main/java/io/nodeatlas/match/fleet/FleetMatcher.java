@@ -15,7 +15,8 @@ import java.util.Map;
  * Runs the single-node matcher on every node of the fleet with the same documents: on each node the claims
  * are allocated in input order against what is left after the claims already allocated there, so a node
  * fits when all of them fit together (a pod's claims are allocated together). Only the verdicts are kept,
- * not the per-device detail, so memory stays proportional to the fleet.
+ * not the per-device detail, so memory stays proportional to the fleet. Nodes of one shape (the same
+ * devices as the checks see them and the same holds) share one verdict.
  */
 public final class FleetMatcher {
 
@@ -34,10 +35,18 @@ public final class FleetMatcher {
     Documents needed = new Documents(documents.deviceClasses().stream().filter(c -> used.contains(c.name())).toList(),
         documents.claims(), documents.pods());
     List<NodeVerdict> verdicts = new ArrayList<>(nodes.size());
+    Shapes shapes = new Shapes();
     for (FleetNode node : nodes) {
       String refused = placement.refuses(node.name(), node.labels(), node.taints());
       if (refused != null) {
         verdicts.add(new NodeVerdict(node.name(), false, refused, List.of()));
+        continue;
+      }
+      Object shape = shapes.keyed() ? matcher.shape(node.inventory(), needed) : null;
+      NodeVerdict same = shape == null ? null : shapes.known.get(shape);
+      if (same != null) {
+        shapes.hits++;
+        verdicts.add(new NodeVerdict(node.name(), same.fits(), same.reason(), same.claims()));
         continue;
       }
       MatchReport report = matcher.match(node.name(), node.inventory(), needed);
@@ -51,10 +60,46 @@ public final class FleetMatcher {
           reason = c.displayName() + ": " + c.firstReason();
         }
       }
-      verdicts.add(new NodeVerdict(node.name(), reason == null, reason, claims));
+      NodeVerdict verdict = new NodeVerdict(node.name(), reason == null, reason, claims);
+      verdicts.add(verdict);
+      if (shape != null) {
+        shapes.remember(shape, verdict, node.inventory());
+      }
     }
     verdicts.sort(Comparator.comparing((NodeVerdict v) -> !v.fits()).thenComparing(NodeVerdict::node));
     return new FleetReport(verdicts, warnings);
+  }
+
+  /**
+   * The verdicts of the node shapes seen so far ({@link ClaimMatcher#shape}): a fleet of a few node types
+   * is matched once per type. A verdict that names a claim the node holds (a failure sentence saying who
+   * holds a device) is its node's own and is not kept. Once more than half the nodes keyed are of shapes
+   * not seen before, shapes are no longer computed: a fleet of distinct nodes is matched as before.
+   */
+  private static final class Shapes {
+    static final int MAX = 1_024;
+    static final int TRIAL = 64;
+    final Map<Object, NodeVerdict> known = new java.util.HashMap<>();
+    int hits;
+    int misses;
+
+    boolean keyed() {
+      return misses < TRIAL || hits >= misses;
+    }
+
+    void remember(Object shape, NodeVerdict verdict, io.nodeatlas.match.Inventory inventory) {
+      misses++;
+      if (known.size() >= MAX) {
+        return;
+      }
+      String text = verdict.claims().toString();
+      for (io.nodeatlas.match.Inventory.Held h : inventory.held()) {
+        if (text.contains(h.claim())) {
+          return;
+        }
+      }
+      known.put(shape, verdict);
+    }
   }
 
   /**

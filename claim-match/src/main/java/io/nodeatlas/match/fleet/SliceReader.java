@@ -68,6 +68,13 @@ public final class SliceReader {
   private final Map<Long, AttributeValue> ints = new java.util.HashMap<>();
   private final Map<String, String> names = new java.util.HashMap<>();
   private final Map<JsonNode, RequestPolicy> policies = new java.util.HashMap<>();
+  /**
+   * The last device read of each name: the same device of the next node of a kind (gpu-0 of every node)
+   * mostly has equal attribute, capacity and request policy maps, and a device handed an earlier device's
+   * map neither copies it nor checks its names again. Compared, not hashed: a map that differs (a uuid)
+   * costs a few lookups. Bounded like the values.
+   */
+  private final Map<String, Device> lastByName = new java.util.HashMap<>();
   static final int SHARED_MAX = 100_000;
 
   /** A reader for one fleet: the slices it reads share their repeated values. */
@@ -316,8 +323,13 @@ public final class SliceReader {
               taints = list == null ? List.of() : taints(list);
             }
             case "allowMultipleAllocations" -> {
-              JsonNode value = p.readValueAsTree();
-              multiple = value != null && value.asBoolean(false);
+              if (t.isBoolean()) {
+                multiple = t == JsonToken.VALUE_TRUE;
+              } else {
+                // Anything but a boolean as JsonNode.asBoolean(false) reads it.
+                JsonNode value = p.readValueAsTree();
+                multiple = value != null && value.asBoolean(false);
+              }
             }
             case "nodeName", "allNodes", "nodeSelector" -> {
               where = where == null ? TREES.createObjectNode() : where;
@@ -340,13 +352,26 @@ public final class SliceReader {
     Device device = null;
     if (problem == null) {
       try {
-        device = new Device(name(deviceName), driver, attributes, capacity, policies, multiple, ContainerEdits.EMPTY,
-            List.of(), consumes);
+        String name = name(deviceName);
+        Device last = lastByName.get(name);
+        device = last == null
+            ? new Device(name, driver, attributes, capacity, policies, multiple, ContainerEdits.EMPTY, List.of(),
+                consumes)
+            : new Device(name, driver, same(attributes, last.attributes()), same(capacity, last.capacity()),
+                same(policies, last.requestPolicies()), multiple, ContainerEdits.EMPTY, List.of(), consumes);
+        if (last != null || lastByName.size() < SHARED_MAX) {
+          lastByName.put(name, device);
+        }
       } catch (IllegalArgumentException e) {
         problem = e;
       }
     }
     return new ReadDevice(deviceName, device, problem, taints, where == null ? NO_FIELDS : where);
+  }
+
+  /** {@code held} (an earlier device's map) when {@code read} equals it, else {@code read}. */
+  private static <V> java.util.SortedMap<String, V> same(TreeMap<String, V> read, java.util.SortedMap<String, V> held) {
+    return read.size() == held.size() && read.equals(held) ? held : read;
   }
 
   /** One capacity entry ({@code {"value": "64", "requestPolicy": {...}}}), read to its end before it is checked. */

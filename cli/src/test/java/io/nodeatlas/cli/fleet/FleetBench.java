@@ -19,7 +19,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The fleet view at scale (bench/fleet.sh): a generated cluster of N nodes with 16 devices each (8
@@ -32,10 +34,10 @@ import java.util.List;
  *   FleetBench full DIR WARM ROUNDS   what `match --cluster` does once the pages have arrived: read them into
  *                                     the fleet (FleetInput), build each node's inventory, match claim.yaml
  *   FleetBench phases DIR ROUNDS      a full round split into floor, read, build, match and collector time
- *   FleetBench thread DIR ROUNDS      the main thread's CPU and allocated MB of floor, read and full rounds
+ *   FleetBench thread DIR ROUNDS      the main thread's CPU (by phase) and allocated MB of floor and full rounds
  * </pre>
  * Each timing mode prints "wall_ms cpu_ms" (medians of its rounds after the warm-up rounds; CPU of the whole
- * process) and the verdict summary.
+ * process, {@link ProcessCpu}), the verdict summary and the collectors' pause time.
  */
 public final class FleetBench {
 
@@ -64,22 +66,73 @@ public final class FleetBench {
     Documents claim = new ClaimDocumentParser().parseFile(dir.resolve("claim.yaml"));
     double[] ms = new double[rounds];
     double[] cpu = new double[rounds];
-    var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    double[] gc = new double[rounds];
+    ProcessCpu clock = new ProcessCpu();
     String summary = "";
     for (int i = 0; i < warm + rounds; i++) {
       long start = System.nanoTime();
-      long cpuStart = os.getProcessCpuTime();
+      long gcStart = gcMillis();
+      Map<String, Long> cpuStart = clock.threads();
       summary = mode.equals("floor") ? floor(pages) : full(pages, claim);
       if (i >= warm) {
+        cpu[i - warm] = clock.since(cpuStart) / 1e6;
         ms[i - warm] = (System.nanoTime() - start) / 1e6;
-        cpu[i - warm] = (os.getProcessCpuTime() - cpuStart) / 1e6;
+        gc[i - warm] = gcMillis() - gcStart;
       }
     }
     Arrays.sort(ms);
     Arrays.sort(cpu);
+    Arrays.sort(gc);
     // Wall and process CPU (collector and compiler threads included) medians: on a shared, loaded machine
-    // the CPU time is the steadier figure.
-    System.out.printf("%.1f %.1f %s%n", ms[rounds / 2], cpu[rounds / 2], summary);
+    // the CPU time is the steadier figure; the collectors' pause time beside.
+    System.out.printf("%.1f %.1f %s; collector pauses %.0f ms (%s)%n", median(ms), median(cpu), summary, median(gc),
+        clock.source());
+  }
+
+  /**
+   * The process's CPU time with a nanosecond clock: the sum over its threads of the time each ran
+   * ({@code /proc/self/task/TID/schedstat}, first field), collector and compiler threads included; a thread
+   * that ends between two readings loses what it ran since the first. Where that file cannot be read, the
+   * JVM's process CPU time (a clock of 10 ms ticks on Linux).
+   */
+  static final class ProcessCpu {
+    private final boolean schedstat = Files.isReadable(Path.of("/proc/self/task/" + ProcessHandle.current().pid()
+        + "/schedstat"));
+    private final com.sun.management.OperatingSystemMXBean os =
+        (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
+    String source() {
+      return schedstat ? "CPU from schedstat, ns" : "CPU from the JVM, 10 ms ticks";
+    }
+
+    /** Each thread's CPU nanoseconds so far, by thread id. */
+    Map<String, Long> threads() throws IOException {
+      Map<String, Long> out = new HashMap<>();
+      if (!schedstat) {
+        out.put("process", os.getProcessCpuTime());
+        return out;
+      }
+      try (var tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+        for (Path task : tasks) {
+          try {
+            String line = Files.readString(task.resolve("schedstat"));
+            out.put(task.getFileName().toString(), Long.parseLong(line.substring(0, line.indexOf(' '))));
+          } catch (IOException | RuntimeException gone) {
+            // The thread ended while the list was read.
+          }
+        }
+      }
+      return out;
+    }
+
+    /** CPU nanoseconds the process ran since {@code start} ({@link #threads()}). */
+    long since(Map<String, Long> start) throws IOException {
+      long total = 0;
+      for (Map.Entry<String, Long> now : threads().entrySet()) {
+        total += now.getValue() - start.getOrDefault(now.getKey(), 0L);
+      }
+      return total;
+    }
   }
 
   /**
@@ -136,9 +189,11 @@ public final class FleetBench {
   }
 
   /**
-   * The main thread's own CPU and allocated bytes for the floor, reading the pages, and a full round
-   * (ThreadMXBean): steadier than process CPU on a loaded machine, and the allocation is what the
-   * collector pays for; medians of {@code rounds} after as many warm-up rounds.
+   * The main thread's own CPU (ThreadMXBean, nanoseconds) and allocated bytes for the floor and for a full
+   * round split into reading the pages, building the inventories and matching, with the collector's time
+   * of each round beside (its threads, not the main one): steadier than process CPU on a loaded machine,
+   * and the allocation is what the collector pays for. Medians of {@code rounds} after as many warm-up
+   * rounds; the floor and the full round alternate, so load hits both alike.
    */
   static void thread(Path dir, int rounds) throws Exception {
     List<byte[]> pages = new ArrayList<>();
@@ -150,25 +205,33 @@ public final class FleetBench {
     Documents claim = new ClaimDocumentParser().parseFile(dir.resolve("claim.yaml"));
     var t = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
     long id = Thread.currentThread().getId();
-    String[] names = {"floor ms", "floor MB", "read ms", "read MB", "full ms", "full MB"};
+    String[] names = {"floor ms", "floor MB", "floor gc ms", "read ms", "build ms", "match ms", "full ms", "full MB",
+        "full gc ms"};
     double[][] v = new double[names.length][rounds];
     for (int r = 0; r < 2 * rounds; r++) {
+      long g0 = gcMillis();
       long c0 = t.getCurrentThreadCpuTime();
       long m0 = t.getThreadAllocatedBytes(id);
       floor(pages);
       long c1 = t.getCurrentThreadCpuTime();
       long m1 = t.getThreadAllocatedBytes(id);
+      long g1 = gcMillis();
       FleetInput input = new FleetInput();
       for (byte[] page : pages) {
         readPage(input, page);
       }
       long c2 = t.getCurrentThreadCpuTime();
-      long m2 = t.getThreadAllocatedBytes(id);
-      full(pages, claim);
+      var nodes = input.fleet();
       long c3 = t.getCurrentThreadCpuTime();
-      long m3 = t.getThreadAllocatedBytes(id);
+      Documents all = io.nodeatlas.cli.match.MatchCommandAccess.withClusterClasses(claim, input);
+      new FleetMatcher(new ClaimMatcher(new DraCelEnvironment(), Amounts.HUMAN, false))
+          .match(nodes, all, FleetMatcher.Placement.ANY, new ArrayList<>());
+      long c4 = t.getCurrentThreadCpuTime();
+      long m4 = t.getThreadAllocatedBytes(id);
+      long g4 = gcMillis();
       if (r >= rounds) {
-        double[] row = {(c1 - c0) / 1e6, (m1 - m0) / 1e6, (c2 - c1) / 1e6, (m2 - m1) / 1e6, (c3 - c2) / 1e6, (m3 - m2) / 1e6};
+        double[] row = {(c1 - c0) / 1e6, (m1 - m0) / 1e6, g1 - g0, (c2 - c1) / 1e6, (c3 - c2) / 1e6, (c4 - c3) / 1e6,
+            (c4 - c1) / 1e6, (m4 - m1) / 1e6, g4 - g1};
         for (int k = 0; k < names.length; k++) {
           v[k][r - rounds] = row[k];
         }
@@ -179,7 +242,11 @@ public final class FleetBench {
       Arrays.sort(v[k]);
       out.append(' ').append(names[k]).append(' ').append(Math.round(v[k][rounds / 2]));
     }
-    System.out.println(out);
+    System.out.println(out + String.format(" (full / floor %.2f)", median(v[6]) / median(v[0])));
+  }
+
+  static double median(double[] sorted) {
+    return sorted[sorted.length / 2];
   }
 
   static long gcMillis() {

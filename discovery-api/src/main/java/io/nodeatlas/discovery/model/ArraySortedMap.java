@@ -22,14 +22,22 @@ final class ArraySortedMap<V> extends AbstractMap<String, V> implements SortedMa
 
   private final String[] keys;
   private final Object[] values;
+  /**
+   * Set by a {@link Device} once it checked the keys as qualified names; a device handed this map checks
+   * them no more (a fleet repeats a few maps). Only ever set after the check: a stale false re-checks.
+   */
+  private boolean qualifiedNames;
 
   private ArraySortedMap(String[] keys, Object[] values) {
     this.keys = keys;
     this.values = values;
   }
 
-  /** A copy of {@code map} in natural key order. */
+  /** A copy of {@code map} in natural key order; {@code map} itself when it is one already (it cannot change). */
   static <V> SortedMap<String, V> copyOf(Map<String, V> map) {
+    if (map instanceof ArraySortedMap<V> same) {
+      return same;
+    }
     SortedMap<String, V> sorted = map instanceof SortedMap<String, V> s && s.comparator() == null ? s : new TreeMap<>(map);
     String[] keys = new String[sorted.size()];
     Object[] values = new Object[keys.length];
@@ -39,6 +47,18 @@ final class ArraySortedMap<V> extends AbstractMap<String, V> implements SortedMa
       values[i[0]++] = v;
     });
     return new ArraySortedMap<>(keys, values);
+  }
+
+  /** Whether a device checked the keys as qualified names ({@link Names#requireQualifiedName}). */
+  static boolean hasQualifiedNames(Map<String, ?> map) {
+    return map instanceof ArraySortedMap<?> a && a.qualifiedNames;
+  }
+
+  /** Records that the keys of {@code map} passed {@link Names#requireQualifiedName}. */
+  static void qualifiedNamesChecked(Map<String, ?> map) {
+    if (map instanceof ArraySortedMap<?> a) {
+      a.qualifiedNames = true;
+    }
   }
 
   private int index(Object key) {
@@ -100,6 +120,25 @@ final class ArraySortedMap<V> extends AbstractMap<String, V> implements SortedMa
         };
       }
     };
+  }
+
+  /** As {@link Map#hashCode()} defines it, without an entry object per key. */
+  @Override
+  public int hashCode() {
+    int h = 0;
+    for (int i = 0; i < keys.length; i++) {
+      h += keys[i].hashCode() ^ java.util.Objects.hashCode(values[i]);
+    }
+    return h;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (o instanceof ArraySortedMap<?> other) {
+      // Both in natural key order: equal maps have equal arrays.
+      return Arrays.equals(keys, other.keys) && Arrays.equals(values, other.values);
+    }
+    return super.equals(o);
   }
 
   @Override

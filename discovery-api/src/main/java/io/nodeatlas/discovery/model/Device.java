@@ -63,8 +63,8 @@ public record Device(
       throw new IllegalArgumentException(
           "device " + name + ": request policies only apply to a device that allows multiple allocations");
     }
-    attributes.forEach((key, value) -> Names.requireQualifiedName(key));
-    capacity.forEach((key, value) -> Names.requireQualifiedName(key));
+    requireQualifiedNames(attributes);
+    requireQualifiedNames(capacity);
     int total = attributes.size() + capacity.size();
     if (total > MAX_ATTRIBUTES_AND_CAPACITIES) {
       throw new IllegalArgumentException(
@@ -108,7 +108,18 @@ public record Device(
     }
   }
 
-  /** An unmodifiable copy in natural key order, in two arrays; the one empty sorted map for an empty one. */
+  /** Checks the names of a map this device holds, unless a device holding it checked them before. */
+  private static void requireQualifiedNames(SortedMap<String, ?> map) {
+    if (!ArraySortedMap.hasQualifiedNames(map)) {
+      map.forEach((key, value) -> Names.requireQualifiedName(key));
+      ArraySortedMap.qualifiedNamesChecked(map);
+    }
+  }
+
+  /**
+   * An unmodifiable copy in natural key order, in two arrays (another device's map as it is); the one empty
+   * sorted map for an empty one.
+   */
   private static <V> SortedMap<String, V> sorted(SortedMap<String, V> map) {
     return map.isEmpty() ? Collections.emptySortedMap() : ArraySortedMap.copyOf(map);
   }

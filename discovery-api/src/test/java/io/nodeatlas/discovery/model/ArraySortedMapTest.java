@@ -61,4 +61,21 @@ class ArraySortedMapTest {
     assertThat(d.attributes().firstKey()).isEqualTo("nodeatlas.io/a");
     assertThat(d.requestPolicies()).isEmpty();
   }
+
+  @Test
+  void aDeviceHandedAnotherDevicesMapHoldsThatMapAndFreshMapsAreStillChecked() {
+    TreeMap<String, AttributeValue> attributes = new TreeMap<>(Map.of("nodeatlas.io/type", AttributeValue.string("gpu")));
+    TreeMap<String, Quantity> capacity = new TreeMap<>(Map.of("nodeatlas.io/memory", Quantity.of(1024)));
+    Device first = new Device("gpu-0", "gpu", attributes, capacity, null);
+    Device second = new Device("gpu-1", "gpu", first.attributes(), first.capacity(), null);
+
+    assertThat(second.attributes()).isSameAs(first.attributes()).isEqualTo(attributes).hasSameHashCodeAs(attributes);
+    assertThat(second.capacity()).isSameAs(first.capacity());
+    assertThat(ArraySortedMap.copyOf(TREE)).isEqualTo(ArraySortedMap.copyOf(new TreeMap<>(TREE)))
+        .isNotEqualTo(ArraySortedMap.copyOf(Map.of("nodeatlas.io/type", 2)));
+    TreeMap<String, AttributeValue> bad = new TreeMap<>(attributes);
+    bad.put("nodeatlas.io/not a name", AttributeValue.string("x"));
+    assertThatThrownBy(() -> new Device("gpu-2", "gpu", bad, first.capacity(), null))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a name");
+  }
 }
