@@ -86,6 +86,35 @@ hello_command() {
   hello+=(-cp "$dir" Hello)
 }
 
+# hello_cached DIR JAVA FLAGS...: as hello_command, and when FLAGS map a start-up cache (the launcher's
+# -XX:AOTCache or -XX:SharedArchiveFile), the same kind of cache of the hello JVM's own classes: Hello
+# goes into DIR/hello.jar (a cache holds no class of a directory), and a first run records the cache in
+# DIR as the launcher records its own (JDK 24+: an AOT cache from a recorded configuration; older: a
+# dynamic CDS archive at exit), so the floor starts the way the launcher's command does.
+hello_cached() {
+  local dir="$1" java="$2" kind="" f
+  shift 2
+  for f in "$@"; do
+    case "$f" in -XX:AOTCache=*) kind=aot ;; -XX:SharedArchiveFile=*) kind=jsa ;; esac
+  done
+  hello_command "$dir" "$java" "$@"
+  [[ -n "$kind" ]] || return 0
+  local jdk_bin
+  jdk_bin="$(dirname "$(readlink -f "$(command -v "$java")")")"
+  [[ -f "$dir/hello.jar" ]] || "$jdk_bin/jar" cf "$dir/hello.jar" -C "$dir" Hello.class
+  local run=("${hello[@]:0:${#hello[@]}-3}")
+  if [[ $kind == aot && ! -s "$dir/hello.aot" ]]; then
+    "${run[@]}" -XX:AOTMode=record -XX:AOTConfiguration="$dir/hello.aotconf" -cp "$dir/hello.jar" Hello >/dev/null 2>&1
+    "${run[@]}" -XX:AOTMode=create -XX:AOTConfiguration="$dir/hello.aotconf" -XX:AOTCache="$dir/hello.aot" \
+      -cp "$dir/hello.jar" Hello >/dev/null 2>&1
+  elif [[ $kind == jsa && ! -s "$dir/hello.jsa" ]]; then
+    "${run[@]}" -XX:ArchiveClassesAtExit="$dir/hello.jsa" -cp "$dir/hello.jar" Hello >/dev/null 2>&1
+  fi
+  [[ -s "$dir/hello.$kind" ]] || { echo "bench: no $kind cache for the hello JVM" >&2; exit 1; }
+  if [[ $kind == aot ]]; then run+=(-XX:AOTCache="$dir/hello.aot"); else run+=(-XX:SharedArchiveFile="$dir/hello.jsa" -Xshare:auto); fi
+  hello=("${run[@]}" -cp "$dir/hello.jar" Hello)
+}
+
 # The JVM flags of a launcher command (between the java binary and -jar, or -cp for the commands the
 # launcher runs from nodeatlas-discover.jar).
 jvm_flags_of() {

@@ -81,9 +81,12 @@ for form in "./nodeatlas" "$(pwd)/nodeatlas" "bash nodeatlas" "cd cli && ../node
 done
 
 # `--version`, `-V`, `--help` and `-h` alone print, with their exit status, what the whole jar prints,
-# and load no class from a jar but nodeatlas-top.jar (the big jar after it is never opened).
+# and load no class from a jar but nodeatlas-top.jar (the big jar after it is never opened): the first
+# `--version` and the first `--help` record a start-up cache of their own (each run below is checked
+# twice: the recording run, then one that maps the cache), whose classes are nodeatlas-top.jar's.
 java_bin="$(NODEATLAS_PRINT_COMMAND=1 ./nodeatlas --version | sed -n 1p)"
-for arg in --version -V --help -h; do
+rm -f cli/target/nodeatlas-*-version.* cli/target/nodeatlas-*-help.*
+for arg in --version -V --help -h --version --help; do
   set +e
   "$java_bin" --enable-native-access=ALL-UNNAMED -jar cli/target/nodeatlas.jar "$arg" >"$work/whole.out" 2>"$work/whole.err"
   whole=$?
@@ -93,9 +96,15 @@ for arg in --version -V --help -h; do
   [[ $whole == 0 && $top == 0 ]] || fail "'$arg' exits $top from the launcher and $whole from nodeatlas.jar, want 0"
   cmp -s "$work/whole.out" "$work/top.out" || fail "'$arg': the launcher prints other output: $(diff "$work/whole.out" "$work/top.out" | head -5)"
   [[ ! -s "$work/top.err" ]] || fail "'$arg' wrote to stderr: $(head -3 "$work/top.err")"
-  grep -q 'source: .*nodeatlas-top\.jar' "$work/top.log" || fail "'$arg' loaded nothing from nodeatlas-top.jar"
+  grep -Eq 'io\.nodeatlas\.cli\.Main source: (.*nodeatlas-top\.jar|shared objects file)' "$work/top.log" ||
+    fail "'$arg' loaded Main from neither nodeatlas-top.jar nor its start-up cache: $(grep -m1 'cli\.Main ' "$work/top.log")"
   other="$(grep -E 'source: .*(nodeatlas\.jar|nodeatlas-discover\.jar)' "$work/top.log" || true)"
   [[ -z "$other" ]] || fail "'$arg' loaded classes from a big jar: $(head -5 <<<"$other")"
+done
+for what in version help; do
+  compgen -G "cli/target/nodeatlas-*-$what.[aj][os][ta]" >/dev/null || fail "--$what recorded no start-up cache: $(ls cli/target)"
+  NODEATLAS_PRINT_COMMAND=1 ./nodeatlas "--$what" | grep -E -- "^-XX:(AOTCache|SharedArchiveFile)=.*-$what\.(aot|jsa)$" >/dev/null ||
+    fail "a later --$what does not map its own start-up cache"
 done
 
 # nodeatlas-discover.jar holds only what discover needs: each of these prints, on both streams, with

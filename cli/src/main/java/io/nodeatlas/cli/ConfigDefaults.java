@@ -81,7 +81,7 @@ final class ConfigDefaults implements CommandLine.IDefaultValueProvider {
     boolean required;
     String origin;
     OptionSpec config = command.findOption("--config");
-    String fromEnv = env.get(ConfigFile.CONFIG.env());
+    String fromEnv = env.get(ConfigLocation.CONFIG.env());
     if (config != null && !config.originalStringValues().isEmpty()) {
       wanted = config.getValue();
       required = true;
@@ -91,10 +91,10 @@ final class ConfigDefaults implements CommandLine.IDefaultValueProvider {
         wanted = Path.of(fromEnv);
       } catch (InvalidPathException e) {
         throw new CommandLine.ParameterException(command.commandLine(),
-            ConfigFile.CONFIG.env() + "=" + io.nodeatlas.discovery.host.Excerpt.scrub(fromEnv) + " (environment) is not a path");
+            ConfigLocation.CONFIG.env() + "=" + io.nodeatlas.discovery.host.Excerpt.scrub(fromEnv) + " (environment) is not a path");
       }
       required = true;
-      origin = " from env " + ConfigFile.CONFIG.env();
+      origin = " from env " + ConfigLocation.CONFIG.env();
     } else {
       wanted = defaultFile;
       required = false;

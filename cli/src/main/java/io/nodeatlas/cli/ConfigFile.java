@@ -32,13 +32,6 @@ public final class ConfigFile {
 
   private ConfigFile() {}
 
-  /** Where the file is looked for when neither {@code --config} nor its env twin names one. */
-  public static final Path DEFAULT = Path.of("/etc/nodeatlas/config.yaml");
-
-  /** {@code --config}: taken by every command that reads the host, with {@link HostOptions}' flags. */
-  public static final Flag<Path> CONFIG = Flag.of("--config", "FILE", Path.class, "NODEATLAS_CONFIG", "", "Config file")
-      .defaultShownAs(DEFAULT + " when it exists");
-
   /** Key of an option: its first long name in camel case (a source setting's {@link SourceSetting#configKey()}). */
   public static String key(OptionSpec option) {
     Optional<SourceSetting> setting = SourceSettingOptions.settingOf(option);
@@ -138,32 +131,6 @@ public final class ConfigFile {
     Optional<String> near = Suggestions.closest(key, known);
     return "config file " + file + ": unknown key \"" + io.nodeatlas.discovery.host.Excerpt.scrub(key) + "\"; "
         + near.map(k -> "did you mean \"" + k + "\"?").orElse("known keys: " + String.join(", ", new java.util.TreeSet<>(known)));
-  }
-
-  /**
-   * Whether {@code file} may set a key: false only when it is absent, or a readable file of blank and
-   * {@code #} comment lines alone (the template systemd/install.sh installs), which the hot path of
-   * {@code discover} can then ignore without parsing YAML.
-   */
-  static boolean mayHaveKeys(Path file) {
-    if (!Files.exists(file)) {
-      return false;
-    }
-    try (InputStream in = Files.newInputStream(file)) {
-      byte[] bytes = in.readNBytes(64 * 1024 + 1);
-      if (bytes.length > 64 * 1024) {
-        return true;
-      }
-      for (String line : new String(bytes, java.nio.charset.StandardCharsets.UTF_8).split("\n", -1)) {
-        String t = line.strip();
-        if (!t.isEmpty() && !t.startsWith("#") && !t.equals("---")) {
-          return true;
-        }
-      }
-      return false;
-    } catch (IOException | RuntimeException e) {
-      return true; // picocli's command reads it and says what is wrong
-    }
   }
 
   /** A config file is a few lines; anything this large is not one. */

@@ -17,7 +17,7 @@ public final class HostOptions {
   static final Flag<Path> DEV_ROOT = mountOf("--dev-root", "NODEATLAS_DEV_ROOT", "/dev");
 
   // The config file travels with the host flags: every command that reads the host reads it too.
-  private final Flag.Table flags = new Flag.Table(ConfigFile.CONFIG, HOST_ROOT, SYSFS_ROOT, PROCFS_ROOT, DEV_ROOT);
+  private final Flag.Table flags = new Flag.Table(ConfigLocation.CONFIG, HOST_ROOT, SYSFS_ROOT, PROCFS_ROOT, DEV_ROOT);
 
   /** Where the host's {@code dir} is mounted when not below the host root (a DaemonSet's {@code /host-sys}). */
   private static Flag<Path> mountOf(String flag, String env, String dir) {
@@ -32,7 +32,7 @@ public final class HostOptions {
 
   /** The config file {@code --config} or its env twin names, or null for the default one. */
   public Path configFile() {
-    return flags.value(ConfigFile.CONFIG);
+    return flags.value(ConfigLocation.CONFIG);
   }
 
   /** The configured host, after checking that the roots exist (a typo should not look like an empty node). */

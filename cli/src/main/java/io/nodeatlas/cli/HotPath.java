@@ -40,7 +40,7 @@ final class HotPath {
    * @param installed the installed sources, loaded only when a discover line is taken
    */
   HotPath(Map<String, String> env, Supplier<DiscoverySources> installed) {
-    this(env, installed, () -> ConfigFile.mayHaveKeys(ConfigFile.DEFAULT));
+    this(env, installed, () -> ConfigLocation.mayHaveKeys(ConfigLocation.DEFAULT));
   }
 
   /** @param configExists whether the default config file may set something (only asked for a discover line) */
@@ -57,7 +57,7 @@ final class HotPath {
       return top;
     }
     // A config file may set any option: picocli's command reads it (ConfigDefaults).
-    if (args.length >= 1 && args[0].equals("discover") && env.get(ConfigFile.CONFIG.env()) == null
+    if (args.length >= 1 && args[0].equals("discover") && env.get(ConfigLocation.CONFIG.env()) == null
         && !configExists.getAsBoolean()) {
       Optional<Discover> parsed = parseDiscover(args);
       if (parsed.isPresent()) {

@@ -23,7 +23,30 @@ public final class Main {
     if (top.isPresent() && top.getAsInt() == 0) {
       return;
     }
-    System.exit(top.isPresent() ? top.getAsInt() : run(args));
+    int status = top.isPresent() ? top.getAsInt() : run(args);
+    // A discover that succeeded and left no thread that would keep the JVM up returns too: the logger
+    // look-up of System.exit scans the class path for logging services, which opens the whole jar
+    // that a discover otherwise never opens.
+    if (status == 0 && args.length > 0 && "discover".equals(args[0]) && !otherThreadsKeepTheJvmUp()) {
+      return;
+    }
+    System.exit(status);
+  }
+
+  /** Whether a live non-daemon thread besides this one exists in this thread's group or below. */
+  static boolean otherThreadsKeepTheJvmUp() {
+    Thread self = Thread.currentThread();
+    Thread[] threads = new Thread[self.getThreadGroup().activeCount() + 8];
+    int n = self.getThreadGroup().enumerate(threads, true);
+    if (n == threads.length) {
+      return true; // more than were counted a moment ago: do not guess
+    }
+    for (int i = 0; i < n; i++) {
+      if (threads[i] != self && !threads[i].isDaemon() && threads[i].isAlive()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -48,7 +71,7 @@ public final class Main {
       }
       // A plain discover skips building picocli's model too (HotPath); every other
       // line, and any line the hot path is not sure of, is picocli's.
-      OptionalInt hot = new HotPath(System.getenv(), NodeAtlasCommand::installedSources)
+      OptionalInt hot = new HotPath(System.getenv(), Main::installedSources)
           .run(args, () -> writer(System.out, "sun.stdout.encoding"), () -> writer(System.err, "sun.stderr.encoding"));
       if (hot.isPresent()) {
         return hot.getAsInt();
@@ -58,6 +81,15 @@ public final class Main {
       // Outside any command (building the command line): the same one line as inside one.
       return NodeAtlasCommand.internalFailure(new java.io.PrintWriter(System.err, true), e);
     }
+  }
+
+  /**
+   * The discovery sources on the class path, as {@link NodeAtlasCommand#installedSources()} finds them,
+   * without initialising NodeAtlasCommand: its subcommand table loads every command class, whose
+   * verification then loads picocli's (old bytecode, outside the start-up cache) at every start.
+   */
+  private static io.nodeatlas.discovery.engine.DiscoverySources installedSources() {
+    return io.nodeatlas.discovery.engine.DiscoverySources.load(Main.class.getClassLoader());
   }
 
   /** The writer picocli gives a command for {@code stream}: the charset its property names, else the default. */

@@ -168,7 +168,7 @@ public final class NodeAtlasCommand implements Runnable {
     CommandSpec spec = cl.getCommandSpec();
     boolean readsHost = spec.mixins().values().stream().anyMatch(m -> m.userObject() instanceof DiscoveryOptions);
     if (readsHost && !(spec.userObject() instanceof RunCommand) && spec.defaultValueProvider() == null) {
-      cl.setDefaultValueProvider(new ConfigDefaults(System.getenv(), vocabulary, ConfigFile.DEFAULT));
+      cl.setDefaultValueProvider(new ConfigDefaults(System.getenv(), vocabulary, ConfigLocation.DEFAULT));
     }
     for (CommandLine sub : cl.getSubcommands().values()) {
       readConfigFile(sub, vocabulary);

@@ -15,11 +15,11 @@ class ConfigTemplateTest {
 
   @Test
   void onlyAFileThatMaySetAKeyTakesDiscoverOffTheHotPath() throws Exception {
-    assertThat(ConfigFile.mayHaveKeys(Repo.root().resolve("systemd/config.yaml"))).isFalse();
-    assertThat(ConfigFile.mayHaveKeys(dir.resolve("absent.yaml"))).isFalse();
-    assertThat(ConfigFile.mayHaveKeys(Files.writeString(dir.resolve("empty.yaml"), "---\n# nothing\n\n"))).isFalse();
-    assertThat(ConfigFile.mayHaveKeys(Files.writeString(dir.resolve("set.yaml"), "# a node\nsources: [cpu-numa]\n"))).isTrue();
-    assertThat(ConfigFile.mayHaveKeys(Files.createDirectories(dir.resolve("a-directory")))).isTrue();
+    assertThat(ConfigLocation.mayHaveKeys(Repo.root().resolve("systemd/config.yaml"))).isFalse();
+    assertThat(ConfigLocation.mayHaveKeys(dir.resolve("absent.yaml"))).isFalse();
+    assertThat(ConfigLocation.mayHaveKeys(Files.writeString(dir.resolve("empty.yaml"), "---\n# nothing\n\n"))).isFalse();
+    assertThat(ConfigLocation.mayHaveKeys(Files.writeString(dir.resolve("set.yaml"), "# a node\nsources: [cpu-numa]\n"))).isTrue();
+    assertThat(ConfigLocation.mayHaveKeys(Files.createDirectories(dir.resolve("a-directory")))).isTrue();
     // And the template itself is a valid, empty config file for every command.
     assertThat(ConfigFile.read(Repo.root().resolve("systemd/config.yaml"), true)).isEmpty();
   }

@@ -5,6 +5,7 @@ import io.nodeatlas.agent.run.AgentLauncher;
 import io.nodeatlas.agent.run.AgentSettings;
 import io.nodeatlas.agent.run.DeviceDiscovery;
 import io.nodeatlas.cli.ConfigFile;
+import io.nodeatlas.cli.ConfigLocation;
 import io.nodeatlas.cli.DiscoveryOptions;
 import io.nodeatlas.cli.Flag;
 import io.nodeatlas.cli.NodeAtlasCommand;
@@ -147,7 +148,7 @@ public final class RunCommand implements Callable<Integer>, Flag.Declaring {
   RunCommand withConfigFile(Map<String, String> env) {
     // --config is the host options' (every command that reads the host reads the file).
     Path config = discovery.configFile();
-    Path file = config != null ? config : ConfigFile.DEFAULT;
+    Path file = config != null ? config : ConfigLocation.DEFAULT;
     List<String> extra = ConfigFile.extraArguments(file, config != null, spec, spec.commandLine().getParseResult(), env);
     if (extra.isEmpty()) {
       return this;
