@@ -80,6 +80,7 @@ public final class AgentLauncher {
   }
 
   private final Builder b;
+  private final Object reloading = new Object();
 
   private AgentLauncher(Builder b) {
     this.b = b;
@@ -143,20 +144,24 @@ public final class AgentLauncher {
 
   /**
    * SIGHUP: reads the config file again (through the {@link Builder#reload} the command gave) and
-   * re-discovers with what it says; a file that no longer reads keeps the running settings.
+   * re-discovers with what it says; a file that no longer reads keeps the running settings. The JVM runs
+   * each signal's handler on a thread of its own, so reloads are serialised: the last to replace the
+   * discovery is the last to have read the file.
    */
   private void reload(Agent agent) {
     if (b.reload == null) {
       agent.requestDiscovery();
       return;
     }
-    try {
-      DeviceDiscovery next = b.reload.get();
-      LOG.info("configuration re-read; discovering again");
-      agent.replaceDiscovery(next);
-    } catch (RuntimeException e) {
-      LOG.error("cannot re-read the configuration, keeping the running one err=\"{}\"", e.getMessage());
-      agent.requestDiscovery();
+    synchronized (reloading) {
+      try {
+        DeviceDiscovery next = b.reload.get();
+        LOG.info("configuration re-read; discovering again");
+        agent.replaceDiscovery(next);
+      } catch (RuntimeException e) {
+        LOG.error("cannot re-read the configuration, keeping the running one err=\"{}\"", e.getMessage());
+        agent.requestDiscovery();
+      }
     }
   }
 

@@ -104,7 +104,7 @@ class MpsWatchProcessTest {
     long again = MpsRestartProcessTest.daemons(pipe).get(0);
     assertThat(again).isNotEqualTo(first);
     assertThat(MpsRestartProcessTest.daemonPid(pipe)).isEqualTo(again);
-    assertThat(agents.log("new")).contains("had died while held by");
+    agents.await("the restart is logged", () -> agents.log("new").contains("had died while held by"), "new");
     HttpClient http = HttpClient.newHttpClient();
     agents.await("the restart is counted", () -> metrics(http, port)
         .contains("nodeatlas_device_upkeep_actions_total{action=\"gpu_mps_daemon_restarted\"} 1.0"), "new");
