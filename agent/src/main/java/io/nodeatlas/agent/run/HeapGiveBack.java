@@ -1,5 +1,7 @@
 package io.nodeatlas.agent.run;
 
+import java.lang.ref.WeakReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -7,53 +9,70 @@ import java.util.function.LongSupplier;
  * heap the burst grew back to the system ({@code -XX:MaxHeapFreeRatio}, {@code -XX:-ShrinkHeapInSteps} in
  * systemd/nodeatlas.env): that collector shrinks the heap only after a full collection, and runs none
  * while the agent idles (G1's {@code G1PeriodicGCInterval} does, at 10 MiB more idle RSS). Ticked at a
- * fixed period: the burst is over when the heap's use moved less than {@link #QUIET_BYTES} over a whole
- * period; it collects when the heap is then at least {@link #GROWN_BYTES} larger than after the last
- * collection. docs/design/speed-paths.md has the figures.
+ * fixed period: the burst is over when {@link #QUIET_PERIODS} whole periods passed without a collection
+ * (less than the young generation allocated; by then the burst's call threads, idle for 10 s, have ended
+ * and left their thread-local buffers behind), and the heap is then at least {@link #GROWN_BYTES} larger
+ * than after the last collection. docs/design/speed-paths.md has the figures.
  */
 final class HeapGiveBack implements Runnable {
 
   /** The period between ticks. */
   static final java.time.Duration PERIOD = java.time.Duration.ofSeconds(10);
-  /** Allocation below this over one period is quiet: an idle agent allocates a few KiB a second. */
-  static final long QUIET_BYTES = 1 << 20;
+  /** Periods in a row without a collection that end a burst. */
+  static final int QUIET_PERIODS = 2;
   /** Heap growth since the last collection that is worth one (a 32-claim burst grows it by 10-15 MiB). */
   static final long GROWN_BYTES = 4 << 20;
 
   private final LongSupplier committed;
-  private final LongSupplier free;
+  private final BooleanSupplier collectedSinceAsked;
   private final Runnable collect;
-  private long lastUsed = -1;
   private long committedAfter = -1;
+  private int quiet;
 
-  /** On this JVM's heap ({@link Runtime}) and {@link System#gc()}. */
+  /** On this JVM's heap: {@link Runtime#totalMemory()}, a weakly held canary, {@link System#gc()}. */
   HeapGiveBack() {
-    this(Runtime.getRuntime()::totalMemory, Runtime.getRuntime()::freeMemory, System::gc);
+    this(Runtime.getRuntime()::totalMemory, new Canary(), System::gc);
   }
 
-  HeapGiveBack(LongSupplier committed, LongSupplier free, Runnable collect) {
+  /**
+   * @param collectedSinceAsked whether a collection ran since it was last asked
+   */
+  HeapGiveBack(LongSupplier committed, BooleanSupplier collectedSinceAsked, Runnable collect) {
     this.committed = committed;
-    this.free = free;
+    this.collectedSinceAsked = collectedSinceAsked;
     this.collect = collect;
   }
 
   @Override
   public void run() {
     long total = committed.getAsLong();
-    long used = total - free.getAsLong();
-    long before = lastUsed;
-    lastUsed = used;
+    boolean busy = collectedSinceAsked.getAsBoolean();
     if (committedAfter < 0) {
       committedAfter = total; // the heap as the start left it
       return;
     }
-    boolean quiet = before >= 0 && Math.abs(used - before) < QUIET_BYTES;
-    if (quiet && total - committedAfter >= GROWN_BYTES) {
+    quiet = busy ? 0 : quiet + 1;
+    if (quiet >= QUIET_PERIODS && total - committedAfter >= GROWN_BYTES) {
       collect.run();
+      quiet = 0;
+      collectedSinceAsked.getAsBoolean(); // this collection is not the next period's work
       committedAfter = committed.getAsLong();
-      lastUsed = committedAfter - free.getAsLong();
     } else if (total < committedAfter) {
       committedAfter = total; // a collection of the JVM's own shrank it further
+    }
+  }
+
+  /** An object held only weakly: any collection, the young one included, clears it. */
+  static final class Canary implements BooleanSupplier {
+    private WeakReference<Object> ref = new WeakReference<>(new Object());
+
+    @Override
+    public boolean getAsBoolean() {
+      if (ref.get() != null) {
+        return false;
+      }
+      ref = new WeakReference<>(new Object());
+      return true;
     }
   }
 }

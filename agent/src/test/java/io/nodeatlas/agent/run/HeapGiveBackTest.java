@@ -9,17 +9,21 @@ class HeapGiveBackTest {
 
   private static final long MIB = 1 << 20;
 
-  /** A heap whose size and use the test sets; a collection shrinks it to {@code live} and 25 % free. */
+  /** A heap whose size the test sets, and whether a collection ran since the last tick. */
   private static final class FakeHeap {
     long committed = 20 * MIB;
-    long used = 12 * MIB;
     long live = 12 * MIB;
-    int collections;
+    boolean collected;
+    int fullCollections;
 
     HeapGiveBack giveBack() {
-      return new HeapGiveBack(() -> committed, () -> committed - used, () -> {
-        collections++;
-        used = live;
+      return new HeapGiveBack(() -> committed, () -> {
+        boolean c = collected;
+        collected = false;
+        return c;
+      }, () -> {
+        fullCollections++;
+        collected = true;
         committed = live * 4 / 3;
       });
     }
@@ -30,23 +34,21 @@ class HeapGiveBackTest {
     FakeHeap heap = new FakeHeap();
     HeapGiveBack g = heap.giveBack();
     g.run(); // the start's heap
-    // The burst: the heap grows and its use moves by megabytes between ticks.
-    long[] use = {18, 26, 21, 30, 24};
-    heap.committed = 34 * MIB;
-    for (long u : use) {
-      heap.used = u * MIB;
+    heap.committed = 34 * MIB; // the burst grew it, with young collections in every period
+    for (int i = 0; i < 5; i++) {
+      heap.collected = true;
       g.run();
     }
-    assertThat(heap.collections).as("none while the burst runs").isZero();
-    heap.used = 24 * MIB + 100 * 1024; // over: a few KiB allocated since
-    g.run();
-    assertThat(heap.collections).as("one once it is over").isEqualTo(1);
+    assertThat(heap.fullCollections).as("none while the burst runs").isZero();
+    g.run(); // one whole period without a collection
+    assertThat(heap.fullCollections).as("not after one quiet period").isZero();
+    g.run(); // two: over
+    assertThat(heap.fullCollections).as("one once it is over").isEqualTo(1);
     assertThat(heap.committed).isEqualTo(16 * MIB);
     for (int i = 0; i < 10; i++) {
-      heap.used += 50 * 1024;
       g.run();
     }
-    assertThat(heap.collections).as("none again while idle").isEqualTo(1);
+    assertThat(heap.fullCollections).as("none again while idle").isEqualTo(1);
   }
 
   @Test
@@ -55,13 +57,30 @@ class HeapGiveBackTest {
     HeapGiveBack g = heap.giveBack();
     g.run();
     for (int i = 0; i < 30; i++) {
-      heap.used += 20 * 1024;
       g.run();
     }
     heap.committed += 2 * MIB; // a young collection's promotion grew the heap a little
-    heap.used = 13 * MIB;
+    heap.collected = true;
     g.run();
     g.run();
-    assertThat(heap.collections).isZero();
+    g.run();
+    assertThat(heap.fullCollections).isZero();
+  }
+
+  @Test
+  void theJvmsCanaryTellsACollection() {
+    int[] full = new int[1];
+    long[] committed = {Runtime.getRuntime().totalMemory()};
+    HeapGiveBack g = new HeapGiveBack(() -> committed[0], new HeapGiveBack.Canary(), () -> full[0]++);
+    g.run();
+    committed[0] += 8 * MIB;
+    System.gc(); // clears the canary
+    g.run();
+    assertThat(full[0]).as("a collection ran in this period: busy").isZero();
+    // The next period without one (this test allocates next to nothing, but the JVM may collect).
+    for (int i = 0; i < 100 && full[0] == 0; i++) {
+      g.run();
+    }
+    assertThat(full[0]).as("once a period passes without one").isEqualTo(1);
   }
 }
