@@ -5,11 +5,13 @@
 # TLS, JSON), and 35 s after a burst of N concurrent claims against its own idle figure, in the same
 # run, with the agent's JVM flags (systemd/nodeatlas.env's NODEATLAS_JAVA_OPTS, the flags the image's
 # entry point passes too; override with NODEATLAS_JAVA_OPTS). The agent runs under bench/agent-load.sh's
-# driver (AgentLoadBench: the real jar in its own JVM, a fabric8 API mock, N concurrent
-# NodePrepareResources of 8 devices, then Unprepare, round after round); idle is sampled 5 s after
-# registration, loaded is the peak sampled while the claims run, "after" SETTLE seconds (default 35)
-# after the last round. A hello JVM with the same flags is printed beside. Medians of R runs, agent and
-# floor interleaved, then the ROW lines of bench/lib.sh. Aims: idle <= 1.3x the library floor; after
+# driver (AgentLoadBench: the real jar in its own JVM, a fabric8 API mock behind an HTTPS front, as
+# the floor reads over TLS and an agent reaches its API server; N concurrent NodePrepareResources of 8
+# devices, then Unprepare, round after round); idle is sampled 5 s after registration and the first
+# publish of the node's slices, loaded is the peak sampled while the claims run, "after" SETTLE seconds
+# (default 35) after the last round. BENCH_TLS=false: the API front over plain HTTP, as before. A hello
+# JVM with the same flags is printed beside. Medians of R runs, agent and floor interleaved, then the
+# ROW lines of bench/lib.sh. Aims: idle <= 1.3x the library floor; after
 # the burst <= 1.1x idle.
 #   bench/agent-memory.sh [runs, default 3] [N concurrent claims, default 32] [rounds, default 5]
 # NODEATLAS_JAR=path measures that jar instead of building this tree's. The agent inherits this
@@ -82,7 +84,8 @@ library_floor() { # -> the serve JVM's RSS in MiB
 nmt_driver=()
 drive() { # extra JVM flags for the agent... -> the driver's output
   mkdir -p "$work/run"
-  "$java_bin" -cp "$(cat "$cp_file")" -Dnodeatlas.bench.settleSeconds="$settle" "${nmt_driver[@]}" \
+  "$java_bin" -cp "$(cat "$cp_file")" -Dnodeatlas.bench.settleSeconds="$settle" -Dnodeatlas.bench.tls="${BENCH_TLS:-true}" \
+    "${nmt_driver[@]}" \
     io.nodeatlas.agent.bench.AgentLoadBench "$jar" "$work/run" "$n" "$rounds" "${jvm[@]}" "$@" \
     2> >(grep -v '^INFO: \|MockWebServer\|^[A-Z][a-z][a-z] [0-9]' >&2)
 }

@@ -181,6 +181,26 @@ class HttpSliceApiTest {
     }
   }
 
+  @Test
+  void aWatchRefusedByTheServerEndsWithTheServersStatus() throws Exception {
+    HttpServer s = server(null, ex -> {
+      if (ex.getRequestURI().getRawQuery().contains("watch=true")) {
+        send(ex, 403, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"Forbidden\","
+            + "\"message\":\"resourceslices is forbidden: User cannot watch\",\"code\":403}");
+      } else {
+        send(ex, 200, "{\"kind\":\"ResourceSliceList\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":"
+            + "{\"resourceVersion\":\"10\"},\"items\":[]}");
+      }
+    });
+    BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+    try (SliceApi.Watch w = api(url(s), 1 << 20).watch(LABELS, listener(heard))) {
+      assertThat(heard.poll(60, TimeUnit.SECONDS)).as("the server's answer, not a lost connection")
+          .isEqualTo("closed HTTP 403 Forbidden: resourceslices is forbidden: User cannot watch");
+    } finally {
+      s.stop(0);
+    }
+  }
+
   private static SliceApi.Listener listener(BlockingQueue<String> heard) {
     return new SliceApi.Listener() {
       @Override

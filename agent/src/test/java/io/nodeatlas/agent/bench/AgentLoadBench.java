@@ -2,6 +2,7 @@ package io.nodeatlas.agent.bench;
 
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -14,6 +15,7 @@ import io.nodeatlas.agent.kubelet.api.registration.RegistrationStatus;
 import io.nodeatlas.agent.testing.ApiObjects;
 import io.nodeatlas.agent.testing.FakeKubelet;
 import io.nodeatlas.agent.testing.TestDevices;
+import io.nodeatlas.agent.testing.TestPki;
 import io.nodeatlas.discovery.report.NodeReportCodec;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,16 +78,23 @@ public final class AgentLoadBench {
       claimJson.put("/apis/resource.k8s.io/v1/namespaces/bench/resourceclaims/claim-" + c,
           client.getKubernetesSerialization().asJson(stored).getBytes(StandardCharsets.UTF_8));
     }
-    ApiFront front = new ApiFront(URI.create(client.getConfiguration().getMasterUrl()), claimJson);
+    // Over TLS, as an agent reaches its API server and as LibraryFloor, the memory row's floor, reads
+    // (-Dnodeatlas.bench.tls=false: plain HTTP, as the row measured before).
+    TestPki pki = Boolean.parseBoolean(System.getProperty("nodeatlas.bench.tls", "true")) ? new TestPki(work.resolve("pki"))
+        : null;
+    ApiFront front = new ApiFront(URI.create(client.getConfiguration().getMasterUrl()), claimJson,
+        pki == null ? null : pki.serverContext());
+    String ca = pki == null ? "" : ", certificate-authority-data: "
+        + Base64.getEncoder().encodeToString(pki.caPem().getBytes(StandardCharsets.US_ASCII));
     Path kubeconfig = work.resolve("kubeconfig");
     Files.writeString(kubeconfig, """
         apiVersion: v1
         kind: Config
-        clusters: [{name: mock, cluster: {server: "%s"}}]
+        clusters: [{name: mock, cluster: {server: "%s"%s}}]
         users: [{name: bench, user: {token: bench}}]
         contexts: [{name: mock, context: {cluster: mock, user: bench}}]
         current-context: mock
-        """.formatted(front.url()));
+        """.formatted(front.url(), ca));
 
     Path kubeletRoot = work.resolve("kubelet");
     // /var/run is a tmpfs on real hosts, so CDI specs are written to memory; the checkpoint stays on disk.
@@ -118,6 +128,15 @@ public final class AgentLoadBench {
             }
             Thread.sleep(250); // a cold JVM may miss the first 1 s deadline, as a kubelet would retry
           }
+        }
+        // Idle: 5 s after the first publish of the node's slices (over TLS on a loaded machine the start
+        // takes longer than the 5 s after registration that were allowed before).
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            client.resources(ResourceSlice.class).list().getItems().isEmpty(); ) {
+          if (System.nanoTime() > end || !agent.isAlive()) {
+            throw new IllegalStateException("agent published no ResourceSlice within 120 s; see " + work.resolve("agent.log"));
+          }
+          Thread.sleep(100);
         }
         Thread.sleep(5000);
         long idleRss = rssKib(agent.pid());

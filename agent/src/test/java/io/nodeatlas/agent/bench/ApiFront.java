@@ -2,6 +2,8 @@ package io.nodeatlas.agent.bench;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,9 +18,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import javax.net.ssl.SSLContext;
 
 /**
- * The API server as the agent sees it in the load benchmark: a plain HTTP front that forwards every
+ * The API server as the agent sees it in the load benchmark: an HTTP or HTTPS front that forwards every
  * request to fabric8's CRUD mock, except that in {@link #instant} mode the GET of a benchmark
  * ResourceClaim is answered at once from the claim's JSON as the mock stored it. The agent runs the
  * same code either way (the same fabric8 client, HTTP request, JSON parsing and checks); only the mock's
@@ -38,12 +41,24 @@ final class ApiFront implements AutoCloseable {
 
   /** {@code claims}: request path ({@code /apis/resource.k8s.io/v1/namespaces/x/resourceclaims/y}) → JSON. */
   ApiFront(URI mock, Map<String, byte[]> claims) throws IOException {
+    this(mock, claims, null);
+  }
+
+  /** As {@link #ApiFront(URI, Map)}, over TLS with {@code tls}'s certificate when it is not null. */
+  ApiFront(URI mock, Map<String, byte[]> claims, SSLContext tls) throws IOException {
     this.mock = mock;
     this.claims = Map.copyOf(claims);
     // Without TCP_NODELAY the server's separate header and body writes meet the client's delayed ACK
     // and every answer waits ~40 ms (Nagle), which is the front's cost, not the agent's.
     System.setProperty("sun.net.httpserver.nodelay", "true");
-    this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 256);
+    InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    if (tls == null) {
+      this.server = HttpServer.create(loopback, 256);
+    } else {
+      HttpsServer https = HttpsServer.create(loopback, 256);
+      https.setHttpsConfigurator(new HttpsConfigurator(tls));
+      this.server = https;
+    }
     this.executor = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "api-front");
       t.setDaemon(true);
@@ -55,7 +70,7 @@ final class ApiFront implements AutoCloseable {
   }
 
   String url() {
-    return "http://127.0.0.1:" + server.getAddress().getPort();
+    return (server instanceof HttpsServer ? "https" : "http") + "://127.0.0.1:" + server.getAddress().getPort();
   }
 
   void instant(boolean on) {
