@@ -53,13 +53,10 @@ class MpsRestartProcessTest {
     KubernetesClient client = agents.client();
     ApiObjects.node(client, "node-a");
     String uid = mpsClaim(client, "shared", "gpu-0-mig-3g-71gb-0");
-    Path host = dir.resolve("host");
-    MigPrepareEndToEndTest.hostTree(host);
-    Path conf = Files.writeString(dir.resolve("fake-nvml.conf"), MigPrepareEndToEndTest.fakeConfig(dir.resolve("mig-state")));
-    // This JVM reads the fake's instances too (MigPrepareEndToEndTest.instances).
-    assertThat(Native.load("c", MigPrepareEndToEndTest.LibC.class).setenv("FAKE_NVML_CONFIG", conf.toString(), 1)).isZero();
-    Path control = Files.copy(MigPrepareEndToEndTest.TOOLS.resolve("fake-nvidia-cuda-mps-control"),
-        Files.createDirectories(dir.resolve("tools")).resolve("fake-nvidia-cuda-mps-control"), StandardCopyOption.COPY_ATTRIBUTES);
+    MpsNode node = MpsNode.in(dir);
+    Path host = node.host();
+    Path conf = node.nvmlConfig();
+    Path control = node.control();
     KubeletPaths paths = new KubeletPaths(agents.kubeletRoot(), "nodeatlas.io");
 
     Process first = start("first", conf, host, control);
@@ -129,6 +126,22 @@ class MpsRestartProcessTest {
     agent.destroyForcibly();
     assertThat(agent.waitFor(AgentProcesses.WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
     assertThat(agent.exitValue()).as("killed by SIGKILL").isEqualTo(128 + 9);
+  }
+
+  /**
+   * A node of one MIG-mode GPU under the fake NVML, its config also set in this JVM (which reads the fake's
+   * instances, MigPrepareEndToEndTest.instances), and the stand-in MPS control binary in a directory of its own.
+   */
+  record MpsNode(Path host, Path nvmlConfig, Path control) {
+    static MpsNode in(Path dir) throws Exception {
+      Path host = dir.resolve("host");
+      MigPrepareEndToEndTest.hostTree(host);
+      Path conf = Files.writeString(dir.resolve("fake-nvml.conf"), MigPrepareEndToEndTest.fakeConfig(dir.resolve("mig-state")));
+      assertThat(Native.load("c", MigPrepareEndToEndTest.LibC.class).setenv("FAKE_NVML_CONFIG", conf.toString(), 1)).isZero();
+      Path control = Files.copy(MigPrepareEndToEndTest.TOOLS.resolve("fake-nvidia-cuda-mps-control"),
+          Files.createDirectories(dir.resolve("tools")).resolve("fake-nvidia-cuda-mps-control"), StandardCopyOption.COPY_ATTRIBUTES);
+      return new MpsNode(host, conf, control);
+    }
   }
 
   static long daemonPid(Path pipe) throws Exception {

@@ -2,7 +2,6 @@ package io.nodeatlas.cli.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.jna.Native;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.nodeatlas.agent.kubelet.KubeletPaths;
 import io.nodeatlas.agent.testing.ApiObjects;
@@ -14,7 +13,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -51,12 +49,10 @@ class MpsWatchProcessTest {
     KubernetesClient client = agents.client();
     ApiObjects.node(client, "node-a");
     String uid = MpsRestartProcessTest.mpsClaim(client, "shared", "gpu-0-mig-3g-71gb-0");
-    Path host = dir.resolve("host");
-    MigPrepareEndToEndTest.hostTree(host);
-    Path conf = Files.writeString(dir.resolve("fake-nvml.conf"), MigPrepareEndToEndTest.fakeConfig(dir.resolve("mig-state")));
-    assertThat(Native.load("c", MigPrepareEndToEndTest.LibC.class).setenv("FAKE_NVML_CONFIG", conf.toString(), 1)).isZero();
-    Path control = Files.copy(MigPrepareEndToEndTest.TOOLS.resolve("fake-nvidia-cuda-mps-control"),
-        Files.createDirectories(dir.resolve("tools")).resolve("fake-nvidia-cuda-mps-control"), StandardCopyOption.COPY_ATTRIBUTES);
+    MpsRestartProcessTest.MpsNode node = MpsRestartProcessTest.MpsNode.in(dir);
+    Path host = node.host();
+    Path conf = node.nvmlConfig();
+    Path control = node.control();
     KubeletPaths oldPaths = new KubeletPaths(agents.kubeletRoot(), "nodeatlas.io", "0ld-pod");
     KubeletPaths newPaths = new KubeletPaths(agents.kubeletRoot(), "nodeatlas.io", "n3w-pod");
 
