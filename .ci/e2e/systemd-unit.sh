@@ -107,4 +107,34 @@ in_os touch /run/nodeatlas-e2e-marker
 in_os sh -c 'test ! -e /run/nodeatlas-e2e-marker' || fail "/run survived the reboot"
 wait_active "after the reboot"
 check_dirs "after the reboot"
+
+# --- 4. the MPS drop-in ---------------------------------------------------------------------------------
+# An MPS daemon's start (MpsShm's privileged plan): unshare --mount, then a bind mount of its shm directory at
+# /dev/shm. An ExecStartPost= runs in the unit's sandbox, so a probe there says whether the agent could.
+echo "==> the MPS drop-in"
+cat >"$W/src/zz-e2e-probe.conf" <<'PROBE'
+[Service]
+ExecStartPost=-/usr/bin/unshare --mount --propagation private -- sh -c 'mount --bind -- "$$1" /dev/shm && shift && exec "$$@"' probe /var/lib/nodeatlas/e2e-shm sh -c 'echo bound > /dev/shm/probe'
+PROBE
+in_os mkdir -p /var/lib/nodeatlas/e2e-shm
+in_os install -D -m 0644 /src/zz-e2e-probe.conf /etc/systemd/system/nodeatlas.service.d/zz-e2e-probe.conf
+mps_probe() { # EXPECT WHEN
+  in_os rm -f /var/lib/nodeatlas/e2e-shm/probe
+  in_os systemctl daemon-reload
+  in_os systemctl restart nodeatlas.service
+  wait_active "$2"
+  local got=absent
+  in_os test -e /var/lib/nodeatlas/e2e-shm/probe && got=present
+  [[ $got == "$1" ]] || fail "$2: the daemon's /dev/shm bind mount is $got in the unit's sandbox, expected $1"
+}
+mps_probe absent "the shipped unit"
+pass "the shipped unit's sandbox refuses an MPS daemon's mount namespace"
+in_os install -D -m 0644 /src/systemd/nodeatlas-mps.conf /etc/systemd/system/nodeatlas.service.d/mps.conf
+mps_probe present "with systemd/nodeatlas-mps.conf"
+in_os sh -c 'test "$(cat /var/lib/nodeatlas/e2e-shm/probe)" = bound' || fail "the probe wrote elsewhere"
+in_os test ! -e /dev/shm/probe || fail "the bind mount leaked out of the probe's mount namespace"
+pid=$(in_os systemctl show -p MainPID --value nodeatlas.service)
+in_os grep -q ' / / ro,' "/proc/$pid/mountinfo" || fail "with the MPS drop-in: the agent's root is not read-only"
+pass "with systemd/nodeatlas-mps.conf the unit may make an MPS daemon's mount namespace, still sandboxed"
+in_os rm -rf /etc/systemd/system/nodeatlas.service.d /var/lib/nodeatlas/e2e-shm
 echo "systemd e2e passed in $(( $(date +%s) - start )) s"

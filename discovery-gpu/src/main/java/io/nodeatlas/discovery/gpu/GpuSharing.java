@@ -353,7 +353,9 @@ final class GpuSharing {
     } catch (IOException e) {
       unmount(shmDir);
       throw new IOException(e.getMessage() + " (the MPS control daemon runs in a private mount namespace with "
-          + shmDir + " at /dev/shm: the agent needs CAP_SYS_ADMIN, or user namespaces where it runs without it)", e);
+          + shmDir + " at /dev/shm: the agent needs CAP_SYS_ADMIN, or user namespaces where it runs without it; "
+          + "install systemd/nodeatlas-mps.conf as a drop-in of nodeatlas.service, or deploy the DaemonSet with "
+          + "deploy/components/mps)", e);
     }
     LOG.log(System.Logger.Level.INFO, "MPS control daemon for " + visible + " started in " + dir + "; its /dev/shm is "
         + shm.describe(shmDir));
