@@ -38,10 +38,13 @@ class OwnApiClientProcessTest {
         assertThat(api.awaitSlice(90)).as("a slice written within 90 s:\n" + Files.readString(dir.resolve("agent.log")))
             .isTrue();
         // The watch opens after the publish; give it its time, as an idle agent has.
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            !Files.readString(classes).contains("io.nodeatlas.agent.api.HttpSliceApi$SliceWatch ") && System.nanoTime() < end; ) {
-          Thread.sleep(100);
-        }
+        io.nodeatlas.agent.testing.Eventually.await("the slice watch opens", () -> {
+          try {
+            return Files.readString(classes).contains("io.nodeatlas.agent.api.HttpSliceApi$SliceWatch ");
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        });
       } finally {
         p.destroy();
         p.waitFor(30, TimeUnit.SECONDS);

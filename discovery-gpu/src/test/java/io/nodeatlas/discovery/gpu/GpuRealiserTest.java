@@ -337,11 +337,13 @@ class GpuRealiserTest {
     return GpuRealiser.parse(r).orElseThrow().sharing().pipeDir();
   }
 
-  private static void awaitNoDaemon(Path pipe) throws InterruptedException {
-    // The stand-in ends within a second of losing its control file.
-    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-    while (!daemons(pipe).isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(50);
+  /** Waits for each daemon of {@code pipe} to exit: the stand-in ends within a second of losing its control file. */
+  private static void awaitNoDaemon(Path pipe) throws Exception {
+    for (long pid : daemons(pipe)) {
+      java.util.Optional<ProcessHandle> h = ProcessHandle.of(pid);
+      if (h.isPresent()) {
+        h.get().onExit().get(60, java.util.concurrent.TimeUnit.SECONDS);
+      }
     }
     assertThat(daemons(pipe)).isEmpty();
   }
@@ -379,12 +381,7 @@ class GpuRealiserTest {
 
     assertThat(realiser.unrealise("uid-live", gpu.name(), r)).isTrue();
     assertThat(state.resolve("mps/" + GPU)).doesNotExist();
-    // The stand-in ends within a second of losing its control file.
-    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-    while (!daemons(pipe).isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(50);
-    }
-    assertThat(daemons(pipe)).isEmpty();
+    awaitNoDaemon(pipe);
   }
 
   @Test
