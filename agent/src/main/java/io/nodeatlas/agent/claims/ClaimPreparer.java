@@ -1,10 +1,8 @@
 package io.nodeatlas.agent.claims;
 
 import io.nodeatlas.agent.shares.Families;
-import io.nodeatlas.agent.shares.ShareAsk;
 import io.nodeatlas.agent.shares.ShareEdits;
 import io.nodeatlas.agent.shares.SharePlanner;
-import io.nodeatlas.agent.shares.SharedDevice;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.share.DeviceRealiser;
 import io.nodeatlas.discovery.share.Placement;
@@ -66,19 +64,13 @@ public final class ClaimPreparer {
     final ReentrantLock lock = new ReentrantLock();
     int users;
   }
-  /** Guards {@link #inFlight} together with the "is this device free?" check. */
-  private final Object deviceOwnership = new Object();
-  /** Devices taken by claims being prepared right now (not yet in the checkpoint). */
-  private final Map<String, ClaimRef> inFlight = new HashMap<>();
-  /** Shares placed for claims being prepared right now (not yet in the checkpoint), by claim UID. */
-  private final Map<String, List<Share>> inFlightShares = new HashMap<>();
-  private final SharePlanner planner = new SharePlanner();
   /** Why Prepare is refused for now (a lost checkpoint awaiting --recover, a hand-over); null while serving. */
   private volatile String refusal;
   private final ShareEdits shareEdits;
   private final Families families;
   private final DeviceRealisations realisations;
   private final SpecRestorer restorer;
+  private final DeviceReservations reservations;
   /** Told about each prepared claim's devices (the claim's network status, KEP-4817); never fails Prepare. */
   private volatile java.util.function.BiConsumer<ClaimRef, List<PreparedDevice>> onPrepared = (c, d) -> {};
   private final ClaimWorkers workers;
@@ -138,6 +130,7 @@ public final class ClaimPreparer {
     this.specs = specs;
     this.realisations = new DeviceRealisations(families);
     this.restorer = new SpecRestorer(specs, inventory, families, realisations, shareEdits);
+    this.reservations = new DeviceReservations(inventory, families, () -> this.checkpoint);
     this.checkpoint = checkpoint;
     this.listener = listener;
   }
@@ -309,7 +302,7 @@ public final class ClaimPreparer {
 
   /** A claim already prepared: its shares checked again and its spec re-created when gone (a reboot's tmpfs). */
   private ClaimResult fromCheckpoint(PreparedClaim known) {
-    String stale = recheckShares(known);
+    String stale = reservations.recheck(known);
     if (stale != null) {
       return ClaimResult.failed(stale);
     }
@@ -336,10 +329,10 @@ public final class ClaimPreparer {
       return stopped(budget);
     }
     List<AllocatedDevice> ours = allocation.stream().filter(a -> driverName.equals(a.driver())).toList();
-    Reservation reserved;
+    DeviceReservations.Reservation reserved;
     try {
-      reserved = reserve(claim, ours);
-    } catch (Refused e) {
+      reserved = reservations.reserve(claim, ours);
+    } catch (DeviceReservations.Refused e) {
       return ClaimResult.failed(e.getMessage());
     }
     long t1 = System.nanoTime();
@@ -400,83 +393,7 @@ public final class ClaimPreparer {
         realisations.undo(claim, realised);
         realisations.undoShares(claim, realShares);
       }
-      release(reserved);
-    }
-  }
-
-  /** Our results of a claim, the devices they name, and what the claim holds until it is recorded or fails. */
-  private record Reservation(ClaimRef claim, List<AllocatedDevice> ours, Map<String, SharedDevice> byName,
-      List<String> exclusive, Map<AllocatedDevice, Share> shares) {}
-
-  /** A Prepare refused for a reason the kubelet shows. */
-  private static final class Refused extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    Refused(String message) {
-      super(message, null, false, false);
-    }
-  }
-
-  /**
-   * Checks each device of our results still exists here, takes the exclusive ones (none may be held by
-   * another claim) and places each share among the shares already held, all under {@link #deviceOwnership}:
-   * what it takes stays taken until {@link #release}.
-   */
-  private Reservation reserve(ClaimRef claim, List<AllocatedDevice> ours) throws Refused {
-    Map<String, SharedDevice> byName = new LinkedHashMap<>();
-    for (AllocatedDevice a : ours) {
-      if (!inventory.pool().equals(a.pool())) {
-        throw new Refused("device " + a.pool() + "/" + a.device() + " of request " + a.request()
-            + " is in pool " + a.pool() + ", but this node publishes pool " + inventory.pool());
-      }
-      Optional<SharedDevice> d = inventory.shared(a.device(), families::shared);
-      if (d.isEmpty()) {
-        throw new Refused("device " + a.device() + " of request " + a.request() + " no longer exists on this node");
-      }
-      byName.putIfAbsent(a.device(), d.get());
-    }
-    // Only exclusive devices are held by one claim. adminAccess results (KEP-5018) do not take the device,
-    // and a device that allows multiple allocations (resource.k8s.io/v1 Device.allowMultipleAllocations,
-    // KEP-5075) is prepared for every claim the scheduler gave a share of it: each result then names its
-    // share (shareID, consumedCapacity), which is placed among the shares already held.
-    List<String> exclusive = ours.stream()
-        .filter(a -> !a.adminAccess() && !byName.get(a.device()).device().allowMultipleAllocations())
-        .map(AllocatedDevice::device).distinct().toList();
-    Map<AllocatedDevice, Share> shares = new LinkedHashMap<>();
-    synchronized (deviceOwnership) {
-      for (String device : exclusive) {
-        Optional<ClaimRef> holder = holderOf(device, claim.uid());
-        if (holder.isPresent()) {
-          throw new Refused("device " + device + " is already prepared for claim " + holder.get());
-        }
-      }
-      List<Share> held = heldShares();
-      for (AllocatedDevice a : ours) {
-        SharePlanner.Plan plan = planner.plan(claim.uid(), byName.get(a.device()),
-            new ShareAsk(a.request(), a.device(), a.shareId(), a.consumedCapacity(), a.adminAccess(), a.configs()), held);
-        if (plan.failed()) {
-          throw new Refused(SharePlanner.naming(plan.error(),
-              uid -> checkpoint.get(uid).map(c -> c.claim().toString()).orElse(null)));
-        }
-        if (!plan.exclusive()) {
-          shares.put(a, plan.share());
-          if (!held.contains(plan.share())) {
-            held.add(plan.share());
-          }
-        }
-      }
-      exclusive.forEach(device -> inFlight.put(device, claim));
-      if (!shares.isEmpty()) {
-        inFlightShares.put(claim.uid(), List.copyOf(new java.util.LinkedHashSet<>(shares.values())));
-      }
-    }
-    return new Reservation(claim, ours, byName, exclusive, shares);
-  }
-
-  private void release(Reservation r) {
-    synchronized (deviceOwnership) {
-      r.exclusive().forEach(device -> inFlight.remove(device, r.claim()));
-      inFlightShares.remove(r.claim().uid());
+      reservations.release(reserved);
     }
   }
 
@@ -484,7 +401,7 @@ public final class ClaimPreparer {
   private record SpecPlan(List<Device> devices, Map<String, String> shareDeviceNames) {}
 
   /** The spec holds each exclusive device as published, and one device per share with the families' edits. */
-  private SpecPlan plan(Reservation r, Map<String, Placement> realised) {
+  private SpecPlan plan(DeviceReservations.Reservation r, Map<String, Placement> realised) {
     List<ShareEdits.Placed> placed = new ArrayList<>();
     Map<String, String> shareDeviceNames = new HashMap<>();
     for (Share s : new java.util.LinkedHashSet<>(r.shares().values())) {
@@ -502,7 +419,7 @@ public final class ClaimPreparer {
   }
 
   /** The claim's devices as the kubelet gets them and the checkpoint records them, with their CDI ids. */
-  private static List<PreparedDevice> prepared(Reservation r, SpecPlan plan, Map<String, List<String>> cdiIds,
+  private static List<PreparedDevice> prepared(DeviceReservations.Reservation r, SpecPlan plan, Map<String, List<String>> cdiIds,
       Map<String, Placement> realised) {
     List<PreparedDevice> prepared = new ArrayList<>();
     for (AllocatedDevice a : r.ours()) {
@@ -568,57 +485,6 @@ public final class ClaimPreparer {
   }
 
   /**
-   * The shares every claim holds: those recorded in the checkpoint and those of claims being prepared
-   * right now. Called with {@link #deviceOwnership} held.
-   */
-  private List<Share> heldShares() {
-    Map<String, Share> byKey = new LinkedHashMap<>();
-    for (PreparedClaim c : checkpoint.all()) {
-      for (PreparedDevice d : c.devices()) {
-        if (d.isShare()) {
-          Share h = ShareRecords.held(c.claim().uid(), d);
-          byKey.putIfAbsent(key(h), h);
-        }
-      }
-    }
-    inFlightShares.values().forEach(list -> list.forEach(h -> byKey.putIfAbsent(key(h), h)));
-    return new ArrayList<>(byKey.values());
-  }
-
-  private static String key(Share h) {
-    return h.claimUid() + "\n" + h.device() + "\n" + h.shareId();
-  }
-
-  /**
-   * A claim prepared earlier is answered from the checkpoint, unless the node changed under one of its
-   * shares (the device gone, its CPUs no longer allocatable, its pool smaller than the shares): then
-   * the claim fails with the reason, and its recorded choice stays until Unprepare.
-   */
-  private String recheckShares(PreparedClaim known) {
-    if (known.devices().stream().noneMatch(PreparedDevice::isShare)) {
-      return null;
-    }
-    List<Share> held;
-    synchronized (deviceOwnership) {
-      held = heldShares();
-    }
-    for (PreparedDevice d : known.devices()) {
-      if (!d.isShare()) {
-        continue;
-      }
-      Optional<SharedDevice> device = inventory.shared(d.device(), families::shared);
-      if (device.isEmpty()) {
-        return "device " + d.device() + " share " + d.shareId() + ": the device no longer exists on this node";
-      }
-      String why = planner.recheck(device.get(), ShareRecords.held(known.claim().uid(), d), held);
-      if (why != null) {
-        return why;
-      }
-    }
-    return null;
-  }
-
-  /**
    * Results for the same device (and the same share) under different requests become one entry with
    * both request names; the kubelet matches devices to containers by request name.
    */
@@ -642,14 +508,6 @@ public final class ClaimPreparer {
     } else {
       prepared.add(ShareRecords.prepared(List.of(a.baseRequest()), a.pool(), share, cdiIds));
     }
-  }
-
-  private Optional<ClaimRef> holderOf(String device, String exceptUid) {
-    ClaimRef reserving = inFlight.get(device);
-    if (reserving != null && !reserving.uid().equals(exceptUid)) {
-      return Optional.of(reserving);
-    }
-    return checkpoint.holderOf(device, exceptUid);
   }
 
   private String unprepareOne(ClaimRef claim) {
