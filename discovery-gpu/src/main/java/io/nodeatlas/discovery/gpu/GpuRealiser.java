@@ -1,8 +1,6 @@
 package io.nodeatlas.discovery.gpu;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nodeatlas.discovery.model.AttributeValue;
 import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
@@ -44,8 +42,6 @@ final class GpuRealiser implements DeviceRealiser {
   @JsonInclude(JsonInclude.Include.NON_NULL)
   record GpuRecord(String kind, MigRealiser.MigRecord mig, Sharing sharing) {}
 
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
   private static final System.Logger LOG = System.getLogger(GpuRealiser.class.getName());
 
   private final MigRealiser mig;
@@ -409,31 +405,15 @@ final class GpuRealiser implements DeviceRealiser {
   }
 
   private static Placement migPlacement(MigRealiser.MigRecord m) {
-    try {
-      return new Placement(MigRealiser.VERSION, JSON.writeValueAsString(m));
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    return PlacementRecords.write(MigRealiser.VERSION, m);
   }
 
   private static Placement record(GpuRecord r) {
-    try {
-      return new Placement(VERSION, JSON.writeValueAsString(r));
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    return PlacementRecords.write(VERSION, r);
   }
 
   static Optional<GpuRecord> parse(Placement p) {
-    if (p.version() != VERSION || !p.value().contains(KIND)) {
-      return Optional.empty();
-    }
-    try {
-      GpuRecord r = JSON.readValue(p.value(), GpuRecord.class);
-      return KIND.equals(r.kind()) ? Optional.of(r) : Optional.empty();
-    } catch (IOException e) {
-      return Optional.empty();
-    }
+    return PlacementRecords.read(p, VERSION, KIND, GpuRecord.class, GpuRecord::kind, r -> true);
   }
 
   private static String text(Device d, String attribute) throws RealiseException {

@@ -1,8 +1,6 @@
 package io.nodeatlas.discovery.gpu;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nodeatlas.discovery.model.ContainerEdits;
 import io.nodeatlas.discovery.model.Device;
 import io.nodeatlas.discovery.share.ClaimDevice;
@@ -11,7 +9,6 @@ import io.nodeatlas.discovery.share.Placement;
 import io.nodeatlas.discovery.share.Share;
 import io.nodeatlas.discovery.share.SharePlacer;
 import io.nodeatlas.discovery.topology.Topology;
-import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -50,8 +47,6 @@ final class GpuSharePlacer implements SharePlacer {
     }
   }
 
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
 
   @Override
   public Optional<DevicePlacer> forDevice(Device device, Topology topology) {
@@ -146,22 +141,10 @@ final class GpuSharePlacer implements SharePlacer {
   }
 
   static Placement record(Held h) {
-    try {
-      return new Placement(VERSION, JSON.writeValueAsString(h));
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    return PlacementRecords.write(VERSION, h);
   }
 
   static Optional<Held> parse(Placement p) {
-    if (p.version() != VERSION || !p.value().contains(KIND)) {
-      return Optional.empty();
-    }
-    try {
-      Held h = JSON.readValue(p.value(), Held.class);
-      return KIND.equals(h.kind()) && h.strategy() != null ? Optional.of(h) : Optional.empty();
-    } catch (IOException e) {
-      return Optional.empty();
-    }
+    return PlacementRecords.read(p, VERSION, KIND, Held.class, Held::kind, h -> h.strategy() != null);
   }
 }

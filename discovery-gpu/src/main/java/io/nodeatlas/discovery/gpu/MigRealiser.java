@@ -1,7 +1,5 @@
 package io.nodeatlas.discovery.gpu;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nodeatlas.discovery.gpu.nvml.NvmlDevice;
 import io.nodeatlas.discovery.gpu.nvml.NvmlException;
 import io.nodeatlas.discovery.gpu.nvml.NvmlReturn;
@@ -47,8 +45,6 @@ final class MigRealiser implements DeviceRealiser {
     }
   }
 
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
   private static final System.Logger LOG = System.getLogger(MigRealiser.class.getName());
 
   private final NvmlLoader loader;
@@ -119,7 +115,7 @@ final class MigRealiser implements DeviceRealiser {
         }
       }
       MigRecord record = withCaps(made, migUuid);
-      return new Placement(VERSION, JSON.writeValueAsString(record));
+      return PlacementRecords.write(VERSION, record);
     } catch (NvmlException | IOException | RealiseException | RuntimeException e) {
       try {
         if (ci != null) {
@@ -367,15 +363,8 @@ final class MigRealiser implements DeviceRealiser {
 
   /** A record of ours, or empty. */
   static Optional<MigRecord> parse(Placement p) {
-    if (p.version() != VERSION || !p.value().contains(KIND)) {
-      return Optional.empty();
-    }
-    try {
-      MigRecord r = JSON.readValue(p.value(), MigRecord.class);
-      return KIND.equals(r.kind()) && r.gpuUuid() != null && r.migUuid() != null ? Optional.of(r) : Optional.empty();
-    } catch (IOException e) {
-      return Optional.empty();
-    }
+    return PlacementRecords.read(p, VERSION, KIND, MigRecord.class, MigRecord::kind,
+        r -> r.gpuUuid() != null && r.migUuid() != null);
   }
 
   private static NvmlDevice gpuByUuid(NvmlSession nvml, String uuid) throws NvmlException {
