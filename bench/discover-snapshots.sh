@@ -57,24 +57,7 @@ for snap in "${snaps[@]}"; do
   launcher_command discover --sources cpu-numa --host-root "$root"
   strace -f -qq -o "$dir/na.strace" -e trace=%file,openat,readlink "${cmd[@]}" >/dev/null
   read -r paths _ < <(python3 "$bench_root/bench/openlog.py" "$root/" "$dir/na.strace" "$dir/na.list")
-  floor=("$java_bin")
-  cache=none
-  for ((i = 1; i < ${#cmd[@]}; i++)); do
-    case "${cmd[i]}" in
-      -cp) break ;;
-      -XX:AOTCache=*) cache=aot ;;
-      -XX:SharedArchiveFile=*) cache=cds ;;
-      -Xshare:*) ;;
-      *) floor+=("${cmd[i]}") ;;
-    esac
-  done
-  case "$cache" in
-    aot) "${floor[@]}" -XX:AOTCacheOutput="$dir/cold.aot" -cp "$work/cold.jar" ColdRead "$dir/na.list" >/dev/null 2>&1
-         floor+=(-XX:AOTCache="$dir/cold.aot") ;;
-    cds) "${floor[@]}" -XX:ArchiveClassesAtExit="$dir/cold.jsa" -cp "$work/cold.jar" ColdRead "$dir/na.list" >/dev/null 2>&1
-         floor+=(-XX:SharedArchiveFile="$dir/cold.jsa") ;;
-  esac
-  floor+=(-cp "$work/cold.jar" ColdRead "$dir/na.list")
+  coldread_floor "$dir" "$dir/na.list" "$work/cold.jar"
   : >"$dir/na.t"; : >"$dir/floor.t"
   for ((i = 0; i < runs; i++)); do
     wall_cpu "${na[@]}" >>"$dir/na.t"

@@ -51,24 +51,7 @@ read -r floor_paths _ < <(python3 "$bench_root/bench/openlog.py" "$snap_root/" "
 mkdir -p "$work/cold"
 "$jdk_bin/javac" --release 17 -d "$work/cold" "$bench_root/bench/ColdRead.java"
 "$jdk_bin/jar" cf "$work/cold.jar" -C "$work/cold" .
-floor=("$java_bin")
-cache=none
-for ((i = 1; i < ${#cmd[@]}; i++)); do
-  case "${cmd[i]}" in
-    -cp) break ;;
-    -XX:AOTCache=*) cache=aot ;;
-    -XX:SharedArchiveFile=*) cache=cds ;;
-    -Xshare:*) ;;
-    *) floor+=("${cmd[i]}") ;;
-  esac
-done
-case "$cache" in
-  aot) "${floor[@]}" -XX:AOTCacheOutput="$work/cold.aot" -cp "$work/cold.jar" ColdRead "$work/na.list" >/dev/null 2>&1
-       floor+=(-XX:AOTCache="$work/cold.aot") ;;
-  cds) "${floor[@]}" -XX:ArchiveClassesAtExit="$work/cold.jsa" -cp "$work/cold.jar" ColdRead "$work/na.list" >/dev/null 2>&1
-       floor+=(-XX:SharedArchiveFile="$work/cold.jsa") ;;
-esac
-floor+=(-cp "$work/cold.jar" ColdRead "$work/na.list")
+coldread_floor "$work" "$work/na.list" "$work/cold.jar"
 
 # Sanity: both tools see the same machine.
 echo "nodeatlas cores: $("${na[@]}" --format json 2>/dev/null | grep -c '"package"' || true)  lstopo cores: $("${ls[@]}" | grep -c 'type="Core"')"

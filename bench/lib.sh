@@ -154,3 +154,28 @@ snapshot_classpath() {
   done
   (IFS=:; echo "${out[*]}") >"$file"
 }
+
+# The ColdRead floor of the launcher's command in cmd (launcher_command): its java and flags, and the same kind
+# of start-up cache (AOT or CDS), recorded for ColdRead itself in DIR; ColdRead reads the paths in LIST from
+# JAR. Sets floor (the command line) and cache (aot, cds or none).
+coldread_floor() { # DIR LIST JAR
+  local dir=$1 list=$2 jar=$3 i
+  floor=("${cmd[0]}")
+  cache=none
+  for ((i = 1; i < ${#cmd[@]}; i++)); do
+    case "${cmd[i]}" in
+      -cp) break ;;
+      -XX:AOTCache=*) cache=aot ;;
+      -XX:SharedArchiveFile=*) cache=cds ;;
+      -Xshare:*) ;;
+      *) floor+=("${cmd[i]}") ;;
+    esac
+  done
+  case "$cache" in
+    aot) "${floor[@]}" -XX:AOTCacheOutput="$dir/cold.aot" -cp "$jar" ColdRead "$list" >/dev/null 2>&1
+         floor+=(-XX:AOTCache="$dir/cold.aot") ;;
+    cds) "${floor[@]}" -XX:ArchiveClassesAtExit="$dir/cold.jsa" -cp "$jar" ColdRead "$list" >/dev/null 2>&1
+         floor+=(-XX:SharedArchiveFile="$dir/cold.jsa") ;;
+  esac
+  floor+=(-cp "$jar" ColdRead "$list")
+}
