@@ -85,7 +85,15 @@ public final class FactReader {
    * (silently), or is unusable or does not parse (one warning).
    */
   public <T> Optional<T> read(Path file, FactParser<T> parser) {
-    return parse(file, value(file).filter(v -> !v.isEmpty()), parser);
+    // The parse runs inside the read, on the reader's buffer where the parser can (FactParser#parseBytes).
+    try {
+      return Optional.ofNullable(fs.readParsed(file, parser));
+    } catch (HostFileException e) {
+      warn(file, e.reason());
+    } catch (IllegalArgumentException e) {
+      warn(file, "not understood: " + e.getMessage());
+    }
+    return Optional.empty();
   }
 
   /**

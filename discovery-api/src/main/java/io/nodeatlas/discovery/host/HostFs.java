@@ -129,6 +129,11 @@ public final class HostFs {
     return Optional.ofNullable(values.value(file));
   }
 
+  /** See {@link ValueFileReader#parsed}: {@link FactReader#read}'s one call. */
+  <T> T readParsed(Path file, FactParser<T> parser) {
+    return values.parsed(file, parser);
+  }
+
   /**
    * The whole file as bytes, for binary host files ({@code /etc/ld.so.cache}); empty when it does not
    * exist. The same checks and the same {@link #MAX_FILE_BYTES} bound as the text reads.

@@ -75,6 +75,33 @@ final class ValueFileReader {
     return read(file, TRIMMED_TEXT);
   }
 
+  /**
+   * The file's value (as {@link #value}) through {@code parser}, from its bytes where
+   * {@link FactParser#parseBytes} can tell; null when the file does not exist, the value is empty or
+   * the parser says nothing. A value the parser refuses raises its {@link IllegalArgumentException}.
+   */
+  <T> T parsed(Path file, FactParser<T> parser) {
+    return read(file, (buf, length) -> {
+      int start = 0;
+      int end = length;
+      while (start < end && isTrimByte(buf[start])) {
+        start++;
+      }
+      while (end > start && isTrimByte(buf[end - 1])) {
+        end--;
+      }
+      if (start == end) {
+        return null;
+      }
+      T fast = parser.parseBytes(buf, start, end);
+      if (fast != null) {
+        return fast;
+      }
+      String text = trimValue(new String(buf, start, end - start, StandardCharsets.UTF_8));
+      return text.isEmpty() ? null : parser.parse(text);
+    });
+  }
+
   /** The whole file as bytes; null when it does not exist. */
   byte[] bytes(Path file) {
     return read(file, (buf, length) -> Arrays.copyOf(buf, length));

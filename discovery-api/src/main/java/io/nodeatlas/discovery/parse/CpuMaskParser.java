@@ -95,6 +95,53 @@ public final class CpuMaskParser {
     return CpuSet.fromBits(BitSet.valueOf(words));
   }
 
+  /**
+   * {@link #parse} of a value's bytes {@code text[from, to)} where it is the kernel's plain form (every
+   * group 1-8 ASCII hex digits, as {@code shared_cpu_map} prints it), without a String; null for
+   * anything else, which {@link #parse} then takes or refuses. For {@link
+   * io.nodeatlas.discovery.host.FactParser#parseBytes}.
+   */
+  public static CpuSet parsePlain(byte[] text, int from, int to) {
+    // One pass from the right (the lowest CPUs), each group into its half of a 64-bit word; the digits
+    // decoded in place, since the C1-only JIT of the agent leaves a call per byte otherwise.
+    long[] words = new long[(to - from) / 18 + 1]; // enough for 8-digit groups, grown for shorter ones
+    int g = 0;
+    int end = to;
+    while (end >= from) {
+      if ((long) (g + 1) * 32 > CpuListParser.MAX_ID) {
+        return null;
+      }
+      long value = 0;
+      int shift = 0;
+      int i = end - 1;
+      for (; i >= from && text[i] != ','; i--) {
+        int c = text[i];
+        int digit = c - '0';
+        if (digit < 0 || digit > 9) {
+          digit = (c | 0x20) - ('a' - 10);
+          if (digit < 10 || digit > 15) {
+            return null;
+          }
+        }
+        if (shift == 32) {
+          return null;
+        }
+        value |= (long) digit << shift;
+        shift += 4;
+      }
+      if (shift == 0) {
+        return null;
+      }
+      if ((g >> 1) == words.length) {
+        words = java.util.Arrays.copyOf(words, words.length * 2);
+      }
+      words[g >> 1] |= value << ((g & 1) * 32);
+      g++;
+      end = i;
+    }
+    return CpuSet.fromBits(BitSet.valueOf(words));
+  }
+
   /** {@link #group(String, int, int)} over the text's Latin-1 bytes. */
   private static long group(byte[] ascii, String s, int start, int end) {
     int length = end - start;

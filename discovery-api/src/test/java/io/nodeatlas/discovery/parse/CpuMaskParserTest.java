@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.nodeatlas.discovery.topology.CpuSet;
 import com.code_intelligence.jazzer.mutation.annotation.NotNull;
 import org.junit.jupiter.api.Test;
 
@@ -46,6 +47,36 @@ class CpuMaskParserTest {
         .hasMessageContaining("not hex");
     assertThatThrownBy(() -> CpuMaskParser.parse("")).hasMessageContaining("empty");
     assertThatThrownBy(() -> CpuMaskParser.parse("123456789")).hasMessageContaining("1-8 hex digits");
+  }
+
+  @Test
+  void theBytesOfAPlainMaskParseAsItsText() {
+    String mask = "80000001," + "00000000,".repeat(29) + "0000ff00,0000000f";
+    for (String text : new String[] {mask, "0000,019c6700,00019c67", "f", "00000000", "ffffffff,ffffffff"}) {
+      assertThat(plain(" " + text + " ", 1, text.length() + 1)).isEqualTo(CpuMaskParser.parse(text));
+    }
+  }
+
+  @Test
+  void theBytesOfAnythingElseAreLeftToTheTextParser() {
+    // null: parse() decides (and answers or refuses with its own message), as for these texts before.
+    for (String text : new String[] {"-1", "1,,f", ",f", "f,", "123456789", "zz,00", "0000 0001", "\u0661", ""}) {
+      assertThat(plain(text, 0, text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length)).as(text).isNull();
+    }
+    assertThat(CpuMaskParser.parse("Ff,0000000A")).isEqualTo(plain("Ff,0000000A", 0, 11));
+  }
+
+  @FuzzTest
+  void theBytesParseAsTheTextOrNotAtAll(@NotNull String text) {
+    byte[] bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    CpuSet fast = CpuMaskParser.parsePlain(bytes, 0, bytes.length);
+    if (fast != null) {
+      assertThat(fast).isEqualTo(CpuMaskParser.parse(text));
+    }
+  }
+
+  private static CpuSet plain(String text, int from, int to) {
+    return CpuMaskParser.parsePlain(text.getBytes(java.nio.charset.StandardCharsets.UTF_8), from, to);
   }
 
   @FuzzTest

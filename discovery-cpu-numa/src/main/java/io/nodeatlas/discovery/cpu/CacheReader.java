@@ -3,6 +3,7 @@ package io.nodeatlas.discovery.cpu;
 import io.nodeatlas.discovery.cpu.parse.CacheParser;
 import io.nodeatlas.discovery.host.FactParser;
 import io.nodeatlas.discovery.host.FactReader;
+import io.nodeatlas.discovery.parse.CpuMaskParser;
 import io.nodeatlas.discovery.topology.CpuSet;
 import io.nodeatlas.discovery.topology.Topology.CacheInfo;
 import java.nio.file.Path;
@@ -33,11 +34,19 @@ final class CacheReader {
   private static final List<String> SHARING_FILES = List.of("shared_cpu_map", "shared_cpu_list");
 
   /** Each sharing file's raw value, tagged with its form; {@link CacheParser} parses it with the rest. */
-  private static final List<FactParser<Sharing>> SHARING_FORMS =
-      List.of(v -> new Sharing(v, true), v -> new Sharing(v, false));
+  private static final List<FactParser<Sharing>> SHARING_FORMS = List.of(
+      FactParser.withBytes(v -> new Sharing(v, true, null), (text, from, to) -> {
+        // The kernel's plain mask, parsed from the read's bytes; anything else is left to CacheParser.
+        CpuSet cpus = CpuMaskParser.parsePlain(text, from, to);
+        return cpus == null ? null : new Sharing(null, true, cpus);
+      }),
+      v -> new Sharing(v, false, null));
 
-  /** The raw value of {@code shared_cpu_list} ({@code mask} false) or {@code shared_cpu_map}. */
-  private record Sharing(String value, boolean mask) {}
+  /**
+   * The raw value of {@code shared_cpu_list} ({@code mask} false) or {@code shared_cpu_map}, or the
+   * map's CPUs where they were parsed from the bytes already ({@code cpus}, {@code value} then null).
+   */
+  private record Sharing(String value, boolean mask, CpuSet cpus) {}
 
   private CacheReader() {}
 
@@ -99,7 +108,7 @@ final class CacheReader {
     String map = sharing.filter(Sharing::mask).map(Sharing::value).orElse(null);
     CacheInfo parsed;
     try {
-      parsed = CacheParser.parse(level, type, size, list, map, cpu);
+      parsed = CacheParser.parse(level, type, size, list, map, sharing.map(Sharing::cpus).orElse(null), cpu);
     } catch (IllegalArgumentException e) {
       in.warn(index, e.getMessage() + "; cache left out");
       return null;

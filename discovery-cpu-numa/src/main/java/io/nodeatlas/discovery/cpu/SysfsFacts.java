@@ -25,7 +25,7 @@ final class SysfsFacts {
   static final FactParser<CpuSet> CPU_LIST = CpuListParser::parse;
 
   /** The kernel's mask form ({@code %*pb}: {@code 00000000,0000ff00}). */
-  static final FactParser<CpuSet> CPU_MASK = CpuMaskParser::parse;
+  static final FactParser<CpuSet> CPU_MASK = FactParser.withBytes(CpuMaskParser::parse, CpuMaskParser::parsePlain);
 
   /** A non-negative counter ({@code nr_hugepages}, {@code cpuN/online}). */
   static final FactParser<Long> COUNT = SizeParser::parseCount;

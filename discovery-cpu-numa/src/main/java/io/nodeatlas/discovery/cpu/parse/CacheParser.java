@@ -29,11 +29,22 @@ public final class CacheParser {
    * @param self the CPU the directory belongs to, which shares the cache when neither file exists
    */
   public static CacheInfo parse(String level, String type, String size, String sharedCpuList, String sharedCpuMap, int self) {
+    return parse(level, type, size, sharedCpuList, sharedCpuMap, null, self);
+  }
+
+  /**
+   * As above, with the map's CPUs already parsed ({@code sharedCpus}, from the file's bytes): then
+   * neither sharing text is looked at.
+   */
+  public static CacheInfo parse(String level, String type, String size, String sharedCpuList, String sharedCpuMap,
+      CpuSet sharedCpus, int self) {
     int lvl = parseLevel(level);
     CacheType t = parseType(type);
     long bytes = size == null ? 0 : SizeParser.parseBytes(size);
     CpuSet shared;
-    if (sharedCpuMap != null) {
+    if (sharedCpus != null) {
+      shared = sharedCpus;
+    } else if (sharedCpuMap != null) {
       shared = CpuMaskParser.parse(sharedCpuMap);
     } else if (sharedCpuList != null) {
       shared = CpuListParser.parse(sharedCpuList);
