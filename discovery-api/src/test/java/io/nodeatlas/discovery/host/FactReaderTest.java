@@ -42,6 +42,35 @@ class FactReaderTest {
   }
 
   @Test
+  void aParserThatReadsBytesGetsTheTrimmedValueAndOneThatDeclinesGetsTheText() {
+    FixtureTree.at(root).value("sys/a", "  0000000f\n").value("sys/b", "\u2003x\n").value("sys/empty", " \n\0");
+    List<String> seen = new ArrayList<>();
+    FactParser<String> parser = FactParser.withBytes(text -> "text:" + text, (bytes, from, to) -> {
+      String value = new String(bytes, from, to - from, java.nio.charset.StandardCharsets.UTF_8);
+      seen.add(value);
+      return value.startsWith("0") ? "bytes:" + value : null;
+    });
+    FactReader facts = reader();
+    assertThat(facts.read(root.resolve("sys/a"), parser)).contains("bytes:0000000f");
+    // Declined: the text parser gets the value trimmed as value() trims it (a non-ASCII space too).
+    assertThat(facts.read(root.resolve("sys/b"), parser)).contains("text:x");
+    // Nothing but whitespace and NUL: absent, and neither parser is asked.
+    assertThat(facts.read(root.resolve("sys/empty"), parser)).isEmpty();
+    assertThat(seen).containsExactly("0000000f", "\u2003x");
+    assertThat(warnings).isEmpty();
+  }
+
+  @Test
+  void aValueTheTextParserRefusesAfterTheBytesDeclinedCostsOneWarning() {
+    FixtureTree.at(root).value("sys/mask", "zz,00");
+    FactParser<Integer> parser = FactParser.withBytes(text -> {
+      throw new IllegalArgumentException("not a number");
+    }, (bytes, from, to) -> null);
+    assertThat(reader().read(root.resolve("sys/mask"), parser)).isEmpty();
+    assertThat(warnings).containsExactly("/sys/mask: not understood: not a number");
+  }
+
+  @Test
   void theHostPathIsTheHostsNameNotOurMountPoint() {
     FixtureTree.at(root).value("host-sys/class/net/eth0/mtu", "x");
     FactReader facts = new FactReader(HostFs.builder(root).sysfsRoot(root.resolve("host-sys")).build(), warnings::add);
