@@ -276,6 +276,39 @@ class BadInputTest {
   }
 
   @Test
+  void aSharedCpuMapInTheKernelsFormIsReadFromItsBytesAndAnyOtherAsText() {
+    // The map wins over the list (as hwloc). index0: the plain form, parsed from the read's bytes;
+    // index3: a sign, which only the text parser takes (Long.parseLong's -1: CPUs 0-31), and garbage.
+    for (int c = 0; c < 4; c++) {
+      String dir = "sys/devices/system/cpu/cpu" + c + "/cache/";
+      tree.value(dir + "index0/shared_cpu_map", "00000000," + (c % 2 == 0 ? "00000005" : "0000000a"))
+          .value(dir + "index3/shared_cpu_map", c < 2 ? "-1" : "zz,0f");
+    }
+    DiscoveryResult r = discover();
+    assertThat(topology(r).caches()).filteredOn(c -> c.level() == 1).extracting(c -> c.cpus().toString())
+        .containsExactlyInAnyOrder("0,2", "1,3");
+    assertThat(topology(r).caches()).filteredOn(c -> c.level() == 3).singleElement()
+        .satisfies(c -> assertThat(c.cpus().toString()).isEqualTo("0-3"));
+    assertThat(r.warnings()).isEmpty(); // cpu2 and cpu3 share cpu0's L3, so their garbage maps are never read
+  }
+
+  @Test
+  void aGarbageSharedCpuMapCostsThatCache() {
+    // Maps in index0 too: a reader that found only lists tries the list first from then on.
+    for (int c = 0; c < 4; c++) {
+      String dir = "sys/devices/system/cpu/cpu" + c + "/cache/";
+      tree.value(dir + "index0/shared_cpu_map", c % 2 == 0 ? "5" : "a").value(dir + "index3/shared_cpu_map", "zz,0f");
+    }
+    DiscoveryResult r = discover();
+    assertThat(r.warnings()).extracting(DiscoveryWarning::message).containsExactly(
+        "/sys/devices/system/cpu/cpu0/cache/index3: not a CPU mask (\"zz\" is not hex): \"zz,0f\"; cache left out",
+        "/sys/devices/system/cpu/cpu1/cache/index3: not a CPU mask (\"zz\" is not hex): \"zz,0f\"; cache left out",
+        "/sys/devices/system/cpu/cpu2/cache/index3: not a CPU mask (\"zz\" is not hex): \"zz,0f\"; cache left out",
+        "/sys/devices/system/cpu/cpu3/cache/index3: not a CPU mask (\"zz\" is not hex): \"zz,0f\"; cache left out");
+    assertThat(topology(r).caches()).hasSize(2).allSatisfy(c -> assertThat(c.level()).isEqualTo(1));
+  }
+
+  @Test
   void wrongDistanceColumnCount() {
     tree.value("sys/devices/system/node/node0/distance", "10 20");
     DiscoveryResult r = discover();
