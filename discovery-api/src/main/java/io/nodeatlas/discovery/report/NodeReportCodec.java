@@ -139,12 +139,12 @@ public final class NodeReportCodec {
    * The document as a tree (YAML, tests), built from the same events {@link #toJson(NodeReport)} writes.
    */
   public ObjectNode toTree(NodeReport report) {
-    return (ObjectNode) tree(g -> writeReport(g, report));
+    return (ObjectNode) tree(json(), g -> writeReport(g, report));
   }
 
   /** One device as the {@code discover} document shows it. */
   public static ObjectNode device(Device d) {
-    return (ObjectNode) tree(g -> writeDevice(g, d));
+    return (ObjectNode) tree(newJsonMapper(), g -> writeDevice(g, d));
   }
 
   /** Something written by one of the writers below. */
@@ -152,21 +152,16 @@ public final class NodeReportCodec {
     void writeTo(JsonGenerator g) throws IOException;
   }
 
-  /** The tree of what {@code events} writes (through a token buffer, as a mapper reads a document). */
-  private static JsonNode tree(Events events) {
+  /** The tree of what {@code events} writes, read back by {@code mapper} through a token buffer. */
+  private static JsonNode tree(ObjectMapper mapper, Events events) {
     try (TokenBuffer buffer = new TokenBuffer(null, false)) {
       events.writeTo(buffer);
       try (JsonParser parser = buffer.asParser()) {
-        return TreeReader.MAPPER.readTree(parser);
+        return mapper.readTree(parser);
       }
     } catch (IOException e) {
       throw new IllegalStateException("cannot serialise report", e);
     }
-  }
-
-  /** The mapper that turns written events into a tree; built when a tree is first asked for. */
-  private static final class TreeReader {
-    static final ObjectMapper MAPPER = new ObjectMapper();
   }
 
   /*
