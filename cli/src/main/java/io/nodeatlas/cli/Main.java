@@ -95,11 +95,16 @@ public final class Main {
   /** The writer picocli gives a command for {@code stream}: the charset its property names, else the default. */
   private static PrintWriter writer(OutputStream stream, String charsetProperty) {
     Charset charset;
-    try {
-      String name = System.getProperty(charsetProperty);
-      charset = Charset.forName("cp65001".equalsIgnoreCase(name) ? "UTF-8" : name);
-    } catch (RuntimeException e) {
+    String name = System.getProperty(charsetProperty);
+    if (name == null) {
+      // Not a terminal (the JDK sets the property only for one): no exception thrown and caught for it.
       charset = Charset.defaultCharset();
+    } else {
+      try {
+        charset = Charset.forName("cp65001".equalsIgnoreCase(name) ? "UTF-8" : name);
+      } catch (RuntimeException e) {
+        charset = Charset.defaultCharset();
+      }
     }
     return new PrintWriter(new BufferedWriter(new OutputStreamWriter(stream, charset)), true);
   }

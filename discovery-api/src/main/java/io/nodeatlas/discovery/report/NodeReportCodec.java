@@ -2,6 +2,7 @@ package io.nodeatlas.discovery.report;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,9 +10,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.TokenBuffer;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
@@ -44,23 +44,22 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
  * The {@code discover} document (schema {@code v1}, documented in the README) to and from JSON and
- * YAML. The mapping is written out by hand against a Jackson tree rather than by reflection, so the
- * document's shape is visible in one place and does not change when a record gains a component.
- * Properties are written sorted and null values are left out, so output is byte-stable.
+ * YAML. The mapping is written out by hand as Jackson generator events rather than by reflection, so
+ * the document's shape is visible in one place and does not change when a record gains a component.
+ * Members are written in sorted order and null values are left out, so output is byte-stable.
  *
- * <p>JSON is written with Jackson's streaming generator straight from the tree, keys sorted at each
- * level: the same bytes as an {@link ObjectMapper} with {@code INDENT_OUTPUT} and
- * {@code WRITE_PROPERTIES_SORTED} (NodeReportCodecTest compares both), without building a mapper and
- * its serializers, which is most of what a one-shot {@code discover} spends in Jackson. Reading and
- * YAML use a mapper, built on first use.
+ * <p>JSON is written by the streaming generator straight from the report: the same bytes as an
+ * {@link ObjectMapper} with {@code INDENT_OUTPUT} and {@code WRITE_PROPERTIES_SORTED} writes for the
+ * tree of the same events (NodeReportCodecTest compares both), with no tree and no mapper, which is
+ * what a one-shot {@code discover} would otherwise spend most of its output time on. Trees, reading
+ * and YAML use a mapper, built on first use.
  */
 public final class NodeReportCodec {
-
-  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private final JsonFactory jsonFactory = new JsonFactory();
   /** Built on first use: only reading needs it. */
@@ -77,7 +76,7 @@ public final class NodeReportCodec {
     return json;
   }
 
-  /** The mapper whose output {@link #toJson(JsonNode)} reproduces; reading uses it too. */
+  /** The mapper whose output {@link #toJson(NodeReport)} reproduces for the report's tree; reading uses it too. */
   static ObjectMapper newJsonMapper() {
     return JsonMapper.builder()
         .enable(SerializationFeature.INDENT_OUTPUT)
@@ -103,72 +102,20 @@ public final class NodeReportCodec {
         .build();
   }
 
+  /** The report as sorted, indented JSON, ending in a newline. */
   public String toJson(NodeReport report) {
-    return toJson(toTree(report));
+    StringWriter out = new StringWriter(1 << 14);
+    try (JsonGenerator g = jsonFactory.createGenerator(out)) {
+      g.setPrettyPrinter(new DefaultPrettyPrinter());
+      writeReport(g, report);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot serialise report", e);
+    }
+    return out.append('\n').toString();
   }
 
   public String toYaml(NodeReport report) {
     return write(yaml(), toTree(report));
-  }
-
-  /** Any tree as sorted, indented JSON (used for devices and sub-documents). */
-  public String toJson(JsonNode node) {
-    StringWriter out = new StringWriter();
-    try (JsonGenerator g = jsonFactory.createGenerator(out)) {
-      g.setPrettyPrinter(new DefaultPrettyPrinter());
-      writeSorted(g, node);
-    } catch (NotPlainTree e) {
-      // A tree holding a POJO or binary node: the mapper knows how to write those.
-      return write(json(), node) + "\n";
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot serialise report", e);
-    }
-    return out + "\n";
-  }
-
-  /** A node that only a mapper writes (POJO, binary, missing). */
-  private static final class NotPlainTree extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    NotPlainTree() {
-      super(null, null, false, false);
-    }
-  }
-
-  /** What {@code ObjectNode.serialize} with {@code WRITE_PROPERTIES_SORTED} writes, node by node. */
-  private static void writeSorted(JsonGenerator g, JsonNode node) throws IOException {
-    switch (node.getNodeType()) {
-      case OBJECT -> {
-        g.writeStartObject();
-        List<String> names = new ArrayList<>(node.size());
-        node.fieldNames().forEachRemaining(names::add);
-        names.sort(null);
-        for (String name : names) {
-          g.writeFieldName(name);
-          writeSorted(g, node.get(name));
-        }
-        g.writeEndObject();
-      }
-      case ARRAY -> {
-        g.writeStartArray();
-        for (JsonNode element : node) {
-          writeSorted(g, element);
-        }
-        g.writeEndArray();
-      }
-      case STRING -> g.writeString(node.textValue());
-      case BOOLEAN -> g.writeBoolean(node.booleanValue());
-      case NULL -> g.writeNull();
-      case NUMBER -> {
-        switch (node.numberType()) {
-          case INT -> g.writeNumber(node.intValue());
-          case LONG -> g.writeNumber(node.longValue());
-          case BIG_INTEGER -> g.writeNumber(node.bigIntegerValue());
-          default -> throw new NotPlainTree(); // floating point: not in our documents; the mapper writes it
-        }
-      }
-      default -> throw new NotPlainTree();
-    }
   }
 
   private static String write(ObjectMapper mapper, JsonNode node) {
@@ -188,102 +135,487 @@ public final class NodeReportCodec {
     }
   }
 
+  /**
+   * The document as a tree (YAML, tests), built from the same events {@link #toJson(NodeReport)} writes.
+   */
   public ObjectNode toTree(NodeReport report) {
-    ObjectNode root = NODES.objectNode();
-    root.put("schemaVersion", report.schemaVersion());
-    ObjectNode host = root.putObject("host");
-    putIfNotNull(host, "hostname", report.host().hostname());
-    putIfNotNull(host, "kernel", report.host().kernel());
-    putIfNotNull(host, "hostRoot", report.host().hostRoot());
-    root.set("topology", topology(report.topology()));
-    ArrayNode devices = root.putArray("devices");
-    report.devices().forEach(d -> devices.add(device(d)));
-    ArrayNode warnings = root.putArray("warnings");
+    return (ObjectNode) tree(json(), g -> writeReport(g, report));
+  }
+
+  /** One device as the {@code discover} document shows it. */
+  public static ObjectNode device(Device d) {
+    return (ObjectNode) tree(newJsonMapper(), g -> writeDevice(g, d));
+  }
+
+  /** Something written by one of the writers below. */
+  private interface Events {
+    void writeTo(JsonGenerator g) throws IOException;
+  }
+
+  /** The tree of what {@code events} writes, read back by {@code mapper} through a token buffer. */
+  private static JsonNode tree(ObjectMapper mapper, Events events) {
+    try (TokenBuffer buffer = new TokenBuffer(null, false)) {
+      events.writeTo(buffer);
+      try (JsonParser parser = buffer.asParser()) {
+        return mapper.readTree(parser);
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot serialise report", e);
+    }
+  }
+
+  /*
+   * The writers below emit each object's members in ascending order of their names (String.compareTo,
+   * as WRITE_PROPERTIES_SORTED orders them), leaving out null values. NodeReportCodecTest checks the
+   * order against a mapper that sorts.
+   */
+
+  private static void writeReport(JsonGenerator g, NodeReport report) throws IOException {
+    g.writeStartObject();
+    g.writeFieldName("devices");
+    g.writeStartArray();
+    for (Device d : report.devices()) {
+      writeDevice(g, d);
+    }
+    g.writeEndArray();
+    g.writeFieldName("host");
+    g.writeStartObject();
+    optional(g, "hostRoot", report.host().hostRoot());
+    optional(g, "hostname", report.host().hostname());
+    optional(g, "kernel", report.host().kernel());
+    g.writeEndObject();
+    g.writeStringField("schemaVersion", report.schemaVersion());
+    g.writeFieldName("sources");
+    g.writeStartObject();
+    for (Map.Entry<String, SourceStatus> e : sorted(report.sources()).entrySet()) {
+      g.writeStringField(e.getKey(), e.getValue().jsonName());
+    }
+    g.writeEndObject();
+    g.writeFieldName("topology");
+    writeTopology(g, report.topology());
+    g.writeFieldName("warnings");
+    g.writeStartArray();
     for (DiscoveryWarning w : report.warnings()) {
-      warnings.addObject().put("source", w.source()).put("message", w.message());
+      g.writeStartObject();
+      g.writeStringField("message", w.message());
+      g.writeStringField("source", w.source());
+      g.writeEndObject();
     }
-    ObjectNode sources = root.putObject("sources");
-    report.sources().forEach((name, status) -> sources.put(name, status.jsonName()));
-    return root;
+    g.writeEndArray();
+    g.writeEndObject();
   }
 
-  private static ObjectNode topology(Topology t) {
-    ObjectNode out = NODES.objectNode();
-    out.putObject("cpus")
-        .put("online", t.cpus().online().toString())
-        .put("offline", t.cpus().offline().toString())
-        .put("possible", t.cpus().possible().toString());
-    ArrayNode packages = out.putArray("packages");
-    t.packages().forEach(p -> packages.addObject().put("id", p.id()).put("cpus", p.cpus().toString()));
-    ArrayNode dies = out.putArray("dies");
-    t.dies().forEach(d -> dies.addObject().put("package", d.packageId()).put("id", d.id()).put("cpus", d.cpus().toString()));
-    ArrayNode clusters = out.putArray("clusters");
-    t.clusters().forEach(c -> clusters.addObject().put("package", c.packageId()).put("id", c.id()).put("cpus", c.cpus().toString()));
-    ArrayNode cores = out.putArray("cores");
+  private static void writeTopology(JsonGenerator g, Topology t) throws IOException {
+    g.writeStartObject();
+    g.writeFieldName("caches");
+    g.writeStartArray();
+    for (CacheInfo c : t.caches()) {
+      g.writeStartObject();
+      g.writeStringField("cpus", c.cpus().toString());
+      g.writeNumberField("level", c.level());
+      g.writeNumberField("sizeBytes", c.sizeBytes());
+      g.writeStringField("type", c.type().jsonName());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    g.writeFieldName("clusters");
+    g.writeStartArray();
+    for (ClusterInfo c : t.clusters()) {
+      g.writeStartObject();
+      g.writeStringField("cpus", c.cpus().toString());
+      g.writeNumberField("id", c.id());
+      g.writeNumberField("package", c.packageId());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    g.writeFieldName("cores");
+    g.writeStartArray();
     for (CoreInfo c : t.cores()) {
-      ObjectNode core = cores.addObject().put("package", c.packageId()).put("die", c.dieId()).put("id", c.id())
-          .put("cpus", c.cpus().toString());
-      putIfNotNull(core, "type", c.type());
+      g.writeStartObject();
+      g.writeStringField("cpus", c.cpus().toString());
+      g.writeNumberField("die", c.dieId());
+      g.writeNumberField("id", c.id());
+      g.writeNumberField("package", c.packageId());
+      optional(g, "type", c.type());
+      g.writeEndObject();
     }
-    ArrayNode caches = out.putArray("caches");
-    t.caches().forEach(c -> caches.addObject().put("level", c.level()).put("type", c.type().jsonName())
-        .put("sizeBytes", c.sizeBytes()).put("cpus", c.cpus().toString()));
-    ArrayNode numa = out.putArray("numaNodes");
-    for (NumaNodeInfo n : t.numaNodes()) {
-      ObjectNode node = numa.addObject().put("id", n.id()).put("cpus", n.cpus().toString());
-      putIfNotNull(node, "memoryTotalBytes", n.memoryTotalBytes());
-      putIfNotNull(node, "memoryFreeBytes", n.memoryFreeBytes());
-      if (n.memoryOnly() && n.memoryTotalBytes() != null && n.memoryTotalBytes() > 0) {
-        node.put("memoryOnly", true);
-      }
-      putIfNotNull(node, "memoryTier", n.memoryTier());
-      if (!n.initiatorNodes().isEmpty()) {
-        ArrayNode initiators = node.putArray("initiatorNodes");
-        n.initiatorNodes().forEach(initiators::add);
-        node.put("initiatorCpus", n.initiatorCpus().toString());
-      }
-      ObjectNode distances = node.putObject("distances");
-      n.distances().forEach((id, d) -> distances.put(Integer.toString(id), d));
-      ArrayNode pools = node.putArray("hugepages");
-      n.hugepages().forEach(p -> pool(pools.addObject(), p.pageSizeBytes(), p.total(), p.free(), p.reserved(), p.surplus()));
+    g.writeEndArray();
+    g.writeFieldName("cpus");
+    g.writeStartObject();
+    g.writeStringField("offline", t.cpus().offline().toString());
+    g.writeStringField("online", t.cpus().online().toString());
+    g.writeStringField("possible", t.cpus().possible().toString());
+    g.writeEndObject();
+    g.writeFieldName("dies");
+    g.writeStartArray();
+    for (DieInfo d : t.dies()) {
+      g.writeStartObject();
+      g.writeStringField("cpus", d.cpus().toString());
+      g.writeNumberField("id", d.id());
+      g.writeNumberField("package", d.packageId());
+      g.writeEndObject();
     }
-    ArrayNode hugepages = out.putArray("hugepages");
+    g.writeEndArray();
+    g.writeFieldName("hugepages");
+    g.writeStartArray();
     for (HugepageSize h : t.hugepages()) {
-      ObjectNode size = hugepages.addObject();
-      pool(size, h.pageSizeBytes(), h.total(), h.free(), h.reserved(), h.surplus());
-      ArrayNode mounts = size.putArray("mounts");
-      h.mounts().forEach(mounts::add);
+      g.writeStartObject();
+      g.writeNumberField("free", h.free());
+      g.writeFieldName("mounts");
+      strings(g, h.mounts());
+      g.writeNumberField("pageSizeBytes", h.pageSizeBytes());
+      optional(g, "reserved", h.reserved());
+      g.writeNumberField("surplus", h.surplus());
+      g.writeNumberField("total", h.total());
+      g.writeEndObject();
     }
+    g.writeEndArray();
+    g.writeFieldName("numaNodes");
+    g.writeStartArray();
+    for (NumaNodeInfo n : t.numaNodes()) {
+      writeNumaNode(g, n);
+    }
+    g.writeEndArray();
+    g.writeFieldName("packages");
+    g.writeStartArray();
+    for (PackageInfo p : t.packages()) {
+      g.writeStartObject();
+      g.writeStringField("cpus", p.cpus().toString());
+      g.writeNumberField("id", p.id());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
     if (!t.pci().isEmpty()) {
-      out.set("pci", pciTree(t.pci()));
+      g.writeFieldName("pci");
+      writePciTree(g, t.pci());
     }
-    return out;
+    g.writeEndObject();
   }
 
-  private static ObjectNode pciTree(PciTree tree) {
-    ObjectNode out = NODES.objectNode();
-    ArrayNode bridges = out.putArray("hostBridges");
-    tree.hostBridges().forEach(n -> bridges.add(pciNode(n)));
-    ArrayNode pairs = out.putArray("pairs");
-    tree.pairs().forEach(p -> pairs.addObject().put("a", p.deviceA()).put("b", p.deviceB()).put("link", p.link().name()));
-    return out;
+  private static void writeNumaNode(JsonGenerator g, NumaNodeInfo n) throws IOException {
+    g.writeStartObject();
+    g.writeStringField("cpus", n.cpus().toString());
+    // Keyed by the node id's decimal text, so "10" sorts before "2".
+    TreeMap<String, Integer> distances = new TreeMap<>();
+    n.distances().forEach((id, d) -> distances.put(Integer.toString(id), d));
+    g.writeFieldName("distances");
+    g.writeStartObject();
+    for (Map.Entry<String, Integer> e : distances.entrySet()) {
+      g.writeNumberField(e.getKey(), e.getValue());
+    }
+    g.writeEndObject();
+    g.writeFieldName("hugepages");
+    g.writeStartArray();
+    for (HugepagePool p : n.hugepages()) {
+      g.writeStartObject();
+      g.writeNumberField("free", p.free());
+      g.writeNumberField("pageSizeBytes", p.pageSizeBytes());
+      optional(g, "reserved", p.reserved());
+      g.writeNumberField("surplus", p.surplus());
+      g.writeNumberField("total", p.total());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    g.writeNumberField("id", n.id());
+    if (!n.initiatorNodes().isEmpty()) {
+      g.writeStringField("initiatorCpus", n.initiatorCpus().toString());
+      g.writeFieldName("initiatorNodes");
+      g.writeStartArray();
+      for (int id : n.initiatorNodes()) {
+        g.writeNumber(id);
+      }
+      g.writeEndArray();
+    }
+    optional(g, "memoryFreeBytes", n.memoryFreeBytes());
+    if (n.memoryOnly() && n.memoryTotalBytes() != null && n.memoryTotalBytes() > 0) {
+      g.writeBooleanField("memoryOnly", true);
+    }
+    optional(g, "memoryTier", n.memoryTier());
+    optional(g, "memoryTotalBytes", n.memoryTotalBytes());
+    g.writeEndObject();
   }
 
-  private static ObjectNode pciNode(PciNode n) {
-    ObjectNode out = NODES.objectNode().put("address", n.address()).put("kind", n.kind().jsonName());
-    putIfNotNull(out, "vendorId", n.vendorId());
-    putIfNotNull(out, "deviceId", n.deviceId());
-    putIfNotNull(out, "classCode", n.classCode());
-    putIfNotNull(out, "numaNode", n.numaNode());
-    if (!n.devices().isEmpty()) {
-      ArrayNode devices = out.putArray("devices");
-      n.devices().forEach(devices::add);
+  private static void writePciTree(JsonGenerator g, PciTree tree) throws IOException {
+    g.writeStartObject();
+    g.writeFieldName("hostBridges");
+    g.writeStartArray();
+    for (PciNode n : tree.hostBridges()) {
+      writePciNode(g, n);
     }
+    g.writeEndArray();
+    g.writeFieldName("pairs");
+    g.writeStartArray();
+    for (PciPair p : tree.pairs()) {
+      g.writeStartObject();
+      g.writeStringField("a", p.deviceA());
+      g.writeStringField("b", p.deviceB());
+      g.writeStringField("link", p.link().name());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    g.writeEndObject();
+  }
+
+  private static void writePciNode(JsonGenerator g, PciNode n) throws IOException {
+    g.writeStartObject();
+    g.writeStringField("address", n.address());
     if (!n.children().isEmpty()) {
-      ArrayNode children = out.putArray("children");
-      n.children().forEach(c -> children.add(pciNode(c)));
+      g.writeFieldName("children");
+      g.writeStartArray();
+      for (PciNode c : n.children()) {
+        writePciNode(g, c);
+      }
+      g.writeEndArray();
     }
-    return out;
+    optional(g, "classCode", n.classCode());
+    optional(g, "deviceId", n.deviceId());
+    if (!n.devices().isEmpty()) {
+      g.writeFieldName("devices");
+      strings(g, n.devices());
+    }
+    g.writeStringField("kind", n.kind().jsonName());
+    optional(g, "numaNode", n.numaNode());
+    optional(g, "vendorId", n.vendorId());
+    g.writeEndObject();
+  }
+
+  private static void writeDevice(JsonGenerator g, Device d) throws IOException {
+    g.writeStartObject();
+    if (d.allowMultipleAllocations()) {
+      // Written only when true, as the API leaves it out when false: documents of exclusive
+      // devices stay as they were.
+      g.writeBooleanField("allowMultipleAllocations", true);
+    }
+    g.writeFieldName("attributes");
+    g.writeStartObject();
+    for (Map.Entry<String, AttributeValue> e : sorted(d.attributes()).entrySet()) {
+      g.writeFieldName(e.getKey());
+      g.writeStartObject();
+      AttributeValue v = e.getValue();
+      if (v instanceof AttributeValue.BoolValue b) {
+        g.writeBooleanField("bool", b.value());
+      } else if (v instanceof AttributeValue.IntValue i) {
+        g.writeNumberField("int", i.value());
+      } else if (v instanceof AttributeValue.StringValue s) {
+        g.writeStringField("string", s.value());
+      } else if (v instanceof AttributeValue.StringsValue list) {
+        g.writeFieldName("strings");
+        strings(g, list.values());
+      } else if (v instanceof AttributeValue.VersionValue ver) {
+        g.writeStringField("version", ver.value());
+      }
+      g.writeEndObject();
+    }
+    g.writeEndObject();
+    g.writeFieldName("capacity");
+    g.writeStartObject();
+    for (Map.Entry<String, Quantity> e : sorted(d.capacity()).entrySet()) {
+      g.writeStringField(e.getKey(), e.getValue().value());
+    }
+    g.writeEndObject();
+    // KEP-4815 counters, with the API's field names; written only when present.
+    if (!d.consumesCounters().isEmpty()) {
+      g.writeFieldName("consumesCounters");
+      g.writeStartArray();
+      for (io.nodeatlas.discovery.model.CounterConsumption c : d.consumesCounters()) {
+        g.writeStartObject();
+        g.writeStringField("counterSet", c.counterSet());
+        writeCounters(g, c.counters());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    }
+    g.writeFieldName("containerEdits");
+    writeContainerEdits(g, d.containerEdits());
+    g.writeStringField("name", d.name());
+    if (!d.nodeAllocatableResources().isEmpty()) {
+      g.writeFieldName("nodeAllocatableResources");
+      g.writeStartObject();
+      for (Map.Entry<String, NodeAllocatableMapping> e : sorted(d.nodeAllocatableResources()).entrySet()) {
+        g.writeFieldName(e.getKey());
+        g.writeStartObject();
+        g.writeFieldName("mapping");
+        writeNodeAllocatableMapping(g, e.getValue());
+        g.writeEndObject();
+      }
+      g.writeEndObject();
+    }
+    if (!d.requestPolicies().isEmpty()) {
+      g.writeFieldName("requestPolicies");
+      g.writeStartObject();
+      for (Map.Entry<String, RequestPolicy> e : sorted(d.requestPolicies()).entrySet()) {
+        g.writeFieldName(e.getKey());
+        writeRequestPolicy(g, e.getValue());
+      }
+      g.writeEndObject();
+    }
+    if (!d.sharedCounters().isEmpty()) {
+      g.writeFieldName("sharedCounters");
+      g.writeStartArray();
+      for (io.nodeatlas.discovery.model.CounterSet c : d.sharedCounters()) {
+        g.writeStartObject();
+        writeCounters(g, c.counters());
+        g.writeStringField("name", c.name());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    }
+    g.writeStringField("source", d.source());
+    g.writeEndObject();
+  }
+
+  private static void writeCounters(JsonGenerator g, Map<String, Quantity> counters) throws IOException {
+    g.writeFieldName("counters");
+    g.writeStartObject();
+    for (Map.Entry<String, Quantity> e : sorted(counters).entrySet()) {
+      g.writeFieldName(e.getKey());
+      g.writeStartObject();
+      g.writeStringField("value", e.getValue().value());
+      g.writeEndObject();
+    }
+    g.writeEndObject();
+  }
+
+  /** A KEP-5517 {@code NodeAllocatableMapping} with the API's field names. */
+  private static void writeNodeAllocatableMapping(JsonGenerator g, NodeAllocatableMapping m) throws IOException {
+    g.writeStartObject();
+    if (m.capacityKey().isPresent()) {
+      g.writeStringField("capacityKey", m.capacityKey().get());
+    }
+    if (m.capacityMultiplier().isPresent()) {
+      g.writeStringField("capacityMultiplier", m.capacityMultiplier().get().value());
+    }
+    if (m.deviceMultiplier().isPresent()) {
+      g.writeStringField("deviceMultiplier", m.deviceMultiplier().get().value());
+    }
+    g.writeEndObject();
+  }
+
+  /** A request policy with the API's field names ({@code default}, {@code validRange}, {@code validValues}). */
+  private static void writeRequestPolicy(JsonGenerator g, RequestPolicy p) throws IOException {
+    g.writeStartObject();
+    g.writeStringField("default", p.defaultValue().value());
+    if (p.validRange().isPresent()) {
+      RequestPolicy.ValidRange r = p.validRange().get();
+      g.writeFieldName("validRange");
+      g.writeStartObject();
+      if (r.max().isPresent()) {
+        g.writeStringField("max", r.max().get().value());
+      }
+      g.writeStringField("min", r.min().value());
+      if (r.step().isPresent()) {
+        g.writeStringField("step", r.step().get().value());
+      }
+      g.writeEndObject();
+    }
+    if (!p.validValues().isEmpty()) {
+      g.writeFieldName("validValues");
+      g.writeStartArray();
+      for (Quantity q : p.validValues()) {
+        g.writeString(q.value());
+      }
+      g.writeEndArray();
+    }
+    g.writeEndObject();
+  }
+
+  /** Container edits with CDI's field names; empty lists are left out. */
+  private static void writeContainerEdits(JsonGenerator g, ContainerEdits e) throws IOException {
+    g.writeStartObject();
+    if (!e.deviceNodes().isEmpty()) {
+      g.writeFieldName("deviceNodes");
+      g.writeStartArray();
+      for (ContainerEdits.DeviceNode n : e.deviceNodes()) {
+        g.writeStartObject();
+        optional(g, "fileMode", n.fileMode());
+        optional(g, "gid", n.gid());
+        optional(g, "hostPath", n.hostPath());
+        optional(g, "major", n.major());
+        optional(g, "minor", n.minor());
+        g.writeStringField("path", n.path());
+        optional(g, "permissions", n.permissions());
+        optional(g, "type", n.type());
+        optional(g, "uid", n.uid());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    }
+    if (!e.env().isEmpty()) {
+      g.writeFieldName("env");
+      strings(g, e.env());
+    }
+    if (!e.hooks().isEmpty()) {
+      g.writeFieldName("hooks");
+      g.writeStartArray();
+      for (ContainerEdits.Hook h : e.hooks()) {
+        g.writeStartObject();
+        if (!h.args().isEmpty()) {
+          g.writeFieldName("args");
+          strings(g, h.args());
+        }
+        if (!h.env().isEmpty()) {
+          g.writeFieldName("env");
+          strings(g, h.env());
+        }
+        g.writeStringField("hookName", h.hookName());
+        g.writeStringField("path", h.path());
+        optional(g, "timeout", h.timeout());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    }
+    if (!e.mounts().isEmpty()) {
+      g.writeFieldName("mounts");
+      g.writeStartArray();
+      for (ContainerEdits.Mount m : e.mounts()) {
+        g.writeStartObject();
+        g.writeStringField("containerPath", m.containerPath());
+        g.writeStringField("hostPath", m.hostPath());
+        if (!m.options().isEmpty()) {
+          g.writeFieldName("options");
+          strings(g, m.options());
+        }
+        optional(g, "type", m.type());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    }
+    if (!e.netDevices().isEmpty()) {
+      g.writeFieldName("netDevices");
+      g.writeStartArray();
+      for (ContainerEdits.NetDevice n : e.netDevices()) {
+        g.writeStartObject();
+        g.writeStringField("hostInterfaceName", n.hostInterfaceName());
+        g.writeStringField("name", n.name());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    }
+    g.writeEndObject();
+  }
+
+  private static void strings(JsonGenerator g, List<String> values) throws IOException {
+    g.writeStartArray();
+    for (String v : values) {
+      g.writeString(v);
+    }
+    g.writeEndArray();
+  }
+
+  /** A member whose value may be absent: a String, Long or Integer is written, anything else left out. */
+  private static void optional(JsonGenerator g, String name, Object value) throws IOException {
+    if (value instanceof String s) {
+      g.writeStringField(name, s);
+    } else if (value instanceof Long l) {
+      g.writeNumberField(name, l);
+    } else if (value instanceof Integer i) {
+      g.writeNumberField(name, i);
+    }
+  }
+
+  /** {@code map} in ascending key order (itself when it is already sorted so). */
+  private static <V> SortedMap<String, V> sorted(Map<String, V> map) {
+    return map instanceof SortedMap<String, V> s && s.comparator() == null ? s : new TreeMap<>(map);
   }
 
   private static PciTree readPciTree(JsonNode t) {
@@ -309,77 +641,9 @@ public final class NodeReportCodec {
         optText(n, "deviceId"), optText(n, "classCode"), optInt(n, "numaNode"), devices, children);
   }
 
-  private static void pool(ObjectNode node, long pageSize, long total, long free, Long reserved, long surplus) {
-    node.put("pageSizeBytes", pageSize).put("total", total).put("free", free);
-    putIfNotNull(node, "reserved", reserved);
-    node.put("surplus", surplus);
-  }
-
-  /** One device as the {@code discover} document shows it. */
-  public static ObjectNode device(Device d) {
-    ObjectNode out = NODES.objectNode();
-    out.put("name", d.name()).put("source", d.source());
-    ObjectNode attributes = out.putObject("attributes");
-    d.attributes().forEach((k, v) -> {
-      ObjectNode value = attributes.putObject(k);
-      if (v instanceof AttributeValue.IntValue i) {
-        value.put("int", i.value());
-      } else if (v instanceof AttributeValue.BoolValue b) {
-        value.put("bool", b.value());
-      } else if (v instanceof AttributeValue.StringValue s) {
-        value.put("string", s.value());
-      } else if (v instanceof AttributeValue.VersionValue ver) {
-        value.put("version", ver.value());
-      } else if (v instanceof AttributeValue.StringsValue list) {
-        ArrayNode items = value.putArray("strings");
-        list.values().forEach(items::add);
-      }
-    });
-    ObjectNode capacity = out.putObject("capacity");
-    d.capacity().forEach((k, q) -> capacity.put(k, q.value()));
-    if (d.allowMultipleAllocations()) {
-      // Written only when true, as the API leaves it out when false: documents of exclusive
-      // devices stay as they were.
-      out.put("allowMultipleAllocations", true);
-    }
-    if (!d.requestPolicies().isEmpty()) {
-      ObjectNode policies = out.putObject("requestPolicies");
-      d.requestPolicies().forEach((k, p) -> policies.set(k, requestPolicy(p)));
-    }
-    // KEP-4815 counters, with the API's field names; written only when present.
-    if (!d.sharedCounters().isEmpty()) {
-      com.fasterxml.jackson.databind.node.ArrayNode sets = out.putArray("sharedCounters");
-      d.sharedCounters().forEach(c -> counters(sets.addObject().put("name", c.name()), c.counters()));
-    }
-    if (!d.consumesCounters().isEmpty()) {
-      com.fasterxml.jackson.databind.node.ArrayNode uses = out.putArray("consumesCounters");
-      d.consumesCounters().forEach(c -> counters(uses.addObject().put("counterSet", c.counterSet()), c.counters()));
-    }
-    if (!d.nodeAllocatableResources().isEmpty()) {
-      ObjectNode mappings = out.putObject("nodeAllocatableResources");
-      d.nodeAllocatableResources().forEach((k, m) -> mappings.putObject(k).set("mapping", nodeAllocatableMapping(m)));
-    }
-    out.set("containerEdits", containerEdits(d.containerEdits()));
-    return out;
-  }
-
-  private static void counters(ObjectNode parent, Map<String, Quantity> counters) {
-    ObjectNode out = parent.putObject("counters");
-    counters.forEach((k, q) -> out.putObject(k).put("value", q.value()));
-  }
-
   private static java.util.SortedMap<String, Quantity> readCounters(JsonNode parent) {
     java.util.SortedMap<String, Quantity> out = new java.util.TreeMap<>();
     parent.path("counters").fields().forEachRemaining(e -> out.put(e.getKey(), Quantity.parse(text(e.getValue(), "value"))));
-    return out;
-  }
-
-  /** A KEP-5517 {@code NodeAllocatableMapping} with the API's field names. */
-  public static ObjectNode nodeAllocatableMapping(NodeAllocatableMapping m) {
-    ObjectNode out = NODES.objectNode();
-    m.capacityKey().ifPresent(k -> out.put("capacityKey", k));
-    m.capacityMultiplier().ifPresent(q -> out.put("capacityMultiplier", q.value()));
-    m.deviceMultiplier().ifPresent(q -> out.put("deviceMultiplier", q.value()));
     return out;
   }
 
@@ -391,23 +655,6 @@ public final class NodeReportCodec {
     return new NodeAllocatableMapping(Optional.ofNullable(optText(m, "capacityKey")),
         Optional.ofNullable(optText(m, "capacityMultiplier")).map(Quantity::parse),
         Optional.ofNullable(optText(m, "deviceMultiplier")).map(Quantity::parse));
-  }
-
-  /** A request policy with the API's field names ({@code default}, {@code validRange}, {@code validValues}). */
-  public static ObjectNode requestPolicy(RequestPolicy p) {
-    ObjectNode out = NODES.objectNode();
-    out.put("default", p.defaultValue().value());
-    p.validRange().ifPresent(r -> {
-      ObjectNode range = out.putObject("validRange");
-      r.max().ifPresent(q -> range.put("max", q.value()));
-      range.put("min", r.min().value());
-      r.step().ifPresent(q -> range.put("step", q.value()));
-    });
-    if (!p.validValues().isEmpty()) {
-      ArrayNode values = out.putArray("validValues");
-      p.validValues().forEach(q -> values.add(q.value()));
-    }
-    return out;
   }
 
   private static RequestPolicy readRequestPolicy(String capacity, JsonNode p) {
@@ -427,70 +674,6 @@ public final class NodeReportCodec {
       values.add(Quantity.parse(v.asText()));
     }
     return new RequestPolicy(Quantity.parse(p.get("default").asText()), range, values);
-  }
-
-  /** Container edits with CDI's field names; empty lists are left out. */
-  public static ObjectNode containerEdits(ContainerEdits e) {
-    ObjectNode out = NODES.objectNode();
-    if (!e.env().isEmpty()) {
-      ArrayNode env = out.putArray("env");
-      e.env().forEach(env::add);
-    }
-    if (!e.deviceNodes().isEmpty()) {
-      ArrayNode nodes = out.putArray("deviceNodes");
-      for (ContainerEdits.DeviceNode n : e.deviceNodes()) {
-        ObjectNode node = nodes.addObject().put("path", n.path());
-        putIfNotNull(node, "hostPath", n.hostPath());
-        putIfNotNull(node, "type", n.type());
-        putIfNotNull(node, "major", n.major());
-        putIfNotNull(node, "minor", n.minor());
-        putIfNotNull(node, "fileMode", n.fileMode());
-        putIfNotNull(node, "permissions", n.permissions());
-        putIfNotNull(node, "uid", n.uid());
-        putIfNotNull(node, "gid", n.gid());
-      }
-    }
-    if (!e.mounts().isEmpty()) {
-      ArrayNode mounts = out.putArray("mounts");
-      for (ContainerEdits.Mount m : e.mounts()) {
-        ObjectNode mount = mounts.addObject().put("hostPath", m.hostPath()).put("containerPath", m.containerPath());
-        putIfNotNull(mount, "type", m.type());
-        if (!m.options().isEmpty()) {
-          ArrayNode options = mount.putArray("options");
-          m.options().forEach(options::add);
-        }
-      }
-    }
-    if (!e.hooks().isEmpty()) {
-      ArrayNode hooks = out.putArray("hooks");
-      for (ContainerEdits.Hook h : e.hooks()) {
-        ObjectNode hook = hooks.addObject().put("hookName", h.hookName()).put("path", h.path());
-        if (!h.args().isEmpty()) {
-          ArrayNode args = hook.putArray("args");
-          h.args().forEach(args::add);
-        }
-        if (!h.env().isEmpty()) {
-          ArrayNode env = hook.putArray("env");
-          h.env().forEach(env::add);
-        }
-        putIfNotNull(hook, "timeout", h.timeout());
-      }
-    }
-    if (!e.netDevices().isEmpty()) {
-      ArrayNode nets = out.putArray("netDevices");
-      e.netDevices().forEach(n -> nets.addObject().put("hostInterfaceName", n.hostInterfaceName()).put("name", n.name()));
-    }
-    return out;
-  }
-
-  private static void putIfNotNull(ObjectNode node, String key, Object value) {
-    if (value instanceof String s) {
-      node.put(key, s);
-    } else if (value instanceof Long l) {
-      node.put(key, l);
-    } else if (value instanceof Integer i) {
-      node.put(key, i);
-    }
   }
 
   // ---- reading -------------------------------------------------------------------------------
