@@ -48,20 +48,35 @@ public final class MetadataCodec {
 
   /** The file's bytes: the object once per version of {@link #VERSIONS}, each on lines of its own. */
   public static byte[] encode(RequestMetadata m) throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
+    Out out = new Out();
     for (String version : VERSIONS) {
       // Written straight from the record with the mapper's generator (its pretty printer): the bytes a tree
-      // of the same members gave, without the tree (every Prepare writes a file per request).
+      // of the same members gave, without the tree (every Prepare writes a file per request). The newline
+      // goes through the generator too, so that an object within its buffer reaches the stream in one write.
       try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
         write(g, version, m);
+        g.writeRaw('\n');
       }
-      out.write('\n');
     }
     if (out.size() > MAX_BYTES) {
       throw new IOException("the metadata of request " + m.request() + " would be " + out.size() + " bytes, more than "
           + MAX_BYTES);
     }
-    return out.toByteArray();
+    return out.bytes();
+  }
+
+  /**
+   * A stream that hands over its own array when it is full: a file that reaches it in one write (the
+   * generator's buffer holds 8,000 bytes) costs one array of its size, not a growing one and a copy.
+   */
+  private static final class Out extends ByteArrayOutputStream {
+    Out() {
+      super(256);
+    }
+
+    byte[] bytes() {
+      return count == buf.length ? buf : java.util.Arrays.copyOf(buf, count);
+    }
   }
 
   /** {@code v1alpha1.DeviceMetadata}; members in the order of the Go type, empty optionals left out. */

@@ -180,6 +180,26 @@ class MetadataCodecTest {
   }
 
   @Test
+  void aFileLargerThanTheGeneratorsBufferIsWrittenWhole() throws Exception {
+    // Larger than the generator's 8,000-byte buffer, so it reaches the stream in several writes.
+    List<RequestMetadata.DeviceEntry> many = new ArrayList<>();
+    TreeMap<String, AttributeValue> attrs = new TreeMap<>();
+    attrs.put("nodeatlas.io/model", AttributeValue.string("y".repeat(60)));
+    for (int i = 0; i < 200; i++) {
+      many.add(new RequestMetadata.DeviceEntry("nodeatlas.io", "node-a", "d-" + i, attrs, Optional.empty()));
+    }
+    byte[] bytes = MetadataCodec.encode(new RequestMetadata("ns", "c", "u-1", 1, "", "r", many));
+    assertThat(bytes.length).isGreaterThan(3 * 8000);
+    assertThat(bytes[bytes.length - 1]).isEqualTo((byte) '\n');
+    assertThat(bytes[bytes.length - 2]).isEqualTo((byte) '}');
+    List<JsonNode> objects = stream(bytes);
+    assertThat(objects).hasSize(MetadataCodec.VERSIONS.size());
+    JsonNode devices = objects.get(0).get("requests").get(0).get("devices");
+    assertThat(devices).hasSize(200);
+    assertThat(devices.get(199).get("name").asText()).isEqualTo("d-199");
+  }
+
+  @Test
   void aRequestTooLargeForAFileIsRefused() {
     List<RequestMetadata.DeviceEntry> many = new ArrayList<>();
     TreeMap<String, AttributeValue> attrs = new TreeMap<>();
