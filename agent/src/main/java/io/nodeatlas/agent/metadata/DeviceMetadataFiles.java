@@ -420,6 +420,15 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
     Path at = stateDir;
     for (Path segment : stateDir.relativize(dir)) {
       at = at.resolve(segment);
+      // A segment already there (most of them, on every Prepare) is checked without a failed mkdir: JDK 17
+      // answers that with an exception and its stack trace. Files.exists follows links, so the check that
+      // refuses a link (or a file) is the lstat after it; a dangling link fails the mkdir below.
+      if (Files.exists(at)) {
+        if (!Files.isDirectory(at, LinkOption.NOFOLLOW_LINKS)) {
+          throw new IOException(at + " is in the way of the device metadata (a file or a link, not a directory)");
+        }
+        continue;
+      }
       try {
         Files.createDirectory(at, DIRECTORY_MODE);
       } catch (java.nio.file.FileAlreadyExistsException e) {

@@ -205,6 +205,33 @@ class DeviceMetadataFilesTest {
   }
 
   @Test
+  void aDanglingLinkOrAFileInTheWayIsNeverWrittenThroughAndTheClaimGetsNoMount() throws Exception {
+    Path nowhere = dir.resolve("nowhere");
+    Files.createDirectories(state.resolve("device-metadata"));
+    Files.createSymbolicLink(state.resolve("device-metadata").resolve(UID), nowhere);
+
+    assertThat(files(true).write(CLAIM, new AllocatedClaim(RESULTS, ""))).isEmpty();
+    assertThat(nowhere).doesNotExist();
+
+    Files.deleteIfExists(state.resolve("device-metadata").resolve(UID)); // the failed write took the link away
+    Files.writeString(state.resolve("device-metadata").resolve(UID), "not a directory");
+    assertThat(files(true).write(CLAIM, new AllocatedClaim(RESULTS, ""))).isEmpty();
+    assertThat(file("resourceclaims/train-0", "gpus")).doesNotExist();
+  }
+
+  @Test
+  void aSecondClaimWritesIntoTheDirectoriesTheFirstMade() throws Exception {
+    ClaimRef other = new ClaimRef("team-a", "train-1", "0d9a4c55-7b1e-4a1c-8f00-00000000000b");
+    assertThat(files(true).write(CLAIM, new AllocatedClaim(RESULTS, ""))).isNotEmpty();
+    DeviceMetadataFiles again = files(true);
+    assertThat(again.write(other, new AllocatedClaim(RESULTS, ""))).containsOnlyKeys("gpus", "net");
+    // The same claim again (its directories all there) gets its files rewritten in place.
+    assertThat(again.write(CLAIM, new AllocatedClaim(RESULTS, ""))).containsOnlyKeys("gpus", "net");
+    assertThat(file("resourceclaims/train-0", "gpus")).isRegularFile();
+    assertThat(state.resolve("device-metadata").resolve(other.uid())).isDirectory();
+  }
+
+  @Test
   void badNamesFromTheApiServerWriteNothing() {
     ClaimRef odd = new ClaimRef("team-a", "train-0", UID);
     List<AllocatedDevice> bad = List.of(new AllocatedDevice("../../etc", "nodeatlas.io", "node-a", "gpu-0", false));
