@@ -1,5 +1,6 @@
 package io.nodeatlas.agent.metadata;
 
+import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.nodeatlas.agent.claims.AllocatedClaim;
 import io.nodeatlas.agent.claims.AllocatedDevice;
@@ -36,6 +37,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -100,6 +102,13 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
    * that claims prepared at once rarely wait for each other's IO.
    */
   private final Object[] stripes = new Object[256];
+  /**
+   * Each device's entry as encoded in a file, by the entry's content (a speed path for bench/prepare.sh,
+   * docs/design/speed-paths.md): every claim of a device writes the same entry. Emptied when it holds
+   * {@link #MAX_ENCODED_ENTRIES}, so devices that come and go cannot grow it.
+   */
+  private final Map<EntryKey, Encoded> encodedEntries = new ConcurrentHashMap<>();
+  static final int MAX_ENCODED_ENTRIES = 4096;
 
   /**
    * {@code enabled} false: no file is written and answers carry no metadata ids, but Unprepare still
@@ -177,12 +186,13 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
       try {
         for (Map.Entry<String, List<AllocatedDevice>> r : byRequest.entrySet()) {
           List<RequestMetadata.DeviceEntry> entries = new ArrayList<>();
+          Map<RequestMetadata.DeviceEntry, SerializableString> encoded = new IdentityHashMap<>();
           for (AllocatedDevice a : r.getValue()) {
-            add(entries, a.pool(), a.device());
+            add(entries, encoded, a.pool(), a.device());
           }
           // Every result of a request names the same subrequest, if any (one of firstAvailable is chosen).
           writeFile(claim.uid(), part, r.getKey(), new RequestMetadata(claim.namespace(), claim.name(), claim.uid(), 1,
-              allocation.podClaimName(), r.getValue().get(0).request(), entries));
+              allocation.podClaimName(), r.getValue().get(0).request(), entries), encoded);
           mounts.put(r.getKey(), mount(claim.uid(), part, r.getKey()));
         }
         current.put(claim.uid(), part);
@@ -268,9 +278,11 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
       Path file = layout.hostPath(claim.uid(), part, request);
       if (!intact(file, claim.uid())) {
         List<RequestMetadata.DeviceEntry> entries = new ArrayList<>();
-        known.devices().stream().filter(d -> d.requestNames().contains(request)).forEach(d -> add(entries, d.pool(), d.device()));
+        Map<RequestMetadata.DeviceEntry, SerializableString> encoded = new IdentityHashMap<>();
+        known.devices().stream().filter(d -> d.requestNames().contains(request))
+            .forEach(d -> add(entries, encoded, d.pool(), d.device()));
         writeFile(claim.uid(), part, request, new RequestMetadata(claim.namespace(), claim.name(), claim.uid(), 1,
-            podClaimName, request, entries));
+            podClaimName, request, entries), encoded);
         LOG.info("re-created the device metadata of a recorded claim claim={} request={}", claim, request);
       }
     }
@@ -394,21 +406,82 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
     }
   }
 
-  /** The device's entry: attributes as published, network data where the family states it; once per device. */
-  private void add(List<RequestMetadata.DeviceEntry> entries, String pool, String name) {
+  /**
+   * The device's entry: attributes as published, network data where the family states it; once per device.
+   * Its bytes go to {@code encoded}, from those kept for the device since its first claim where there are.
+   */
+  private void add(List<RequestMetadata.DeviceEntry> entries, Map<RequestMetadata.DeviceEntry, SerializableString> encoded,
+      String pool, String name) {
     if (entries.stream().anyMatch(e -> e.pool().equals(pool) && e.name().equals(name))) {
       return;
     }
     Optional<Device> d = inventory.device(name);
     Optional<NetworkData> network = d.flatMap(networkData).filter(n -> !n.interfaceName().isEmpty());
-    entries.add(new RequestMetadata.DeviceEntry(driver, pool, name, d.map(Device::attributes).orElse(null), network));
+    if (d.isEmpty()) {
+      entries.add(new RequestMetadata.DeviceEntry(driver, pool, name, null, network));
+      return;
+    }
+    EntryKey key = new EntryKey(d.get(), pool, network);
+    Encoded known = encodedEntries.get(key);
+    if (known == null) {
+      RequestMetadata.DeviceEntry entry = new RequestMetadata.DeviceEntry(driver, pool, name, d.get().attributes(), network);
+      try {
+        known = new Encoded(entry, MetadataCodec.entry(entry));
+      } catch (IOException e) {
+        entries.add(entry); // written in place by the codec, which reports what is wrong
+        return;
+      }
+      if (encodedEntries.size() >= MAX_ENCODED_ENTRIES) {
+        encodedEntries.clear();
+      }
+      encodedEntries.put(key, known);
+    }
+    entries.add(known.entry());
+    encoded.put(known.entry(), known.bytes());
   }
 
-  private void writeFile(String uid, String part, String request, RequestMetadata content) throws IOException {
-    byte[] bytes = MetadataCodec.encode(content);
+  /** A device's entry and its bytes ({@link MetadataCodec#entry}). */
+  private record Encoded(RequestMetadata.DeviceEntry entry, SerializableString bytes) {}
+
+  /**
+   * What a device's entry is made of: the device as the inventory holds it (a record, replaced when it
+   * changes: compared by identity, which costs no walk of its attributes), its pool and network data.
+   */
+  private static final class EntryKey {
+    private final Device device;
+    private final String pool;
+    private final Optional<NetworkData> network;
+    private final int hash;
+
+    EntryKey(Device device, String pool, Optional<NetworkData> network) {
+      this.device = device;
+      this.pool = pool;
+      this.network = network;
+      this.hash = System.identityHashCode(device) * 31 + pool.hashCode();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof EntryKey k && k.device == device && k.pool.equals(pool) && k.network.equals(network);
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+  }
+
+  private void writeFile(String uid, String part, String request, RequestMetadata content,
+      Map<RequestMetadata.DeviceEntry, SerializableString> encoded) throws IOException {
+    byte[] bytes = MetadataCodec.encode(content, encoded::get);
     Path file = layout.hostPath(uid, part, request);
     mkdirs(file.getParent());
     AtomicFiles.replace(file, bytes, AtomicFiles.WORLD_READABLE);
+  }
+
+  /** How many device entries are kept encoded (tests). */
+  int encodedEntries() {
+    return encodedEntries.size();
   }
 
   /**

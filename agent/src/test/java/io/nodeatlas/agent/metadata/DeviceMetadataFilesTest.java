@@ -232,6 +232,48 @@ class DeviceMetadataFilesTest {
   }
 
   @Test
+  void aDevicesEntryIsWrittenFromWhatItIsNowAndTheSameAsWrittenInPlace() throws Exception {
+    DeviceMetadataFiles files = files(true);
+    files.write(CLAIM, new AllocatedClaim(RESULTS, ""));
+    ClaimRef second = new ClaimRef("team-a", "train-1", "0d9a4c55-7b1e-4a1c-8f00-00000000000b");
+    files.write(second, new AllocatedClaim(RESULTS, ""));
+    assertThat(files.encodedEntries()).isEqualTo(3);
+    Path secondGpus = state.resolve("device-metadata").resolve(second.uid()).resolve("resourceclaims/train-1/gpus")
+        .resolve("nodeatlas.io-metadata.json");
+    // The bytes the codec writes without kept entries.
+    List<RequestMetadata.DeviceEntry> gpus = List.of(
+        new RequestMetadata.DeviceEntry("nodeatlas.io", "node-a", "gpu-0", TestDevices.gpu(0).attributes(), Optional.empty()),
+        new RequestMetadata.DeviceEntry("nodeatlas.io", "node-a", "gpu-1", TestDevices.gpu(1).attributes(), Optional.empty()));
+    assertThat(Files.readAllBytes(secondGpus)).isEqualTo(MetadataCodec.encode(
+        new RequestMetadata("team-a", "train-1", second.uid(), 1, "", "gpus/big", gpus)));
+
+    // Rediscovered with another attribute: the next claim's file says what the device is now.
+    Device changed = Device.builder("gpu-1", "gpu").attribute(Device.TYPE, "gpu").attribute("nodeatlas.io/uuid", "GPU-NEW").build();
+    inventory.replace(List.of(TestDevices.gpu(0), changed, nic()));
+    files.remove(second.uid());
+    files.write(second, new AllocatedClaim(RESULTS, ""));
+    JsonNode g = MetadataCodec.firstKnown(Files.readAllBytes(secondGpus)).orElseThrow();
+    assertThat(g.at("/requests/0/devices/1/attributes/nodeatlas.io~1uuid/string").asText()).isEqualTo("GPU-NEW");
+    assertThat(g.at("/requests/0/devices/1/attributes").has("resource.kubernetes.io/numaNode")).isFalse();
+  }
+
+  @Test
+  void theKeptEntriesAreBounded() throws Exception {
+    DeviceMetadataFiles files = files(true);
+    for (int round = 0; round * 3 <= DeviceMetadataFiles.MAX_ENCODED_ENTRIES + 3; round++) {
+      // Each round's devices differ (a new uuid): entries of devices that changed are never asked for again.
+      inventory.replace(List.of(gpuNamed(0, round), gpuNamed(1, round), nic()));
+      files.write(CLAIM, new AllocatedClaim(RESULTS, ""));
+      files.remove(UID);
+      assertThat(files.encodedEntries()).isLessThanOrEqualTo(DeviceMetadataFiles.MAX_ENCODED_ENTRIES);
+    }
+  }
+
+  private static Device gpuNamed(int index, int round) {
+    return Device.builder("gpu-" + index, "gpu").attribute(Device.TYPE, "gpu").attribute("nodeatlas.io/uuid", "GPU-" + round).build();
+  }
+
+  @Test
   void badNamesFromTheApiServerWriteNothing() {
     ClaimRef odd = new ClaimRef("team-a", "train-0", UID);
     List<AllocatedDevice> bad = List.of(new AllocatedDevice("../../etc", "nodeatlas.io", "node-a", "gpu-0", false));

@@ -98,6 +98,29 @@ class MetadataCodecTest {
         m.podClaimName(), m.request(), List.of(m.devices().get(0), new RequestMetadata.DeviceEntry("nodeatlas.io", "node-a",
             "nic-eth1", listed, m.devices().get(1).networkData())));
     assertThat(new String(MetadataCodec.encode(withList), StandardCharsets.UTF_8)).isEqualTo(PINNED);
+    // The same bytes with every device's entry encoded beforehand, as the agent keeps them per device.
+    assertThat(new String(MetadataCodec.encode(withList, MetadataCodec::entryOrFail), StandardCharsets.UTF_8))
+        .isEqualTo(PINNED);
+  }
+
+  @Test
+  void entriesEncodedBeforehandGiveTheSameBytesWhereverTheyGo() throws Exception {
+    RequestMetadata gpuAndNic = gpuAndNic("");
+    RequestMetadata.DeviceEntry bare = new RequestMetadata.DeviceEntry("nodeatlas.io", "node-a", "bare", null, Optional.empty());
+    RequestMetadata.DeviceEntry quoted = new RequestMetadata.DeviceEntry("nodeatlas.io", "node-a", "q",
+        new TreeMap<>(java.util.Map.of("nodeatlas.io/model", AttributeValue.string("A \"100\" \u00e9\u4e2d\\"))),
+        Optional.empty());
+    List<RequestMetadata> cases = List.of(gpuAndNic, gpuAndNic("gpu"),
+        new RequestMetadata("ns", "c", "u-1", 1, "", "r", List.of(bare)),
+        new RequestMetadata("ns", "c", "u-1", 1, "", "r", List.of(quoted, bare, gpuAndNic.devices().get(1))),
+        new RequestMetadata("ns", "c", "u-1", 1, "", "r", List.of()));
+    for (RequestMetadata m : cases) {
+      byte[] direct = MetadataCodec.encode(m);
+      assertThat(MetadataCodec.encode(m, MetadataCodec::entryOrFail)).isEqualTo(direct);
+      // Some entries beforehand, some written in place.
+      assertThat(MetadataCodec.encode(m, d -> d.name().startsWith("gpu") ? null : MetadataCodec.entryOrFail(d)))
+          .isEqualTo(direct);
+    }
   }
 
   static final String PINNED = """
