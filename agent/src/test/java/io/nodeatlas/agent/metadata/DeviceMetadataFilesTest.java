@@ -274,6 +274,76 @@ class DeviceMetadataFilesTest {
   }
 
   @Test
+  void unprepareRemovesTheTreeItWroteAndNothingElse() throws Exception {
+    DeviceMetadataFiles files = files(true);
+    ClaimRef second = new ClaimRef("team-a", "train-1", "0d9a4c55-7b1e-4a1c-8f00-00000000000b");
+    files.write(CLAIM, new AllocatedClaim(RESULTS, "train"));
+    files.write(second, new AllocatedClaim(RESULTS, ""));
+
+    files.remove(UID);
+
+    assertThat(state.resolve("device-metadata").resolve(UID)).doesNotExist();
+    assertThat(state.resolve("device-metadata").resolve(second.uid()).resolve("resourceclaims/train-1/net"))
+        .isDirectory();
+    files.remove(second.uid());
+    try (var left = Files.list(state.resolve("device-metadata"))) {
+      assertThat(left).isEmpty();
+    }
+  }
+
+  @Test
+  void unprepareRemovesTheTreeAlsoWhenSomeoneChangedIt() throws Exception {
+    Path outside = Files.createDirectories(dir.resolve("outside"));
+    Files.writeString(outside.resolve("nodeatlas.io-metadata.json"), "keep");
+    Path claimDir = state.resolve("device-metadata").resolve(UID);
+    Path gpus = file("resourceclaims/train-0", "gpus").getParent();
+    Path net = file("resourceclaims/train-0", "net").getParent();
+    // A file added, a request directory replaced by a link to elsewhere, one removed, the claim's directory a link.
+    List<java.util.function.Consumer<DeviceMetadataFiles>> changes = List.of(
+        f -> io(() -> Files.writeString(gpus.resolve("extra"), "x")),
+        f -> io(() -> {
+          deleteTree(gpus);
+          Files.createSymbolicLink(gpus, outside);
+        }),
+        f -> io(() -> deleteTree(net)),
+        f -> io(() -> {
+          deleteTree(claimDir);
+          Files.createSymbolicLink(claimDir, outside);
+        }));
+    for (java.util.function.Consumer<DeviceMetadataFiles> change : changes) {
+      DeviceMetadataFiles files = files(true);
+      files.write(CLAIM, new AllocatedClaim(RESULTS, ""));
+      change.accept(files);
+
+      files.remove(UID);
+
+      assertThat(claimDir).doesNotExist();
+      assertThat(outside.resolve("nodeatlas.io-metadata.json")).hasContent("keep");
+      assertThat(state.resolve("device-metadata")).isDirectory();
+    }
+  }
+
+  private interface IoAction {
+    void run() throws java.io.IOException;
+  }
+
+  private static void io(IoAction a) {
+    try {
+      a.run();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static void deleteTree(Path p) throws java.io.IOException {
+    try (var all = Files.walk(p)) {
+      for (Path x : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(x);
+      }
+    }
+  }
+
+  @Test
   void badNamesFromTheApiServerWriteNothing() {
     ClaimRef odd = new ClaimRef("team-a", "train-0", UID);
     List<AllocatedDevice> bad = List.of(new AllocatedDevice("../../etc", "nodeatlas.io", "node-a", "gpu-0", false));
