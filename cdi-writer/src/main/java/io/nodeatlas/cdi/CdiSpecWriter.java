@@ -310,6 +310,12 @@ public final class CdiSpecWriter {
 
   /** Whether {@code target} is a regular file (not a link) with exactly these bytes and the spec mode. */
   private static boolean sameContent(Path target, byte[] bytes) throws IOException {
+    if (!Files.exists(target)) {
+      // A new file (every Prepare's spec): answered by access(2), without the exception (and its stack trace)
+      // the lstat below would throw on JDK 17. Files.exists follows links, so a dangling link is "not there"
+      // too, and is replaced like a missing file; anything else gets the checks below.
+      return false;
+    }
     try {
       BasicFileAttributes a = Files.readAttributes(target, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
       if (!a.isRegularFile() || a.size() != bytes.length

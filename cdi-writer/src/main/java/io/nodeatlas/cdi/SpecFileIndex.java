@@ -21,9 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.SortedMap;
 import java.util.SortedSet;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -150,7 +148,7 @@ final class SpecFileIndex {
     // The listing (and a full scan's stats) outside the lock, so that concurrent checks do not queue on it;
     // applied under the lock unless a listing started later was applied first.
     long number = listingNumbers.incrementAndGet();
-    SortedMap<String, Path> listed = list(dir);
+    Map<String, Path> listed = list(dir);
     Map<String, Optional<Stamp>> stats = new HashMap<>();
     if (full) {
       for (Map.Entry<String, Path> f : listed.entrySet()) {
@@ -185,14 +183,16 @@ final class SpecFileIndex {
    * (or take the full scan's stat) and re-read when changed. The stamp is trusted only when every stat
    * went through, and our own changes count as seen only when none came during the listing.
    */
-  private void apply(Dir d, Stamp stamp, Instant now, boolean full, long gen, long number, SortedMap<String, Path> listed,
+  private void apply(Dir d, Stamp stamp, Instant now, boolean full, long gen, long number, Map<String, Path> listed,
       Map<String, Optional<Stamp>> stats, Function<Path, Optional<CdiSpec>> loadValid) throws IOException {
     d.stamp = null;
-    for (Map.Entry<String, Entry> e : List.copyOf(d.files.entrySet())) {
+    List<String> gone = new ArrayList<>(0);
+    for (Map.Entry<String, Entry> e : d.files.entrySet()) {
       if (!listed.containsKey(e.getKey()) && e.getValue().gen() <= gen) {
-        d.drop(e.getKey());
+        gone.add(e.getKey());
       }
     }
+    gone.forEach(d::drop);
     for (Map.Entry<String, Path> f : listed.entrySet()) {
       Entry e = d.files.get(f.getKey());
       if (e != null && e.gen() > gen || d.pending.contains(f.getKey())) {
@@ -298,10 +298,14 @@ final class SpecFileIndex {
     return takenAt.isBefore(latest.plus(tick));
   }
 
-  /** The spec files of {@code dir} by name; a name not valid in the platform's encoding stands for the path its text names. */
-  private SortedMap<String, Path> list(Path dir) throws IOException {
+  /**
+   * The spec files of {@code dir} by name; a name not valid in the platform's encoding stands for the path
+   * its text names. Unordered: claim specs' names share a long prefix, which a sorted map compares again
+   * and again on every check of a burst.
+   */
+  private Map<String, Path> list(Path dir) throws IOException {
     listings.incrementAndGet();
-    SortedMap<String, Path> files = new TreeMap<>();
+    Map<String, Path> files = new HashMap<>();
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
       for (Path p : entries) {
         String name = p.getFileName().toString();

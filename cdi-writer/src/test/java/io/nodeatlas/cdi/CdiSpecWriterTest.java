@@ -217,6 +217,14 @@ class CdiSpecWriterTest {
     Files.createSymbolicLink(dir.resolve(gpu.fileName()), victim);
     assertThat(writer.write(dir, gpu).outcome()).isEqualTo(CdiSpecWriter.Outcome.WRITTEN);
     assertThat(Files.isSymbolicLink(dir.resolve(gpu.fileName()))).isFalse();
+    // A dangling link is replaced too, and nothing appears where it pointed.
+    Files.delete(dir.resolve(gpu.fileName()));
+    Path nowhere = root.resolve("nowhere");
+    Files.createSymbolicLink(dir.resolve(gpu.fileName()), nowhere);
+    assertThat(writer.write(dir, gpu).outcome()).isEqualTo(CdiSpecWriter.Outcome.WRITTEN);
+    assertThat(Files.isSymbolicLink(dir.resolve(gpu.fileName()))).isFalse();
+    assertThat(Files.readString(dir.resolve(gpu.fileName()))).isEqualTo(writer.renderText(gpu));
+    assertThat(nowhere).doesNotExist();
   }
 
   @Test

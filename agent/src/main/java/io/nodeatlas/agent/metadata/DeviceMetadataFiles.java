@@ -1,5 +1,6 @@
 package io.nodeatlas.agent.metadata;
 
+import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.nodeatlas.agent.claims.AllocatedClaim;
 import io.nodeatlas.agent.claims.AllocatedDevice;
@@ -30,12 +31,14 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -92,7 +95,10 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
   /** The writer of the claim specs ({@link io.nodeatlas.agent.claims.ClaimSpecStore#writer()}), for the previous version's specs. */
   private final CdiSpecWriter writer;
   /** Claims whose files this process wrote or checked, with their part of the paths: answered again without IO. */
-  private final Map<String, String> current = new ConcurrentHashMap<>();
+  private final Map<String, Tree> current = new ConcurrentHashMap<>();
+
+  /** A claim's tree as this process wrote or checked it: its part of the paths and its requests' directories. */
+  private record Tree(String part, List<String> requests) {}
   /** Claims of the previous version's kind whose spec this process wrote or checked. */
   private final Set<String> legacyCurrent = ConcurrentHashMap.newKeySet();
   /**
@@ -100,6 +106,14 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
    * that claims prepared at once rarely wait for each other's IO.
    */
   private final Object[] stripes = new Object[256];
+  /**
+   * Each device's entry as encoded in a file, by what it is made of ({@link EntryKey}; a speed path for
+   * bench/prepare.sh, docs/design/speed-paths.md): every claim of a device writes the same entry. About
+   * 1.3 KB per device with a dozen attributes (the text and its UTF-8 bytes); emptied when it holds
+   * {@link #MAX_ENCODED_ENTRIES}, so devices that come and go cannot grow it.
+   */
+  private final Map<EntryKey, Encoded> encodedEntries = new ConcurrentHashMap<>();
+  static final int MAX_ENCODED_ENTRIES = 1024;
 
   /**
    * {@code enabled} false: no file is written and answers carry no metadata ids, but Unprepare still
@@ -177,15 +191,16 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
       try {
         for (Map.Entry<String, List<AllocatedDevice>> r : byRequest.entrySet()) {
           List<RequestMetadata.DeviceEntry> entries = new ArrayList<>();
+          Map<RequestMetadata.DeviceEntry, SerializableString> encoded = new IdentityHashMap<>();
           for (AllocatedDevice a : r.getValue()) {
-            add(entries, a.pool(), a.device());
+            add(entries, encoded, a.pool(), a.device());
           }
           // Every result of a request names the same subrequest, if any (one of firstAvailable is chosen).
           writeFile(claim.uid(), part, r.getKey(), new RequestMetadata(claim.namespace(), claim.name(), claim.uid(), 1,
-              allocation.podClaimName(), r.getValue().get(0).request(), entries));
+              allocation.podClaimName(), r.getValue().get(0).request(), entries), encoded);
           mounts.put(r.getKey(), mount(claim.uid(), part, r.getKey()));
         }
-        current.put(claim.uid(), part);
+        current.put(claim.uid(), new Tree(part, List.copyOf(byRequest.keySet())));
         return mounts;
       } catch (IOException | RuntimeException e) {
         LOG.warn("device metadata not written, the claim's containers get none claim={} err=\"{}\"", claim, e.getMessage());
@@ -230,7 +245,8 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
       return new Restored(List.of(), restoredLegacy(known));
     }
     synchronized (lock(claim.uid())) {
-      String part = current.get(claim.uid());
+      Tree tree = current.get(claim.uid());
+      String part = tree == null ? null : tree.part();
       if (part == null) {
         try {
           part = claimPart(claim).orElse(null);
@@ -239,7 +255,7 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
             part = MetadataLayout.CLAIMS + "/" + claim.name();
           }
           recreate(known, part, requests);
-          current.put(claim.uid(), part);
+          current.put(claim.uid(), new Tree(part, List.copyOf(requests)));
         } catch (IOException | RuntimeException e) {
           LOG.warn("device metadata not re-created, the claim's containers may lack it claim={} err=\"{}\"", claim,
               e.getMessage());
@@ -268,9 +284,11 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
       Path file = layout.hostPath(claim.uid(), part, request);
       if (!intact(file, claim.uid())) {
         List<RequestMetadata.DeviceEntry> entries = new ArrayList<>();
-        known.devices().stream().filter(d -> d.requestNames().contains(request)).forEach(d -> add(entries, d.pool(), d.device()));
+        Map<RequestMetadata.DeviceEntry, SerializableString> encoded = new IdentityHashMap<>();
+        known.devices().stream().filter(d -> d.requestNames().contains(request))
+            .forEach(d -> add(entries, encoded, d.pool(), d.device()));
         writeFile(claim.uid(), part, request, new RequestMetadata(claim.namespace(), claim.name(), claim.uid(), 1,
-            podClaimName, request, entries));
+            podClaimName, request, entries), encoded);
         LOG.info("re-created the device metadata of a recorded claim claim={} request={}", claim, request);
       }
     }
@@ -318,9 +336,48 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
     }
     synchronized (lock(claimUid)) {
       // A claim this process wrote or restored with mounts in its own spec has no spec of the previous version.
-      boolean mounted = current.remove(claimUid) != null;
+      Tree tree = current.remove(claimUid);
       legacyCurrent.remove(claimUid);
-      removeFiles(claimUid, !mounted);
+      if (tree == null || !removeKnown(claimUid, tree)) {
+        removeFiles(claimUid, tree == null);
+      }
+    }
+  }
+
+  /**
+   * Removes the tree this process wrote for the claim by its names, without listing or stat'ing it (a
+   * speed path for bench/prepare.sh, docs/design/speed-paths.md; the walk of {@link #removeFiles} takes
+   * about twice the time): each directory opened below the one above it, never through a link
+   * ({@code openat} with {@code O_NOFOLLOW}). False, leaving what is left to the walk, at the first thing
+   * that is not as written: a name gone, a link, a directory holding more.
+   */
+  private boolean removeKnown(String uid, Tree tree) {
+    int slash = tree.part().indexOf('/');
+    Path kind = Path.of(tree.part().substring(0, slash));
+    Path own = Path.of(tree.part().substring(slash + 1));
+    Path claim = Path.of(uid);
+    Path file = Path.of(layout.fileName());
+    try (DirectoryStream<Path> rootStream = Files.newDirectoryStream(layout.root())) {
+      if (!(rootStream instanceof SecureDirectoryStream<Path> root)) {
+        return false;
+      }
+      try (SecureDirectoryStream<Path> claimDir = root.newDirectoryStream(claim, LinkOption.NOFOLLOW_LINKS);
+          SecureDirectoryStream<Path> kindDir = claimDir.newDirectoryStream(kind, LinkOption.NOFOLLOW_LINKS);
+          SecureDirectoryStream<Path> ownDir = kindDir.newDirectoryStream(own, LinkOption.NOFOLLOW_LINKS)) {
+        for (String request : tree.requests()) {
+          Path r = Path.of(request);
+          try (SecureDirectoryStream<Path> requestDir = ownDir.newDirectoryStream(r, LinkOption.NOFOLLOW_LINKS)) {
+            requestDir.deleteFile(file);
+          }
+          ownDir.deleteDirectory(r);
+        }
+        kindDir.deleteDirectory(own);
+        claimDir.deleteDirectory(kind);
+      }
+      root.deleteDirectory(claim);
+      return true;
+    } catch (IOException | RuntimeException e) {
+      return false;
     }
   }
 
@@ -394,21 +451,82 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
     }
   }
 
-  /** The device's entry: attributes as published, network data where the family states it; once per device. */
-  private void add(List<RequestMetadata.DeviceEntry> entries, String pool, String name) {
+  /**
+   * The device's entry: attributes as published, network data where the family states it; once per device.
+   * Its bytes go to {@code encoded}, from those kept for the device since its first claim where there are.
+   */
+  private void add(List<RequestMetadata.DeviceEntry> entries, Map<RequestMetadata.DeviceEntry, SerializableString> encoded,
+      String pool, String name) {
     if (entries.stream().anyMatch(e -> e.pool().equals(pool) && e.name().equals(name))) {
       return;
     }
     Optional<Device> d = inventory.device(name);
     Optional<NetworkData> network = d.flatMap(networkData).filter(n -> !n.interfaceName().isEmpty());
-    entries.add(new RequestMetadata.DeviceEntry(driver, pool, name, d.map(Device::attributes).orElse(null), network));
+    if (d.isEmpty()) {
+      entries.add(new RequestMetadata.DeviceEntry(driver, pool, name, null, network));
+      return;
+    }
+    EntryKey key = new EntryKey(d.get(), pool, network);
+    Encoded known = encodedEntries.get(key);
+    if (known == null) {
+      RequestMetadata.DeviceEntry entry = new RequestMetadata.DeviceEntry(driver, pool, name, d.get().attributes(), network);
+      try {
+        known = new Encoded(entry, MetadataCodec.entry(entry));
+      } catch (IOException e) {
+        entries.add(entry); // written in place by the codec, which reports what is wrong
+        return;
+      }
+      if (encodedEntries.size() >= MAX_ENCODED_ENTRIES) {
+        encodedEntries.clear();
+      }
+      encodedEntries.put(key, known);
+    }
+    entries.add(known.entry());
+    encoded.put(known.entry(), known.bytes());
   }
 
-  private void writeFile(String uid, String part, String request, RequestMetadata content) throws IOException {
-    byte[] bytes = MetadataCodec.encode(content);
+  /** A device's entry and its bytes ({@link MetadataCodec#entry}). */
+  private record Encoded(RequestMetadata.DeviceEntry entry, SerializableString bytes) {}
+
+  /**
+   * What a device's entry is made of: the device as the inventory holds it (a record, replaced when it
+   * changes: compared by identity, which costs no walk of its attributes), its pool and network data.
+   */
+  private static final class EntryKey {
+    private final Device device;
+    private final String pool;
+    private final Optional<NetworkData> network;
+    private final int hash;
+
+    EntryKey(Device device, String pool, Optional<NetworkData> network) {
+      this.device = device;
+      this.pool = pool;
+      this.network = network;
+      this.hash = System.identityHashCode(device) * 31 + pool.hashCode();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof EntryKey k && k.device == device && k.pool.equals(pool) && k.network.equals(network);
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+  }
+
+  private void writeFile(String uid, String part, String request, RequestMetadata content,
+      Map<RequestMetadata.DeviceEntry, SerializableString> encoded) throws IOException {
+    byte[] bytes = MetadataCodec.encode(content, encoded::get);
     Path file = layout.hostPath(uid, part, request);
     mkdirs(file.getParent());
     AtomicFiles.replace(file, bytes, AtomicFiles.WORLD_READABLE);
+  }
+
+  /** How many device entries are kept encoded (tests). */
+  int encodedEntries() {
+    return encodedEntries.size();
   }
 
   /**
@@ -420,6 +538,15 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
     Path at = stateDir;
     for (Path segment : stateDir.relativize(dir)) {
       at = at.resolve(segment);
+      // A segment already there (most of them, on every Prepare) is checked without a failed mkdir: JDK 17
+      // answers that with an exception and its stack trace. Files.exists follows links, so the check that
+      // refuses a link (or a file) is the lstat after it; a dangling link fails the mkdir below.
+      if (Files.exists(at)) {
+        if (!Files.isDirectory(at, LinkOption.NOFOLLOW_LINKS)) {
+          throw new IOException(at + " is in the way of the device metadata (a file or a link, not a directory)");
+        }
+        continue;
+      }
       try {
         Files.createDirectory(at, DIRECTORY_MODE);
       } catch (java.nio.file.FileAlreadyExistsException e) {

@@ -3,7 +3,10 @@ package io.nodeatlas.agent.metadata;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.io.SerializedString;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -13,9 +16,11 @@ import io.nodeatlas.discovery.model.AttributeValue;
 import io.nodeatlas.discovery.share.NetworkData;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The metadata file's format (KEP-5304; k8s.io/dynamic-resource-allocation {@code api/metadata/doc.go}):
@@ -48,24 +53,49 @@ public final class MetadataCodec {
 
   /** The file's bytes: the object once per version of {@link #VERSIONS}, each on lines of its own. */
   public static byte[] encode(RequestMetadata m) throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
+    return encode(m, null);
+  }
+
+  /**
+   * {@link #encode(RequestMetadata)}, each device's entry taken from {@code entries} where it gives one
+   * ({@link #entry}'s bytes of that device; null: written here). The same bytes either way.
+   */
+  public static byte[] encode(RequestMetadata m, Function<RequestMetadata.DeviceEntry, SerializableString> entries)
+      throws IOException {
+    Out out = new Out();
     for (String version : VERSIONS) {
       // Written straight from the record with the mapper's generator (its pretty printer): the bytes a tree
-      // of the same members gave, without the tree (every Prepare writes a file per request).
+      // of the same members gave, without the tree (every Prepare writes a file per request). The newline
+      // goes through the generator too, so that an object within its buffer reaches the stream in one write.
       try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
-        write(g, version, m);
+        write(g, version, m, entries);
+        g.writeRaw('\n');
       }
-      out.write('\n');
     }
     if (out.size() > MAX_BYTES) {
       throw new IOException("the metadata of request " + m.request() + " would be " + out.size() + " bytes, more than "
           + MAX_BYTES);
     }
-    return out.toByteArray();
+    return out.bytes();
+  }
+
+  /**
+   * A stream that hands over its own array when it is full: a file that reaches it in one write (the
+   * generator's buffer holds 8,000 bytes) costs one array of its size, not a growing one and a copy.
+   */
+  private static final class Out extends ByteArrayOutputStream {
+    Out() {
+      super(256);
+    }
+
+    byte[] bytes() {
+      return count == buf.length ? buf : java.util.Arrays.copyOf(buf, count);
+    }
   }
 
   /** {@code v1alpha1.DeviceMetadata}; members in the order of the Go type, empty optionals left out. */
-  private static void write(JsonGenerator g, String version, RequestMetadata m) throws IOException {
+  private static void write(JsonGenerator g, String version, RequestMetadata m,
+      Function<RequestMetadata.DeviceEntry, SerializableString> entries) throws IOException {
     g.writeStartObject();
     g.writeStringField("apiVersion", version);
     g.writeStringField("kind", KIND);
@@ -84,39 +114,89 @@ public final class MetadataCodec {
     if (!m.devices().isEmpty()) {
       g.writeArrayFieldStart("devices");
       for (RequestMetadata.DeviceEntry d : m.devices()) {
-        g.writeStartObject();
-        g.writeStringField("driver", d.driver());
-        g.writeStringField("pool", d.pool());
-        g.writeStringField("name", d.name());
-        if (!d.attributes().isEmpty()) {
-          // resource.k8s.io/v1 DeviceAttribute: one member named after the value's type.
-          g.writeObjectFieldStart("attributes");
-          for (Map.Entry<String, AttributeValue> a : d.attributes().entrySet()) {
-            g.writeObjectFieldStart(a.getKey());
-            g.writeFieldName(a.getValue().typeName());
-            writeValue(g, a.getValue());
-            g.writeEndObject();
-          }
-          g.writeEndObject();
+        SerializableString known = entries == null ? null : entries.apply(d);
+        if (known != null) {
+          g.writeRawValue(known); // the separator and indentation before it come from the generator, as for a value
+        } else {
+          writeEntry(g, d);
         }
-        if (d.networkData().isPresent()) {
-          // resource.k8s.io/v1 NetworkDeviceData: interfaceName, ips, hardwareAddress; no IPs are known here.
-          NetworkData n = d.networkData().get();
-          g.writeObjectFieldStart("networkData");
-          if (!n.interfaceName().isEmpty()) {
-            g.writeStringField("interfaceName", n.interfaceName());
-          }
-          if (!n.hardwareAddress().isEmpty()) {
-            g.writeStringField("hardwareAddress", n.hardwareAddress());
-          }
-          g.writeEndObject();
-        }
-        g.writeEndObject();
       }
       g.writeEndArray();
     }
     g.writeEndObject();
     g.writeEndArray();
+    g.writeEndObject();
+  }
+
+  /**
+   * The generator's nesting before a device's entry: the object, a request (the {@code requests} and
+   * {@code devices} arrays stay on their line, as the default pretty printer writes them).
+   */
+  private static final int ENTRY_NESTING = 2;
+
+  /**
+   * One device's entry as {@link #encode} writes it inside a file (its place fixes its indentation), to be
+   * given back to {@link #encode(RequestMetadata, Function)} for every file that holds the device: the
+   * entry of a device with its attributes is most of a file's encoding, and it is the same in every claim.
+   */
+  public static SerializableString entry(RequestMetadata.DeviceEntry d) throws IOException {
+    Out out = new Out();
+    try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
+      g.setPrettyPrinter(new Nested(ENTRY_NESTING));
+      writeEntry(g, d);
+    }
+    SerializedString s = new SerializedString(new String(out.bytes(), StandardCharsets.UTF_8));
+    s.asUnquotedUTF8(); // encoded once, here, not by the first file that uses it
+    return s;
+  }
+
+  /** {@link #entry}, for tests. */
+  static SerializableString entryOrFail(RequestMetadata.DeviceEntry d) {
+    try {
+      return entry(d);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** The mapper's pretty printer, started at a nesting of {@code nesting} objects. */
+  private static final class Nested extends DefaultPrettyPrinter {
+    private static final long serialVersionUID = 1L;
+
+    Nested(int nesting) {
+      _nesting = nesting;
+    }
+  }
+
+  /** {@code v1alpha1.Device}: driver, pool, name, attributes, networkData. */
+  private static void writeEntry(JsonGenerator g, RequestMetadata.DeviceEntry d) throws IOException {
+    g.writeStartObject();
+    g.writeStringField("driver", d.driver());
+    g.writeStringField("pool", d.pool());
+    g.writeStringField("name", d.name());
+    if (!d.attributes().isEmpty()) {
+      // resource.k8s.io/v1 DeviceAttribute: one member named after the value's type.
+      g.writeObjectFieldStart("attributes");
+      for (Map.Entry<String, AttributeValue> a : d.attributes().entrySet()) {
+        g.writeObjectFieldStart(a.getKey());
+        g.writeFieldName(a.getValue().typeName());
+        writeValue(g, a.getValue());
+        g.writeEndObject();
+      }
+      g.writeEndObject();
+    }
+    if (d.networkData().isPresent()) {
+      // resource.k8s.io/v1 NetworkDeviceData: interfaceName, ips, hardwareAddress; no IPs are known here.
+      NetworkData n = d.networkData().get();
+      g.writeObjectFieldStart("networkData");
+      if (!n.interfaceName().isEmpty()) {
+        g.writeStringField("interfaceName", n.interfaceName());
+      }
+      if (!n.hardwareAddress().isEmpty()) {
+        g.writeStringField("hardwareAddress", n.hardwareAddress());
+      }
+      g.writeEndObject();
+    }
     g.writeEndObject();
   }
 

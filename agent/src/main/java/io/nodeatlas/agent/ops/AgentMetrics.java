@@ -2,6 +2,8 @@ package io.nodeatlas.agent.ops;
 
 import io.nodeatlas.agent.claims.ClaimPreparer;
 import io.nodeatlas.agent.claims.ClaimRef;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -24,7 +26,17 @@ public final class AgentMetrics implements ClaimPreparer.Listener {
   private final Histogram claimDuration = Histogram.builder().name("nodeatlas_claim_operation_duration_seconds")
       .help("Time to prepare or unprepare one claim").labelNames("operation")
       .classicUpperBounds(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 45)
+      // Classic buckets only: /metrics serves the text format, which has no native histograms, and keeping
+      // one costs every claim an exponent-bucket update.
+      .classicOnly()
       .register(registry);
+  /** The series a claim updates, looked up once rather than by label values on every claim. */
+  private final CounterDataPoint prepareOk = claims.labelValues("prepare", "success");
+  private final CounterDataPoint prepareFailed = claims.labelValues("prepare", "error");
+  private final CounterDataPoint unprepareOk = claims.labelValues("unprepare", "success");
+  private final CounterDataPoint unprepareFailed = claims.labelValues("unprepare", "error");
+  private final DistributionDataPoint prepareSeconds = claimDuration.labelValues("prepare");
+  private final DistributionDataPoint unprepareSeconds = claimDuration.labelValues("unprepare");
   private final Counter publishes = Counter.builder().name("nodeatlas_resourceslice_publish_total")
       .help("ResourceSlice syncs by outcome (unchanged: nothing written)").labelNames("result").register(registry);
   private final Gauge publishedDevices = Gauge.builder().name("nodeatlas_published_devices")
@@ -55,14 +67,14 @@ public final class AgentMetrics implements ClaimPreparer.Listener {
 
   @Override
   public void prepared(ClaimRef claim, boolean ok, long nanos) {
-    claims.labelValues("prepare", ok ? "success" : "error").inc();
-    claimDuration.labelValues("prepare").observe(nanos / 1e9);
+    (ok ? prepareOk : prepareFailed).inc();
+    prepareSeconds.observe(nanos / 1e9);
   }
 
   @Override
   public void unprepared(ClaimRef claim, boolean ok, long nanos) {
-    claims.labelValues("unprepare", ok ? "success" : "error").inc();
-    claimDuration.labelValues("unprepare").observe(nanos / 1e9);
+    (ok ? unprepareOk : unprepareFailed).inc();
+    unprepareSeconds.observe(nanos / 1e9);
   }
 
   public void published(String result, int deviceCount) {
@@ -90,6 +102,11 @@ public final class AgentMetrics implements ClaimPreparer.Listener {
 
   public void ready(boolean value) {
     ready.set(value ? 1 : 0);
+  }
+
+  /** What a scrape sees, as the registry holds it (tests). */
+  io.prometheus.metrics.model.snapshots.MetricSnapshots snapshots() {
+    return registry.scrape();
   }
 
   /** The Prometheus text exposition format 0.0.4. */

@@ -7,6 +7,8 @@ import io.nodeatlas.agent.claims.ClaimRef;
 import io.nodeatlas.agent.claims.ClaimResult;
 import io.nodeatlas.agent.claims.ClaimSpecStore;
 import io.nodeatlas.agent.claims.DeviceInventory;
+import io.nodeatlas.agent.metadata.DeviceMetadataFiles;
+import io.nodeatlas.agent.ops.AgentMetrics;
 import io.nodeatlas.agent.testing.TestDevices;
 import io.nodeatlas.discovery.files.AtomicFiles;
 import java.lang.management.ManagementFactory;
@@ -31,8 +33,10 @@ import java.util.stream.Stream;
  * file writes ({@link AtomicFiles#write}), the least a Prepare that records a CDI spec and a checkpoint
  * entry costs.
  *
- * <p>Runs twice: with the checkpoint written whole at every commit (v2.3, the default) and with its
- * journal (v3.0, {@code Checkpoint.open(file, true)}), where a commit appends the claim's own line.
+ * <p>Runs three times: with the checkpoint written whole at every commit (v2.3, the default), with its
+ * journal (v3.0, {@code Checkpoint.open(file, true)}), where a commit appends the claim's own line, and
+ * with the journal, the device metadata files (KEP-5304) and the metrics as the agent's {@code run}
+ * wires them.
  *
  * <p>Arguments: {@code [rounds, default 300]}. Run it with the agent's JVM options for its JIT.
  */
@@ -46,15 +50,17 @@ public final class PrepareBenchPath {
   public static void main(String[] args) throws Exception {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 300;
     Path shm = Path.of("/dev/shm");
-    for (boolean journal : new boolean[] {false, true}) {
+    for (int run = 0; run < 3; run++) {
       Path tmp = Files.isDirectory(shm) ? Files.createTempDirectory(shm, "nodeatlas-path-bench")
           : Files.createTempDirectory("nodeatlas-path-bench");
-      System.out.println(journal ? "checkpoint v3.0, a journal line per commit:" : "checkpoint v2.3, the whole file per commit:");
-      measure(tmp, rounds, journal);
+      System.out.println(run == 0 ? "checkpoint v2.3, the whole file per commit:"
+          : run == 1 ? "checkpoint v3.0, a journal line per commit:"
+          : "checkpoint v3.0, device metadata files and metrics (as the agent runs):");
+      measure(tmp, rounds, run > 0, run == 2);
     }
   }
 
-  private static void measure(Path tmp, int rounds, boolean journal) throws Exception {
+  private static void measure(Path tmp, int rounds, boolean journal, boolean asAgent) throws Exception {
     ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
     com.sun.management.ThreadMXBean alloc = (com.sun.management.ThreadMXBean) cpu;
     try {
@@ -64,6 +70,7 @@ public final class PrepareBenchPath {
       for (int c = 0; c < CLAIMS; c++) {
         claims.add(new ClaimRef("bench", "claim-" + c, String.format("00000000-0000-0000-0000-%012x", 10 + c)));
       }
+      ClaimSpecStore specs = new ClaimSpecStore(Files.createDirectories(tmp.resolve("cdi")));
       ClaimPreparer preparer = new ClaimPreparer("nodeatlas.io", inventory, claim -> {
         int c = Integer.parseInt(claim.name().substring("claim-".length()));
         List<AllocatedDevice> out = new ArrayList<>();
@@ -72,8 +79,12 @@ public final class PrepareBenchPath {
               Map.of()));
         }
         return out;
-      }, new ClaimSpecStore(Files.createDirectories(tmp.resolve("cdi"))),
-          Checkpoint.open(tmp.resolve("state/checkpoint.json"), journal), ClaimPreparer.Listener.NONE);
+      }, specs, Checkpoint.open(tmp.resolve("state/checkpoint.json"), journal),
+          asAgent ? new AgentMetrics("bench") : ClaimPreparer.Listener.NONE);
+      if (asAgent) {
+        preparer.withMetadata(new DeviceMetadataFiles(tmp.resolve("state"), tmp.resolve("cdi"), specs.writer(), "nodeatlas.io",
+            inventory, d -> java.util.Optional.empty(), true));
+      }
       Path floorDir = Files.createDirectories(tmp.resolve("floor"));
       byte[] small = "{\"cdiVersion\":\"0.6.0\",\"kind\":\"nodeatlas.io/claim\",\"devices\":[]}".repeat(8)
           .getBytes(StandardCharsets.UTF_8);

@@ -205,6 +205,145 @@ class DeviceMetadataFilesTest {
   }
 
   @Test
+  void aDanglingLinkOrAFileInTheWayIsNeverWrittenThroughAndTheClaimGetsNoMount() throws Exception {
+    Path nowhere = dir.resolve("nowhere");
+    Files.createDirectories(state.resolve("device-metadata"));
+    Files.createSymbolicLink(state.resolve("device-metadata").resolve(UID), nowhere);
+
+    assertThat(files(true).write(CLAIM, new AllocatedClaim(RESULTS, ""))).isEmpty();
+    assertThat(nowhere).doesNotExist();
+
+    Files.deleteIfExists(state.resolve("device-metadata").resolve(UID)); // the failed write took the link away
+    Files.writeString(state.resolve("device-metadata").resolve(UID), "not a directory");
+    assertThat(files(true).write(CLAIM, new AllocatedClaim(RESULTS, ""))).isEmpty();
+    assertThat(file("resourceclaims/train-0", "gpus")).doesNotExist();
+  }
+
+  @Test
+  void aSecondClaimWritesIntoTheDirectoriesTheFirstMade() throws Exception {
+    ClaimRef other = new ClaimRef("team-a", "train-1", "0d9a4c55-7b1e-4a1c-8f00-00000000000b");
+    assertThat(files(true).write(CLAIM, new AllocatedClaim(RESULTS, ""))).isNotEmpty();
+    DeviceMetadataFiles again = files(true);
+    assertThat(again.write(other, new AllocatedClaim(RESULTS, ""))).containsOnlyKeys("gpus", "net");
+    // The same claim again (its directories all there) gets its files rewritten in place.
+    assertThat(again.write(CLAIM, new AllocatedClaim(RESULTS, ""))).containsOnlyKeys("gpus", "net");
+    assertThat(file("resourceclaims/train-0", "gpus")).isRegularFile();
+    assertThat(state.resolve("device-metadata").resolve(other.uid())).isDirectory();
+  }
+
+  @Test
+  void aDevicesEntryIsWrittenFromWhatItIsNowAndTheSameAsWrittenInPlace() throws Exception {
+    DeviceMetadataFiles files = files(true);
+    files.write(CLAIM, new AllocatedClaim(RESULTS, ""));
+    ClaimRef second = new ClaimRef("team-a", "train-1", "0d9a4c55-7b1e-4a1c-8f00-00000000000b");
+    files.write(second, new AllocatedClaim(RESULTS, ""));
+    assertThat(files.encodedEntries()).isEqualTo(3);
+    Path secondGpus = state.resolve("device-metadata").resolve(second.uid()).resolve("resourceclaims/train-1/gpus")
+        .resolve("nodeatlas.io-metadata.json");
+    // The bytes the codec writes without kept entries.
+    List<RequestMetadata.DeviceEntry> gpus = List.of(
+        new RequestMetadata.DeviceEntry("nodeatlas.io", "node-a", "gpu-0", TestDevices.gpu(0).attributes(), Optional.empty()),
+        new RequestMetadata.DeviceEntry("nodeatlas.io", "node-a", "gpu-1", TestDevices.gpu(1).attributes(), Optional.empty()));
+    assertThat(Files.readAllBytes(secondGpus)).isEqualTo(MetadataCodec.encode(
+        new RequestMetadata("team-a", "train-1", second.uid(), 1, "", "gpus/big", gpus)));
+
+    // Rediscovered with another attribute: the next claim's file says what the device is now.
+    Device changed = Device.builder("gpu-1", "gpu").attribute(Device.TYPE, "gpu").attribute("nodeatlas.io/uuid", "GPU-NEW").build();
+    inventory.replace(List.of(TestDevices.gpu(0), changed, nic()));
+    files.remove(second.uid());
+    files.write(second, new AllocatedClaim(RESULTS, ""));
+    JsonNode g = MetadataCodec.firstKnown(Files.readAllBytes(secondGpus)).orElseThrow();
+    assertThat(g.at("/requests/0/devices/1/attributes/nodeatlas.io~1uuid/string").asText()).isEqualTo("GPU-NEW");
+    assertThat(g.at("/requests/0/devices/1/attributes").has("resource.kubernetes.io/numaNode")).isFalse();
+  }
+
+  @Test
+  void theKeptEntriesAreBounded() throws Exception {
+    DeviceMetadataFiles files = files(true);
+    for (int round = 0; round * 3 <= DeviceMetadataFiles.MAX_ENCODED_ENTRIES + 3; round++) {
+      // Each round's devices differ (a new uuid): entries of devices that changed are never asked for again.
+      inventory.replace(List.of(gpuNamed(0, round), gpuNamed(1, round), nic()));
+      files.write(CLAIM, new AllocatedClaim(RESULTS, ""));
+      files.remove(UID);
+      assertThat(files.encodedEntries()).isLessThanOrEqualTo(DeviceMetadataFiles.MAX_ENCODED_ENTRIES);
+    }
+  }
+
+  private static Device gpuNamed(int index, int round) {
+    return Device.builder("gpu-" + index, "gpu").attribute(Device.TYPE, "gpu").attribute("nodeatlas.io/uuid", "GPU-" + round).build();
+  }
+
+  @Test
+  void unprepareRemovesTheTreeItWroteAndNothingElse() throws Exception {
+    DeviceMetadataFiles files = files(true);
+    ClaimRef second = new ClaimRef("team-a", "train-1", "0d9a4c55-7b1e-4a1c-8f00-00000000000b");
+    files.write(CLAIM, new AllocatedClaim(RESULTS, "train"));
+    files.write(second, new AllocatedClaim(RESULTS, ""));
+
+    files.remove(UID);
+
+    assertThat(state.resolve("device-metadata").resolve(UID)).doesNotExist();
+    assertThat(state.resolve("device-metadata").resolve(second.uid()).resolve("resourceclaims/train-1/net"))
+        .isDirectory();
+    files.remove(second.uid());
+    try (var left = Files.list(state.resolve("device-metadata"))) {
+      assertThat(left).isEmpty();
+    }
+  }
+
+  @Test
+  void unprepareRemovesTheTreeAlsoWhenSomeoneChangedIt() throws Exception {
+    Path outside = Files.createDirectories(dir.resolve("outside"));
+    Files.writeString(outside.resolve("nodeatlas.io-metadata.json"), "keep");
+    Path claimDir = state.resolve("device-metadata").resolve(UID);
+    Path gpus = file("resourceclaims/train-0", "gpus").getParent();
+    Path net = file("resourceclaims/train-0", "net").getParent();
+    // A file added, a request directory replaced by a link to elsewhere, one removed, the claim's directory a link.
+    List<java.util.function.Consumer<DeviceMetadataFiles>> changes = List.of(
+        f -> io(() -> Files.writeString(gpus.resolve("extra"), "x")),
+        f -> io(() -> {
+          deleteTree(gpus);
+          Files.createSymbolicLink(gpus, outside);
+        }),
+        f -> io(() -> deleteTree(net)),
+        f -> io(() -> {
+          deleteTree(claimDir);
+          Files.createSymbolicLink(claimDir, outside);
+        }));
+    for (java.util.function.Consumer<DeviceMetadataFiles> change : changes) {
+      DeviceMetadataFiles files = files(true);
+      files.write(CLAIM, new AllocatedClaim(RESULTS, ""));
+      change.accept(files);
+
+      files.remove(UID);
+
+      assertThat(claimDir).doesNotExist();
+      assertThat(outside.resolve("nodeatlas.io-metadata.json")).hasContent("keep");
+      assertThat(state.resolve("device-metadata")).isDirectory();
+    }
+  }
+
+  private interface IoAction {
+    void run() throws java.io.IOException;
+  }
+
+  private static void io(IoAction a) {
+    try {
+      a.run();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static void deleteTree(Path p) throws java.io.IOException {
+    try (var all = Files.walk(p)) {
+      for (Path x : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(x);
+      }
+    }
+  }
+
+  @Test
   void badNamesFromTheApiServerWriteNothing() {
     ClaimRef odd = new ClaimRef("team-a", "train-0", UID);
     List<AllocatedDevice> bad = List.of(new AllocatedDevice("../../etc", "nodeatlas.io", "node-a", "gpu-0", false));

@@ -98,6 +98,29 @@ class MetadataCodecTest {
         m.podClaimName(), m.request(), List.of(m.devices().get(0), new RequestMetadata.DeviceEntry("nodeatlas.io", "node-a",
             "nic-eth1", listed, m.devices().get(1).networkData())));
     assertThat(new String(MetadataCodec.encode(withList), StandardCharsets.UTF_8)).isEqualTo(PINNED);
+    // The same bytes with every device's entry encoded beforehand, as the agent keeps them per device.
+    assertThat(new String(MetadataCodec.encode(withList, MetadataCodec::entryOrFail), StandardCharsets.UTF_8))
+        .isEqualTo(PINNED);
+  }
+
+  @Test
+  void entriesEncodedBeforehandGiveTheSameBytesWhereverTheyGo() throws Exception {
+    RequestMetadata gpuAndNic = gpuAndNic("");
+    RequestMetadata.DeviceEntry bare = new RequestMetadata.DeviceEntry("nodeatlas.io", "node-a", "bare", null, Optional.empty());
+    RequestMetadata.DeviceEntry quoted = new RequestMetadata.DeviceEntry("nodeatlas.io", "node-a", "q",
+        new TreeMap<>(java.util.Map.of("nodeatlas.io/model", AttributeValue.string("A \"100\" \u00e9\u4e2d\\"))),
+        Optional.empty());
+    List<RequestMetadata> cases = List.of(gpuAndNic, gpuAndNic("gpu"),
+        new RequestMetadata("ns", "c", "u-1", 1, "", "r", List.of(bare)),
+        new RequestMetadata("ns", "c", "u-1", 1, "", "r", List.of(quoted, bare, gpuAndNic.devices().get(1))),
+        new RequestMetadata("ns", "c", "u-1", 1, "", "r", List.of()));
+    for (RequestMetadata m : cases) {
+      byte[] direct = MetadataCodec.encode(m);
+      assertThat(MetadataCodec.encode(m, MetadataCodec::entryOrFail)).isEqualTo(direct);
+      // Some entries beforehand, some written in place.
+      assertThat(MetadataCodec.encode(m, d -> d.name().startsWith("gpu") ? null : MetadataCodec.entryOrFail(d)))
+          .isEqualTo(direct);
+    }
   }
 
   static final String PINNED = """
@@ -177,6 +200,26 @@ class MetadataCodecTest {
     assertThatThrownBy(() -> MetadataCodec.firstKnown("{\"apiVersion\":".getBytes(StandardCharsets.UTF_8)))
         .hasMessageContaining("not a stream");
     assertThatThrownBy(() -> MetadataCodec.firstKnown(new byte[MetadataCodec.MAX_BYTES + 1])).hasMessageContaining("bytes");
+  }
+
+  @Test
+  void aFileLargerThanTheGeneratorsBufferIsWrittenWhole() throws Exception {
+    // Larger than the generator's 8,000-byte buffer, so it reaches the stream in several writes.
+    List<RequestMetadata.DeviceEntry> many = new ArrayList<>();
+    TreeMap<String, AttributeValue> attrs = new TreeMap<>();
+    attrs.put("nodeatlas.io/model", AttributeValue.string("y".repeat(60)));
+    for (int i = 0; i < 200; i++) {
+      many.add(new RequestMetadata.DeviceEntry("nodeatlas.io", "node-a", "d-" + i, attrs, Optional.empty()));
+    }
+    byte[] bytes = MetadataCodec.encode(new RequestMetadata("ns", "c", "u-1", 1, "", "r", many));
+    assertThat(bytes.length).isGreaterThan(3 * 8000);
+    assertThat(bytes[bytes.length - 1]).isEqualTo((byte) '\n');
+    assertThat(bytes[bytes.length - 2]).isEqualTo((byte) '}');
+    List<JsonNode> objects = stream(bytes);
+    assertThat(objects).hasSize(MetadataCodec.VERSIONS.size());
+    JsonNode devices = objects.get(0).get("requests").get(0).get("devices");
+    assertThat(devices).hasSize(200);
+    assertThat(devices.get(199).get("name").asText()).isEqualTo("d-199");
   }
 
   @Test
