@@ -48,7 +48,12 @@ public final class ApiConnection {
   private final JsonFactory json = new JsonFactory();
   private final Object lock = new Object();
   private volatile HttpClient http;
-  private volatile SSLContext tls;
+  /**
+   * One socket factory per context: {@code HttpURLConnection} keeps a connection alive for the next call
+   * only under the same factory instance (its keep-alive key), and {@link SSLContext#getSocketFactory()}
+   * makes a new one on every call.
+   */
+  private volatile javax.net.ssl.SSLSocketFactory sockets;
   private long generation;
 
   /**
@@ -209,7 +214,7 @@ public final class ApiConnection {
    */
   public javax.net.ssl.SSLSocketFactory socketFactory() throws ApiException {
     client();
-    return tls.getSocketFactory();
+    return sockets;
   }
 
   /** The bearer token to send now (null: none); after a 401, asking again gives a rotated one. */
@@ -233,7 +238,7 @@ public final class ApiConnection {
         try {
           SSLContext context = SSLContext.getInstance("TLS");
           context.init(cert == null ? null : new KeyManager[] {cert}, trust, null);
-          tls = context;
+          sockets = context.getSocketFactory();
           http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(limits.connect())
               .followRedirects(HttpClient.Redirect.NEVER).sslContext(context).build();
           generation = g;

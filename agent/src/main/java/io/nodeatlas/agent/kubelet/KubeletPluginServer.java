@@ -47,8 +47,8 @@ public final class KubeletPluginServer implements AutoCloseable {
     // Prepare blocks on the API server and on fsync, so calls get threads of their own, but at most
     // MAX_CALL_THREADS: beyond that a thread per call only adds stacks and contention (bench/agent-load.sh
     // with 256 concurrent claims grew to 300+ threads and 230 MiB RSS without getting faster on 2 cores);
-    // later calls queue. Idle threads end after 10 s, so an idle agent keeps none, and a burst's threads
-    // and their thread-local buffers are gone before HeapGiveBack's collection (docs/design/speed-paths.md).
+    // later calls queue. Idle threads end after 10 s, so an idle agent keeps none, nor their thread-local
+    // buffers.
     ThreadPoolExecutor calls = new ThreadPoolExecutor(MAX_CALL_THREADS, MAX_CALL_THREADS, 10, TimeUnit.SECONDS,
         new LinkedBlockingQueue<>(), r -> {
           Thread t = new Thread(r, "kubelet-grpc");

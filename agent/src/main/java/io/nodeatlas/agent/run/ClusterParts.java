@@ -23,7 +23,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,9 +81,6 @@ final class ClusterParts implements AutoCloseable {
     kubelet = KubeletPluginServer.start(new KubeletPaths(settings.kubeletRoot(), settings.driverName(),
         settings.rollingUpdateUid()), preparer, healthStream);
     health.start(healthScheduler, options.healthInterval());
-    // The same housekeeping thread gives a claim burst's heap back once the burst is over.
-    long period = HeapGiveBack.PERIOD.toMillis();
-    healthScheduler.scheduleWithFixedDelay(new HeapGiveBack(), period, period, TimeUnit.MILLISECONDS);
     kubelet.setServing(false);
     if (settings.healthcheckPort() >= 0) {
       try {

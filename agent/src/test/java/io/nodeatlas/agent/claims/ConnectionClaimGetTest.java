@@ -54,6 +54,21 @@ class ConnectionClaimGetTest {
   }
 
   @Test
+  void readsOverTlsOnOneKeptAliveConnection() throws Exception {
+    TestPki pki = new TestPki(dir.resolve("pki"));
+    try (ClaimApiServer api = new ClaimApiServer(pki.serverContext())) {
+      api.claim("train", new ClaimApiServer.Answer("uid-train", List.of("gpu-0", "gpu-1"), 0));
+      ApiClaimLookup lookup = lookup(connection(api.kubeconfig(dir.resolve("kubeconfig"), "test", pki.caPem())),
+          ApiClaimLookup.Limits.DEFAULT);
+      for (int i = 0; i < 3; i++) {
+        assertTrainDevices(lookup);
+      }
+      assertThat(api.claimRequests()).isEqualTo(3);
+      assertThat(api.claimConnections()).as("one TLS connection, kept alive between reads").isEqualTo(1);
+    }
+  }
+
+  @Test
   void aRefusedTokenIsSentOnceMoreWhenTheTokenFileChangedAndNamesTheCredentialsWhenNot() throws Exception {
     try (ClaimApiServer api = new ClaimApiServer()) {
       api.claim("train", new ClaimApiServer.Answer("uid-train", List.of("gpu-0", "gpu-1"), 0));
