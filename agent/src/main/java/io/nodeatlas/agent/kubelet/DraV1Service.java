@@ -1,24 +1,21 @@
 package io.nodeatlas.agent.kubelet;
 
+import io.grpc.BindableService;
 import io.grpc.Context;
 import io.grpc.Deadline;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import io.nodeatlas.agent.claims.CallBudget;
 import io.nodeatlas.agent.claims.ClaimPreparer;
 import io.nodeatlas.agent.claims.ClaimRef;
 import io.nodeatlas.agent.claims.ClaimResult;
-import io.nodeatlas.agent.claims.PreparedDevice;
 import io.nodeatlas.agent.kubelet.api.dra.v1.Claim;
 import io.nodeatlas.agent.kubelet.api.dra.v1.DRAPluginGrpc;
-import io.nodeatlas.agent.kubelet.api.dra.v1.Device;
-import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourceResponse;
 import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourcesRequest;
-import io.nodeatlas.agent.kubelet.api.dra.v1.NodePrepareResourcesResponse;
-import io.nodeatlas.agent.kubelet.api.dra.v1.NodeUnprepareResourceResponse;
 import io.nodeatlas.agent.kubelet.api.dra.v1.NodeUnprepareResourcesRequest;
-import io.nodeatlas.agent.kubelet.api.dra.v1.NodeUnprepareResourcesResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +27,7 @@ import java.util.function.Supplier;
 
 /**
  * {@code k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin}. Only translates; the work is
- * in {@link ClaimPreparer}. A claim without UID fails that claim, never the whole call (an RPC error
+ * in {@link ClaimPreparer}, the answers' wire bytes are written by {@link AnswerWire}. A claim without UID fails that claim, never the whole call (an RPC error
  * would make the kubelet drop every claim's answer).
  *
  * <p>Each call gets a {@link CallBudget} from its gRPC deadline (the kubelet's DRA plugin client sets
@@ -39,7 +36,7 @@ import java.util.function.Supplier;
  * with an error for each claim not done by then. A call the kubelet cancels (or whose deadline passes)
  * abandons its budget at once, so no claim of it is started or carried on afterwards.
  */
-final class DraV1Service extends DRAPluginGrpc.DRAPluginImplBase {
+final class DraV1Service implements BindableService {
 
   private final ClaimPreparer preparer;
   private final Executor calls;
@@ -56,15 +53,13 @@ final class DraV1Service extends DRAPluginGrpc.DRAPluginImplBase {
   }
 
   @Override
-  public void nodePrepareResources(NodePrepareResourcesRequest request,
-      StreamObserver<NodePrepareResourcesResponse> response) {
-    answer(response, () -> prepare(request));
-  }
-
-  @Override
-  public void nodeUnprepareResources(NodeUnprepareResourcesRequest request,
-      StreamObserver<NodeUnprepareResourcesResponse> response) {
-    answer(response, () -> unprepare(request));
+  public ServerServiceDefinition bindService() {
+    return ServerServiceDefinition.builder(DRAPluginGrpc.SERVICE_NAME)
+        .addMethod(AnswerWire.answering(DRAPluginGrpc.getNodePrepareResourcesMethod()),
+            ServerCalls.asyncUnaryCall((request, response) -> answer(response, () -> prepare(request))))
+        .addMethod(AnswerWire.answering(DRAPluginGrpc.getNodeUnprepareResourcesMethod()),
+            ServerCalls.asyncUnaryCall((request, response) -> answer(response, () -> unprepare(request))))
+        .build();
   }
 
   /**
@@ -127,33 +122,24 @@ final class DraV1Service extends DRAPluginGrpc.DRAPluginImplBase {
     }
   }
 
-  NodePrepareResourcesResponse prepare(NodePrepareResourcesRequest request) {
-    NodePrepareResourcesResponse.Builder out = NodePrepareResourcesResponse.newBuilder();
+  /** The wire bytes of the {@code NodePrepareResourcesResponse} to {@code request}. */
+  byte[] prepare(NodePrepareResourcesRequest request) {
+    AnswerWire.Claims out = new AnswerWire.Claims();
     List<ClaimRef> refs = KubeletClaims.valid(request.getClaimsList(), Claim::getNamespace, Claim::getName, Claim::getUid,
-        (uid, error) -> out.putClaims(uid, NodePrepareResourceResponse.newBuilder().setError(error).build()));
+        (uid, error) -> out.prepared(uid, error, List.of()));
     Map<String, ClaimResult> results = withBudget(budget -> preparer.prepare(refs, budget));
     for (Map.Entry<String, ClaimResult> e : results.entrySet()) {
-      NodePrepareResourceResponse.Builder r = NodePrepareResourceResponse.newBuilder().setError(e.getValue().error());
-      for (PreparedDevice d : e.getValue().devices()) {
-        Device.Builder device = Device.newBuilder().addAllRequestNames(d.requestNames()).setPoolName(d.pool())
-            .setDeviceName(d.device()).addAllCdiDeviceIds(d.cdiDeviceIds());
-        if (d.isShare()) {
-          // v1 Device.share_id (field 5, kubelet 1.35+, KEP-5075): which share of a multiply allocated device this is.
-          device.setShareId(d.shareId());
-        }
-        r.addDevices(device);
-      }
-      out.putClaims(e.getKey(), r.build());
+      out.prepared(e.getKey(), e.getValue().error(), e.getValue().devices());
     }
-    return out.build();
+    return out.toBytes();
   }
 
-  NodeUnprepareResourcesResponse unprepare(NodeUnprepareResourcesRequest request) {
-    NodeUnprepareResourcesResponse.Builder out = NodeUnprepareResourcesResponse.newBuilder();
+  /** The wire bytes of the {@code NodeUnprepareResourcesResponse} to {@code request}. */
+  byte[] unprepare(NodeUnprepareResourcesRequest request) {
+    AnswerWire.Claims out = new AnswerWire.Claims();
     List<ClaimRef> refs = KubeletClaims.valid(request.getClaimsList(), Claim::getNamespace, Claim::getName, Claim::getUid,
-        (uid, error) -> out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(error).build()));
-    withBudget(budget -> preparer.unprepare(refs, budget)).forEach((uid, error) ->
-        out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(error).build()));
-    return out.build();
+        (uid, error) -> out.unprepared(uid, error));
+    withBudget(budget -> preparer.unprepare(refs, budget)).forEach(out::unprepared);
+    return out.toBytes();
   }
 }
