@@ -52,18 +52,33 @@ final class ValueFileReader {
   private static final Decoder<String> WHOLE_TEXT = (buf, length) -> new String(buf, 0, length, StandardCharsets.UTF_8);
 
   private static final Decoder<String> TRIMMED_TEXT = (buf, length) -> {
-    // ASCII whitespace and NUL are single bytes that no UTF-8 sequence contains; trimValue then
-    // handles the rarer non-ASCII whitespace, so the result is exactly trimValue(whole text).
+    int start = trimmedStart(buf, length);
+    int end = trimmedEnd(buf, start, length);
+    return trimValue(new String(buf, start, end - start, StandardCharsets.UTF_8));
+  };
+
+  /*
+   * ASCII whitespace and NUL are single bytes that no UTF-8 sequence contains; trimValue then handles
+   * the rarer non-ASCII whitespace, so a value trimmed of these bytes first is exactly trimValue(whole text).
+   */
+
+  /** The first byte of {@code buf[0, length)} that is no ASCII whitespace or NUL. */
+  private static int trimmedStart(byte[] buf, int length) {
     int start = 0;
-    int end = length;
-    while (start < end && isTrimByte(buf[start])) {
+    while (start < length && isTrimByte(buf[start])) {
       start++;
     }
+    return start;
+  }
+
+  /** One past the last byte of {@code buf[start, length)} that is no ASCII whitespace or NUL. */
+  private static int trimmedEnd(byte[] buf, int start, int length) {
+    int end = length;
     while (end > start && isTrimByte(buf[end - 1])) {
       end--;
     }
-    return trimValue(new String(buf, start, end - start, StandardCharsets.UTF_8));
-  };
+    return end;
+  }
 
   /** The whole file as text; null when it does not exist. */
   String text(Path file) {
@@ -82,14 +97,8 @@ final class ValueFileReader {
    */
   <T> T parsed(Path file, FactParser<T> parser) {
     return read(file, (buf, length) -> {
-      int start = 0;
-      int end = length;
-      while (start < end && isTrimByte(buf[start])) {
-        start++;
-      }
-      while (end > start && isTrimByte(buf[end - 1])) {
-        end--;
-      }
+      int start = trimmedStart(buf, length);
+      int end = trimmedEnd(buf, start, length);
       if (start == end) {
         return null;
       }
