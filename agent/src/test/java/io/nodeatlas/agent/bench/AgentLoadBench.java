@@ -131,13 +131,7 @@ public final class AgentLoadBench {
         }
         // Idle: 5 s after the first publish of the node's slices (over TLS on a loaded machine the start
         // takes longer than the 5 s after registration that were allowed before).
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            client.resources(ResourceSlice.class).list().getItems().isEmpty(); ) {
-          if (System.nanoTime() > end || !agent.isAlive()) {
-            throw new IllegalStateException("agent published no ResourceSlice within 120 s; see " + work.resolve("agent.log"));
-          }
-          Thread.sleep(100);
-        }
+        awaitFirstSlice(client, agent, work.resolve("agent.log"));
         Thread.sleep(5000);
         long idleRss = rssKib(agent.pid());
         long idleAnon = status(agent.pid(), "RssAnon:");
@@ -292,5 +286,31 @@ public final class AgentLoadBench {
       }
     }
     return -1;
+  }
+
+  /**
+   * Waits, at most 120 s, for the agent's first ResourceSlice: woken by the API's watch event, or by the
+   * agent's exit, whichever comes first.
+   */
+  private static void awaitFirstSlice(KubernetesClient client, Process agent, Path log) throws InterruptedException {
+    java.util.concurrent.CountDownLatch published = new java.util.concurrent.CountDownLatch(1);
+    agent.onExit().thenRun(published::countDown);
+    try (io.fabric8.kubernetes.client.Watch watch = client.resources(ResourceSlice.class).watch(
+        new io.fabric8.kubernetes.client.Watcher<ResourceSlice>() {
+          @Override
+          public void eventReceived(Action action, ResourceSlice slice) {
+            published.countDown();
+          }
+
+          @Override
+          public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
+        })) {
+      if (!client.resources(ResourceSlice.class).list().getItems().isEmpty()) {
+        return;
+      }
+      if (!published.await(120, TimeUnit.SECONDS) || !agent.isAlive()) {
+        throw new IllegalStateException("agent published no ResourceSlice within 120 s; see " + log);
+      }
+    }
   }
 }
