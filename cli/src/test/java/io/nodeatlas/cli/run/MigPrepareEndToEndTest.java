@@ -82,14 +82,13 @@ class MigPrepareEndToEndTest {
     assertThat(Native.load("c", LibC.class).setenv("FAKE_NVML_CONFIG", config.toString(), 1)).isZero();
     sources = DiscoverySources.load(getClass().getClassLoader()).select("gpu");
     tools = Files.createDirectories(tmp.resolve("tools"));
-    for (String t : List.of("fake-nvidia-smi", "fake-nvidia-cuda-mps-control")) {
-      Files.copy(TOOLS.resolve(t), tools.resolve(t), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
-    }
+    Files.copy(TOOLS.resolve("fake-nvidia-cuda-mps-control"), tools.resolve("fake-nvidia-cuda-mps-control"),
+        java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
     settings = new AgentSettings("nodeatlas.io", "node-mig", tmp.resolve("kubelet"), tmp.resolve("cdi"),
         tmp.resolve("state"), "127.0.0.1", 0, -1, Duration.ofMinutes(10), Duration.ofSeconds(2));
     // As `nodeatlas run` discovers: the families' journals tell what they made for claims.
     ctx = new HostContext(HostFs.of(host), new SourceOptions(Map.of("gpu.nvmlLibrary", FAKE_NVML.toString(),
-        "gpu.migPartitions", "true", "gpu.nvidiaSmi", tools.resolve("fake-nvidia-smi").toString(),
+        "gpu.migPartitions", "true",
         "gpu.mpsControl", tools.resolve("fake-nvidia-cuda-mps-control").toString(),
         // Never a tmpfs on the host: tests may run as root.
         "gpu.mpsShmSize", "0")), Clock.systemUTC())

@@ -14,7 +14,7 @@ import java.util.Set;
 /**
  * A claim's GPU configuration: the opaque parameters of kind {@code GpuConfig}, {@code apiVersion}
  * {@code gpu.nodeatlas.io/v1alpha1}, for driver {@code nodeatlas.io} (KEP-4381 opaque device configuration;
- * schema {@code docs/schemas/gpu-config.v1alpha1.schema.json}). The field names follow NVIDIA's DRA driver's
+ * reference {@code docs/gpu-config.md}). The field names follow NVIDIA's DRA driver's
  * {@code GpuConfig.sharing} so users can guess them; {@code Exclusive} is ours and the default.
  *
  * <pre>

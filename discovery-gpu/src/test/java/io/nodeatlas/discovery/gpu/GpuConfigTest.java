@@ -2,14 +2,20 @@ package io.nodeatlas.discovery.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The claim's {@code gpu.nodeatlas.io/v1alpha1 GpuConfig}: what it selects, and each way it is refused. */
@@ -75,22 +81,50 @@ class GpuConfigTest {
     assertThatThrownBy(() -> of("{not json")).hasMessageContaining("not JSON");
   }
 
-  @Test
-  void theSchemaFileAllowsWhatTheParserAllows() throws Exception {
-    JsonNode schema = new ObjectMapper().readTree(Path.of("..", "docs", "schemas", "gpu-config.v1alpha1.schema.json").toFile());
-    JsonNode sharing = schema.at("/properties/sharing");
-    assertThat(schema.at("/properties/apiVersion/const").asText()).isEqualTo(GpuConfig.API_VERSION);
-    assertThat(schema.at("/properties/kind/const").asText()).isEqualTo(GpuConfig.KIND);
-    assertThat(texts(sharing.at("/properties/strategy/enum")))
-        .containsExactlyElementsOf(Arrays.stream(GpuConfig.Strategy.values()).map(Enum::name).toList());
-    assertThat(texts(sharing.at("/properties/timeSlicingConfig/properties/interval/enum")))
-        .containsExactlyElementsOf(Arrays.stream(GpuConfig.Interval.values()).map(Enum::name).toList());
-    assertThat(names(sharing.at("/properties/mpsConfig/properties")))
-        .containsExactly("defaultActiveThreadPercentage", "defaultPinnedDeviceMemoryLimit");
-    for (String p : List.of("", "/properties/sharing", "/properties/sharing/properties/timeSlicingConfig",
-        "/properties/sharing/properties/mpsConfig")) {
-      assertThat(schema.at(p + "/additionalProperties").asBoolean(true)).as(p).isFalse();
+  /** docs/gpu-config.md's field table: the first column's field and the third's values, by field. */
+  private static Map<String, List<String>> referenceTable() throws Exception {
+    Map<String, List<String>> rows = new LinkedHashMap<>();
+    Pattern row = Pattern.compile("^\\| `([A-Za-z.]+)` \\|[^|]*\\|([^|]*)\\|");
+    for (String line : Files.readAllLines(Path.of("..", "docs", "gpu-config.md"))) {
+      Matcher m = row.matcher(line);
+      if (m.find()) {
+        List<String> values = new ArrayList<>();
+        Matcher v = Pattern.compile("`([^`]+)`").matcher(m.group(2));
+        while (v.find()) {
+          values.add(v.group(1));
+        }
+        rows.put(m.group(1), values);
+      }
     }
+    return rows;
+  }
+
+  @Test
+  void theReferenceTableListsWhatTheParserTakes() throws Exception {
+    Map<String, List<String>> table = referenceTable();
+    assertThat(table.get("apiVersion")).containsExactly(GpuConfig.API_VERSION);
+    assertThat(table.get("kind")).containsExactly(GpuConfig.KIND);
+    assertThat(table.get("sharing.strategy"))
+        .containsExactlyElementsOf(Arrays.stream(GpuConfig.Strategy.values()).map(Enum::name).toList());
+    assertThat(table.get("sharing.timeSlicingConfig.interval"))
+        .containsExactlyElementsOf(Arrays.stream(GpuConfig.Interval.values()).map(Enum::name).toList());
+    // Each object's fields as the parser names them when it refuses one it does not know.
+    Map<String, String> withUnknown = new LinkedHashMap<>();
+    withUnknown.put("", HEAD + ",\"zz\":1}");
+    withUnknown.put("sharing.", HEAD + ",\"sharing\":{\"strategy\":\"Exclusive\",\"zz\":1}}");
+    withUnknown.put("sharing.timeSlicingConfig.", HEAD + ",\"sharing\":{\"strategy\":\"TimeSlicing\",\"timeSlicingConfig\":{\"zz\":1}}}");
+    withUnknown.put("sharing.mpsConfig.", HEAD + ",\"sharing\":{\"strategy\":\"MPS\",\"mpsConfig\":{\"zz\":1}}}");
+    Pattern known = Pattern.compile("unknown field \\S+ \\(known: ([^)]*)\\)");
+    withUnknown.forEach((prefix, json) -> {
+      String message = catchThrowable(() -> of(json)).getMessage();
+      Matcher m = known.matcher(message);
+      assertThat(m.find()).as(message).isTrue();
+      List<String> documented = table.keySet().stream()
+          .filter(f -> f.startsWith(prefix) && f.indexOf('.', prefix.length()) < 0)
+          .map(f -> f.substring(prefix.length())).sorted().toList();
+      assertThat(documented).as("the fields of " + (prefix.isEmpty() ? "GpuConfig" : prefix))
+          .containsExactly(m.group(1).split(", "));
+    });
   }
 
   @Test
@@ -105,17 +139,5 @@ class GpuConfigTest {
       assertThat(GpuConfig.of(parameters).strategy()).as(file).isNotEqualTo(GpuConfig.Strategy.Exclusive);
       assertThat(json.readTree(parameters.get(0)).get("apiVersion").asText()).isEqualTo(GpuConfig.API_VERSION);
     }
-  }
-
-  private static List<String> texts(JsonNode array) {
-    List<String> out = new ArrayList<>();
-    array.forEach(n -> out.add(n.asText()));
-    return out;
-  }
-
-  private static List<String> names(JsonNode object) {
-    List<String> out = new ArrayList<>();
-    object.fieldNames().forEachRemaining(out::add);
-    return out;
   }
 }

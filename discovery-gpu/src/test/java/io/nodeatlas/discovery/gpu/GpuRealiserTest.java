@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A claim's GPU sharing configuration at Prepare against the fake H200 and stand-ins for
- * {@code nvidia-smi} and {@code nvidia-cuda-mps-control} (src/test/tools): the time slice set and reset,
+ * {@code nvidia-smi} ({@link FakeNvidiaSmi}) and {@code nvidia-cuda-mps-control} (src/test/tools): the time slice set and reset,
  * the MPS control daemon started with the claim's defaults and stopped, what the container gets, and the
  * refusals.
  */
@@ -61,9 +61,9 @@ class GpuRealiserTest {
         .file("proc/driver/nvidia-caps/mig-minors", minors.toString());
     FakeNvml.h200().set("device.0.mig.mode", "1").set("mig.state", dir.resolve("mig-state").toString()).install(dir);
     tools = Files.createDirectories(dir.resolve("tools"));
-    for (String t : List.of("fake-nvidia-smi", "fake-nvidia-cuda-mps-control")) {
-      Files.copy(Path.of("src", "test", "tools", t), tools.resolve(t), StandardCopyOption.COPY_ATTRIBUTES);
-    }
+    FakeNvidiaSmi.write(tools.resolve("fake-nvidia-smi"));
+    Files.copy(Path.of("src", "test", "tools", "fake-nvidia-cuda-mps-control"), tools.resolve("fake-nvidia-cuda-mps-control"),
+        StandardCopyOption.COPY_ATTRIBUTES);
     Map<String, String> options = new HashMap<>();
     options.put("gpu.nvmlLibrary", FakeNvml.library().toString());
     options.put("gpu.migPartitions", "true");
