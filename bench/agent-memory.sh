@@ -18,6 +18,7 @@
 # environment (MALLOC_ARENA_MAX, say).
 # BREAKDOWN=1 adds one more run with the class-load log and NMT (-XX:NativeMemoryTracking=summary) and
 # prints the loaded classes per library and the JVM's own summary at exit: where the idle memory goes.
+# BREAKDOWN_KEEP=dir keeps that run's class-load log and the agent's log there.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$bench_root"
@@ -122,6 +123,7 @@ if [[ "${BREAKDOWN:-0}" == 1 ]]; then
   nmt_driver=(-Dnodeatlas.bench.nmt=true)
   drive -Xlog:class+load=info:file="$work/classes.log" -XX:NativeMemoryTracking=summary \
     -XX:+UnlockDiagnosticVMOptions -XX:+PrintNMTStatistics | sed -n '/^NMT committed/,/Total/p' 
+  [[ -n "${BREAKDOWN_KEEP:-}" ]] && mkdir -p "$BREAKDOWN_KEEP" && cp "$work/classes.log" "$work/run/agent.log" "$BREAKDOWN_KEEP/"
   echo "classes loaded by the agent (until exit), by library:"
   awk '{print $2}' "$work/classes.log" | awk -F. '
     /^io\.fabric8\./ {g="fabric8"} /^io\.grpc\.netty\./ {g="grpc-netty (shaded netty)"}

@@ -6,22 +6,27 @@ import com.fasterxml.jackson.core.JsonToken;
 import io.nodeatlas.agent.kubeconfig.ClientCertificate;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.Proxy;
+import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.function.Supplier;
+import javax.net.ssl.HttpsURLConnection;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
 
 /**
- * The agent's connection to the API server on the JDK's {@code java.net.http} client: the kubeconfig's
- * server, CA and client certificate (re-read when rotated on disk: a new certificate gets a new client,
- * so no pooled connection keeps the old one) and bearer token (asked for before every request and again
- * after a 401, as client-go's {@code BearerTokenFile} transport does), every request bounded in time and
- * every answer in size. Calls block the calling thread; docs/design/api-client.md has the figures.
+ * The agent's connection to the API server on the JDK's {@code HttpURLConnection}: the kubeconfig's
+ * server, CA and client certificate (re-read when rotated on disk: a new certificate gets a new socket
+ * factory, so no kept-alive connection keeps the old one) and bearer token (asked for before every
+ * request and again after a 401, as client-go's {@code BearerTokenFile} transport does), every request
+ * bounded in time and every answer in size. Calls block the calling thread and share the JDK's
+ * keep-alive cache with the claim GET; docs/design/api-client.md has the figures.
  */
 public final class ApiConnection {
 
@@ -47,13 +52,12 @@ public final class ApiConnection {
   private final Limits limits;
   private final JsonFactory json = new JsonFactory();
   private final Object lock = new Object();
-  private volatile HttpClient http;
   /**
    * One socket factory per context: {@code HttpURLConnection} keeps a connection alive for the next call
    * only under the same factory instance (its keep-alive key), and {@link SSLContext#getSocketFactory()}
    * makes a new one on every call.
    */
-  private volatile javax.net.ssl.SSLSocketFactory sockets;
+  private volatile SSLSocketFactory sockets;
   private long generation;
 
   /**
@@ -129,125 +133,194 @@ public final class ApiConnection {
     return exchange(method, path, body, contentType, limits.request(), limits.maxBytes());
   }
 
-  /** As {@link #exchange(String, String, byte[], String)} within {@code timeout}, reading at most {@code maxBytes}. */
+  /**
+   * As {@link #exchange(String, String, byte[], String)} within {@code timeout} (each read waits at most
+   * that long, and a body still coming after it is refused), reading at most {@code maxBytes}.
+   */
   public Answer exchange(String method, String path, byte[] body, String contentType, Duration timeout, int maxBytes)
       throws ApiException {
-    HttpResponse<InputStream> r = send(method, path, body, contentType, timeout);
-    try (InputStream in = r.body()) {
-      byte[] b = in.readNBytes(maxBytes + 1);
-      if (b.length > maxBytes) {
-        throw new ApiException(r.statusCode(), "TooLarge", "the answer to " + method + " " + path + " is larger than "
-            + maxBytes + " bytes; refused", null);
+    long end = System.nanoTime() + timeout.toNanos();
+    HttpURLConnection c = send(method, path, body, contentType, timeout);
+    try {
+      int code = c.getResponseCode();
+      long length = c.getContentLengthLong();
+      if (length > maxBytes) {
+        c.disconnect();
+        throw tooLarge(code, method, path, maxBytes);
       }
-      return new Answer(r.statusCode(), b);
+      InputStream in = code >= 400 ? c.getErrorStream() : c.getInputStream();
+      if (in == null) {
+        return new Answer(code, new byte[0]);
+      }
+      try (in) {
+        byte[] b = new byte[Math.min(maxBytes + 1, length >= 0 ? (int) length + 1 : 16 << 10)];
+        int n = 0;
+        for (int k; (k = in.read(b, n, b.length - n)) >= 0; ) {
+          n += k;
+          if (System.nanoTime() - end > 0) {
+            c.disconnect();
+            throw ApiException.noAnswer(base + "/", new SocketTimeoutException("the answer took longer than " + timeout));
+          }
+          if (n == b.length) {
+            if (n > maxBytes) {
+              c.disconnect();
+              throw tooLarge(code, method, path, maxBytes);
+            }
+            b = Arrays.copyOf(b, (int) Math.min(n + (long) n / 2 + 1, maxBytes + 1L));
+          }
+        }
+        return new Answer(code, n == b.length ? b : Arrays.copyOf(b, n)); // read to the end: kept alive
+      }
     } catch (ApiException e) {
       throw e;
     } catch (IOException e) {
+      c.disconnect();
       throw ApiException.noAnswer(base + "/", e);
     }
+  }
+
+  private static ApiException tooLarge(int code, String method, String path, int maxBytes) {
+    return new ApiException(code, "TooLarge", "the answer to " + method + " " + path + " is larger than " + maxBytes
+        + " bytes; refused", null);
   }
 
   /**
    * Opens a GET whose answer is read as it comes (a watch); a status other than 200 is thrown. The
-   * caller closes the stream; {@code timeout} bounds the time to the answer's headers only.
+   * caller closes the stream; each read, the answer's headers included, waits at most {@code timeout}
+   * and then throws {@link SocketTimeoutException}.
    */
   public InputStream stream(String path, Duration timeout) throws ApiException {
-    HttpResponse<InputStream> r = send("GET", path, null, null, timeout);
-    if (r.statusCode() == 200) {
-      return r.body();
-    }
-    byte[] b;
-    try (InputStream in = r.body()) {
-      b = in.readNBytes(Math.min(limits.maxBytes(), 64 << 10));
+    HttpURLConnection c = send("GET", path, null, null, timeout);
+    try {
+      int code = c.getResponseCode();
+      if (code == 200) {
+        return c.getInputStream();
+      }
+      byte[] b;
+      try (InputStream in = c.getErrorStream()) {
+        b = in == null ? new byte[0] : in.readNBytes(Math.min(limits.maxBytes(), 64 << 10));
+      }
+      throw failure(new Answer(code, b));
+    } catch (ApiException e) {
+      throw e;
     } catch (IOException e) {
-      b = new byte[0];
+      c.disconnect();
+      throw ApiException.noAnswer(base + "/", e);
     }
-    throw failure(new Answer(r.statusCode(), b));
   }
 
-  private HttpResponse<InputStream> send(String method, String path, byte[] body, String contentType, Duration timeout)
+  /** Sends the request with the current token, and once more with a new one after a 401 when it has changed. */
+  private HttpURLConnection send(String method, String path, byte[] body, String contentType, Duration timeout)
       throws ApiException {
     String bearer = token == null ? null : token.get();
-    HttpResponse<InputStream> r = sendOnce(method, path, body, contentType, timeout, bearer);
-    if (r.statusCode() == 401 && token != null) {
+    HttpURLConnection c = sendOnce(method, path, body, contentType, timeout, bearer);
+    if (status(c) == 401 && token != null) {
       String again = token.get();
       if (again != null && !again.equals(bearer)) { // rotated since: once more with the new one
-        drain(r);
-        r = sendOnce(method, path, body, contentType, timeout, again);
+        drain(c);
+        c = sendOnce(method, path, body, contentType, timeout, again);
       }
     }
-    return r;
+    return c;
   }
 
-  private HttpResponse<InputStream> sendOnce(String method, String path, byte[] body, String contentType, Duration timeout,
-      String bearer) throws ApiException {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout)
-        .header("Accept", "application/json")
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
-    if (body != null) {
-      b.header("Content-Type", contentType);
-    }
-    if (bearer != null && !bearer.isEmpty()) {
-      b.header("Authorization", "Bearer " + bearer);
-    }
+  /** The answer's status, or -1 when it has none (the caller's next call on the connection throws why). */
+  private static int status(HttpURLConnection c) {
     try {
-      return client().send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw ApiException.noAnswer(base + "/", e);
+      return c.getResponseCode();
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  /**
+   * One request on {@code HttpURLConnection}: no proxy, no redirect, no cache; a body in fixed-length
+   * streaming mode, so the JDK never sends a POST twice on a kept-alive connection the server closed.
+   */
+  private HttpURLConnection sendOnce(String method, String path, byte[] body, String contentType, Duration timeout,
+      String bearer) throws ApiException {
+    HttpURLConnection c = null;
+    try {
+      c = (HttpURLConnection) URI.create(base + path).toURL().openConnection(Proxy.NO_PROXY);
+      if (c instanceof HttpsURLConnection s) {
+        s.setSSLSocketFactory(socketFactory());
+      }
+      c.setInstanceFollowRedirects(false);
+      c.setUseCaches(false);
+      c.setConnectTimeout(millis(limits.connect()));
+      c.setReadTimeout(millis(timeout));
+      c.setRequestMethod(method);
+      c.setRequestProperty("Accept", "application/json");
+      if (bearer != null && !bearer.isEmpty()) {
+        c.setRequestProperty("Authorization", "Bearer " + bearer);
+      }
+      if (body != null) {
+        c.setRequestProperty("Content-Type", contentType);
+        c.setDoOutput(true);
+        c.setFixedLengthStreamingMode(body.length);
+        try (OutputStream out = c.getOutputStream()) {
+          out.write(body);
+        }
+      }
+      return c;
+    } catch (ApiException e) {
+      throw e;
     } catch (IOException | RuntimeException e) {
+      if (c != null) {
+        c.disconnect();
+      }
       throw ApiException.noAnswer(base + "/", e);
     }
   }
 
-  private static void drain(HttpResponse<InputStream> r) {
-    try (InputStream in = r.body()) {
-      in.readNBytes(64 << 10);
+  private static int millis(Duration d) {
+    return (int) Math.max(1, Math.min(Integer.MAX_VALUE, d.toMillis()));
+  }
+
+  /** Reads what is left of a refused answer, so its connection can serve the next request. */
+  private static void drain(HttpURLConnection c) {
+    try (InputStream in = c.getErrorStream()) {
+      if (in != null) {
+        in.readNBytes(64 << 10);
+      }
     } catch (IOException e) {
       // the connection is dropped instead of reused
     }
   }
 
   /**
-   * The TLS socket factory with the same CA and client certificate (rotation included), for a caller on
-   * {@code HttpURLConnection} (the claim GET, which must not hand its work between threads).
+   * The TLS socket factory with the kubeconfig's CA and client certificate, built again when the
+   * certificate was rotated on disk (a new factory, so no kept-alive connection presents the old one);
+   * the claim GET sets it on its own {@code HttpsURLConnection} too.
    */
-  public javax.net.ssl.SSLSocketFactory socketFactory() throws ApiException {
-    client();
-    return sockets;
-  }
-
-  /** The bearer token to send now (null: none); after a 401, asking again gives a rotated one. */
-  public String token() {
-    return token == null ? null : token.get();
-  }
-
-  /** The client, built again when the client certificate was rotated on disk. */
-  private HttpClient client() throws ApiException {
+  public SSLSocketFactory socketFactory() throws ApiException {
     long g = -1;
     if (cert != null) {
       cert.refresh();
       g = cert.generation();
     }
-    HttpClient c = http;
-    if (c != null && (cert == null || g == generation)) {
-      return c;
+    SSLSocketFactory f = sockets;
+    if (f != null && (cert == null || g == generation)) {
+      return f;
     }
     synchronized (lock) {
-      if (http == null || cert != null && g != generation) {
+      if (sockets == null || cert != null && g != generation) {
         try {
           SSLContext context = SSLContext.getInstance("TLS");
           context.init(cert == null ? null : new KeyManager[] {cert}, trust, null);
           sockets = context.getSocketFactory();
-          http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(limits.connect())
-              .followRedirects(HttpClient.Redirect.NEVER).sslContext(context).build();
           generation = g;
         } catch (java.security.GeneralSecurityException e) {
           throw new ApiException(0, null, "cannot set up TLS for " + base + ": " + e.getMessage(), e);
         }
       }
-      return http;
+      return sockets;
     }
+  }
+
+  /** The bearer token to send now (null: none); after a 401, asking again gives a rotated one. */
+  public String token() {
+    return token == null ? null : token.get();
   }
 
   /** A non-2xx answer as an exception with the Status's reason and message (meta/v1 Status), when it has them. */

@@ -49,7 +49,7 @@ public final class ApiException extends IOException {
   /**
    * The cause as words, without Java class names: the outermost cause of a known kind ({@code connection
    * refused}, {@code unknown host api.x}, {@code timed out}, {@code TLS failed: } and the innermost reason),
-   * else the innermost message. (The JDK's client wraps a refused connection around a closed channel.)
+   * else the innermost message.
    */
   static String root(Throwable t) {
     Throwable inner = t;
@@ -63,7 +63,7 @@ public final class ApiException extends IOException {
       if (r instanceof java.net.UnknownHostException) {
         return "unknown host" + (msg == null ? "" : " " + msg);
       }
-      if (r instanceof java.net.SocketTimeoutException || r instanceof java.net.http.HttpTimeoutException) {
+      if (r instanceof java.net.SocketTimeoutException) {
         return "timed out" + (msg == null ? "" : " (" + msg + ")");
       }
       if (r instanceof javax.net.ssl.SSLException) {

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceList;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.SocketTimeoutException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * changes, a watch the server ends (its {@code timeoutSeconds}) is opened again from the last version
  * seen, and a version too old for the server (410 Gone, as the answer or as an {@code ERROR} event) means
  * a new list, after which the listener hears {@link SliceApi.Listener#relisted()}. Each event is bounded
- * to {@link ApiConnection.Limits#maxBytes}.
+ * to {@link ApiConnection.Limits#maxBytes}; a request that brings nothing, not even a bookmark, within the
+ * request time is opened again from the last version seen.
  */
 public final class HttpSliceApi implements SliceApi {
 
@@ -241,7 +243,6 @@ public final class HttpSliceApi implements SliceApi {
     private final String selector;
     private final Listener listener;
     private volatile boolean closed;
-    private volatile InputStream open;
     private volatile Thread thread;
     /** Whether the last watch request saw an event (a server that ends every request at once is paused for). */
     private boolean sawEvent;
@@ -251,20 +252,17 @@ public final class HttpSliceApi implements SliceApi {
       this.listener = listener;
     }
 
+    /**
+     * Ends the watch without waiting for it: a pause between requests ends at once, a request in flight
+     * with its next event or its next read's timeout (the JDK's answer stream cannot be closed while
+     * another thread reads it), and no event is heard after this.
+     */
     @Override
     public void close() {
       closed = true;
       Thread t = thread;
       if (t != null && t != Thread.currentThread()) {
         t.interrupt(); // ends a pause between requests
-      }
-      InputStream in = open;
-      if (in != null) {
-        try {
-          in.close();
-        } catch (IOException e) {
-          // closing is all we wanted
-        }
       }
     }
 
@@ -329,14 +327,13 @@ public final class HttpSliceApi implements SliceApi {
         }
         throw e;
       }
-      open = raw;
       String v = version;
       Bounded in = new Bounded(raw, api.limits().maxBytes());
       try (raw; JsonParser p = json.createParser(in)) {
         while (!closed) {
           in.next();
           Event e = Event.read(p);
-          if (e == null) {
+          if (e == null || closed) {
             return v; // the server ended this request: go on from the last version seen
           }
           if ("ERROR".equals(e.type)) {
@@ -355,13 +352,13 @@ public final class HttpSliceApi implements SliceApi {
           }
         }
         return v;
+      } catch (SocketTimeoutException e) {
+        return v; // nothing, not even a bookmark, within the request time: a new request from the last version seen
       } catch (IOException e) {
         if (closed) {
           return v;
         }
         throw ApiException.noAnswer(server(), e);
-      } finally {
-        open = null;
       }
     }
   }

@@ -170,6 +170,61 @@ public class ApiConnectionTest {
   }
 
   @Test
+  void aRefusedWriteIsSentOnceMoreWithTheRotatedTokenAndItsBodyArrivesOnce() throws Exception {
+    java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    HttpServer s = server(null, ex -> {
+      String auth = ex.getRequestHeaders().getFirst("Authorization");
+      String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+      seen.add(ex.getRequestMethod() + " " + auth + " " + body);
+      if ("Bearer old".equals(auth)) {
+        send(ex, 401, "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}");
+      } else {
+        send(ex, 201, body);
+      }
+    });
+    try {
+      byte[] slice = "{\"kind\":\"ResourceSlice\"}".getBytes(StandardCharsets.UTF_8);
+      ApiConnection stale = new ApiConnection(url(s), null, null, () -> "old", SMALL);
+      assertThatThrownBy(() -> stale.call("POST", "/apis/resource.k8s.io/v1/resourceslices", slice))
+          .isInstanceOf(ApiException.class).hasMessageStartingWith("HTTP 401")
+          .satisfies(e -> assertThat(((ApiException) e).code()).isEqualTo(401));
+      // The token is rotated between the request and its refusal: asked again after the 401, it is new.
+      java.util.Iterator<String> tokens = java.util.List.of("old", "new-token").iterator();
+      ApiConnection api = new ApiConnection(url(s), null, null, () -> tokens.hasNext() ? tokens.next() : "new-token", SMALL);
+      assertThat(api.call("POST", "/apis/resource.k8s.io/v1/resourceslices", slice)).isEqualTo(slice);
+      assertThat(api.call("PUT", "/apis/resource.k8s.io/v1/resourceslices/a", slice)).isEqualTo(slice);
+      assertThat(seen).containsExactly("POST Bearer old {\"kind\":\"ResourceSlice\"}",
+          "POST Bearer old {\"kind\":\"ResourceSlice\"}", "POST Bearer new-token {\"kind\":\"ResourceSlice\"}",
+          "PUT Bearer new-token {\"kind\":\"ResourceSlice\"}");
+    } finally {
+      s.stop(0);
+    }
+  }
+
+  @Test
+  void callsOverTlsShareOneKeptAliveConnection() throws Exception {
+    TestPki pki = new TestPki(dir.resolve("pki"));
+    java.util.Set<Integer> ports = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    HttpServer s = server(pki.serverContext(), false, ex -> {
+      ports.add(ex.getRemoteAddress().getPort());
+      ex.getRequestBody().readAllBytes();
+      send(ex, ex.getRequestMethod().equals("DELETE") ? 404 : 200, "{\"kind\":\"ResourceSliceList\"}");
+    });
+    try {
+      ApiConnection api = new ApiConnection(url(s), ApiConnection.trusting(pki.caPem().getBytes(StandardCharsets.US_ASCII)),
+          null, () -> "test", SMALL);
+      for (int i = 0; i < 3; i++) {
+        api.call("GET", "/apis/resource.k8s.io/v1/resourceslices", null);
+        api.call("PUT", "/apis/resource.k8s.io/v1/resourceslices/a", "{}".getBytes(StandardCharsets.UTF_8));
+        assertThat(api.exchange("DELETE", "/apis/resource.k8s.io/v1/resourceslices/a", null, null).code()).isEqualTo(404);
+      }
+      assertThat(ports).as("one TLS connection, kept alive between calls").hasSize(1);
+    } finally {
+      s.stop(0);
+    }
+  }
+
+  @Test
   void refusesAnAnswerLargerThanItsBound() throws Exception {
     HttpServer s = server(null, ex -> send(ex, 200, "\"" + "x".repeat(1023) + "\""));
     try {

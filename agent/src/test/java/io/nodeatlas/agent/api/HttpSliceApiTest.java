@@ -135,6 +135,92 @@ class HttpSliceApiTest {
   }
 
   @Test
+  void aWatchThatBringsNothingWithinTheRequestTimeIsOpenedAgainFromTheLastVersion() throws Exception {
+    List<String> from = new CopyOnWriteArrayList<>();
+    BlockingQueue<String> requests = new LinkedBlockingQueue<>();
+    CountDownLatch held = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicInteger watch = new java.util.concurrent.atomic.AtomicInteger();
+    HttpServer s = server(null, ex -> {
+      String q = ex.getRequestURI().getRawQuery();
+      if (!q.contains("watch=true")) {
+        send(ex, 200, "{\"kind\":\"ResourceSliceList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[]}");
+        return;
+      }
+      from.add(q.replaceAll(".*resourceVersion=([^&]*).*", "$1"));
+      ex.getResponseHeaders().set("Content-Type", "application/json");
+      ex.sendResponseHeaders(200, 0);
+      try (OutputStream out = ex.getResponseBody()) {
+        if (watch.getAndIncrement() == 0) {
+          out.write((event("MODIFIED", "s1", "21") + "\n").getBytes(StandardCharsets.UTF_8));
+          out.flush();
+        }
+        requests.add("watch " + from.get(from.size() - 1));
+        held.await(60, TimeUnit.SECONDS); // then silent: no event, no bookmark, the request not ended
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+    SliceApi api = new HttpSliceApi(new ApiConnection(url(s), null, null, () -> "test",
+        new ApiConnection.Limits(Duration.ofSeconds(10), Duration.ofMillis(700), 1 << 20)));
+    try (SliceApi.Watch w = api.watch(LABELS, listener(heard))) {
+      assertThat(requests.poll(60, TimeUnit.SECONDS)).isEqualTo("watch 10");
+      assertThat(requests.poll(60, TimeUnit.SECONDS)).as("a new request after the silent one's read time")
+          .isEqualTo("watch 21");
+      assertThat(heard).as("neither a failure nor a new list").isEmpty();
+    } finally {
+      held.countDown();
+      s.stop(0);
+    }
+  }
+
+  @Test
+  void closingAWatchReturnsAtOnceAndNothingIsHeardAfter() throws Exception {
+    CountDownLatch watching = new CountDownLatch(1);
+    CountDownLatch closed = new CountDownLatch(1);
+    CountDownLatch sent = new CountDownLatch(1);
+    HttpServer s = server(null, ex -> {
+      if (!ex.getRequestURI().getRawQuery().contains("watch=true")) {
+        send(ex, 200, "{\"kind\":\"ResourceSliceList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[]}");
+        return;
+      }
+      ex.getResponseHeaders().set("Content-Type", "application/json");
+      ex.sendResponseHeaders(200, 0);
+      try (OutputStream out = ex.getResponseBody()) {
+        watching.countDown();
+        closed.await(60, TimeUnit.SECONDS);
+        out.write((event("DELETED", "s1", "22") + "\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        sent.countDown();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+    try {
+      java.util.Set<Thread> before = watchThreads();
+      SliceApi.Watch w = api(url(s), 1 << 20).watch(LABELS, listener(heard));
+      java.util.Set<Thread> mine = watchThreads();
+      mine.removeAll(before);
+      assertThat(mine).hasSize(1);
+      assertThat(watching.await(60, TimeUnit.SECONDS)).isTrue();
+      long t0 = System.nanoTime();
+      w.close();
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("close does not wait for the request in flight")
+          .isLessThan(Duration.ofSeconds(5));
+      closed.countDown();
+      assertThat(sent.await(60, TimeUnit.SECONDS)).isTrue();
+      Thread t = mine.iterator().next();
+      t.join(60_000);
+      assertThat(t.isAlive()).as("the watch's thread ends with the event").isFalse();
+      assertThat(heard).as("an event after close is not heard").isEmpty();
+    } finally {
+      closed.countDown();
+      s.stop(0);
+    }
+  }
+
+  @Test
   void aWatchEventLargerThanTheBoundEndsTheWatchWithAReason() throws Exception {
     List<String> from = new CopyOnWriteArrayList<>();
     CountDownLatch held = new CountDownLatch(1);
@@ -199,6 +285,12 @@ class HttpSliceApiTest {
     } finally {
       s.stop(0);
     }
+  }
+
+  private static java.util.Set<Thread> watchThreads() {
+    java.util.Set<Thread> out = new java.util.HashSet<>();
+    Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("slice-watch")).forEach(out::add);
+    return out;
   }
 
   private static SliceApi.Listener listener(BlockingQueue<String> heard) {

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 36, fewer classes in the agent: {@code run} with a plain kubeconfig (server, token) publishes its
  * ResourceSlices on its own client (docs/design/api-client.md) and loads no class of fabric8's client on
- * the way: fabric8's client is built only for the rare paths that still need it.
+ * the way: fabric8's client is built only for the rare paths that still need it; nor the JDK's
+ * {@code java.net.http} client.
  */
 class OwnApiClientProcessTest {
 
@@ -54,6 +55,8 @@ class OwnApiClientProcessTest {
       assertThat(loaded).as("fabric8's client classes")
           .noneMatch(c -> c.startsWith("io.fabric8.kubernetes.client.impl.") || c.startsWith("io.fabric8.kubernetes.client.dsl.")
               || c.startsWith("io.fabric8.kubernetes.client.jdkhttp.") || c.equals("io.fabric8.kubernetes.client.Config"));
+      assertThat(loaded).as("the JDK's java.net.http client: the agent's calls run on HttpURLConnection")
+          .noneMatch(c -> c.startsWith("java.net.http.") || c.startsWith("jdk.internal.net.http."));
     }
   }
 }
