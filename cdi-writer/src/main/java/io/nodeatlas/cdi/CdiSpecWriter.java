@@ -282,17 +282,20 @@ public final class CdiSpecWriter {
       index.remember(dir, file.fileName(), file.spec(), false);
       return new Change(target, Outcome.UNCHANGED);
     }
-    if (!Files.isDirectory(dir)) {
-      Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
-    }
     // Marked first, so that a concurrent check listing the directory between the rename and remember does
     // not read back (parse and validate) the spec it knows.
     index.writing(dir, file.fileName());
     try {
-      if (durable) {
-        AtomicFiles.write(target, bytes, AtomicFiles.WORLD_READABLE);
-      } else {
-        AtomicFiles.replace(target, bytes, AtomicFiles.WORLD_READABLE);
+      try {
+        atomicWrite(target, bytes);
+      } catch (IOException e) {
+        // The directory is there on every write but the first: made (links followed, as before) only when
+        // the write found it missing, so a write costs no stat of its own.
+        if (Files.isDirectory(dir)) {
+          throw e;
+        }
+        Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        atomicWrite(target, bytes);
       }
     } catch (IOException | RuntimeException e) {
       index.forget(dir, file.fileName(), true); // what is there now is unknown: the next check lists and reads it
@@ -301,6 +304,14 @@ public final class CdiSpecWriter {
     // What is there now is ours: no other writer writes this file name (see the class comment).
     index.remember(dir, file.fileName(), file.spec(), true);
     return new Change(target, Outcome.WRITTEN);
+  }
+
+  private void atomicWrite(Path target, byte[] bytes) throws IOException {
+    if (durable) {
+      AtomicFiles.write(target, bytes, AtomicFiles.WORLD_READABLE);
+    } else {
+      AtomicFiles.replace(target, bytes, AtomicFiles.WORLD_READABLE);
+    }
   }
 
   /** Whether writing {@code file} into {@code dir} would leave it as it is (the same bytes and mode already there). */

@@ -536,12 +536,14 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
   private void mkdirs(Path dir) throws IOException {
     Path stateDir = layout.root().getParent();
     Path at = stateDir;
+    boolean created = false;
     for (Path segment : stateDir.relativize(dir)) {
       at = at.resolve(segment);
       // A segment already there (most of them, on every Prepare) is checked without a failed mkdir: JDK 17
       // answers that with an exception and its stack trace. Files.exists follows links, so the check that
-      // refuses a link (or a file) is the lstat after it; a dangling link fails the mkdir below.
-      if (Files.exists(at)) {
+      // refuses a link (or a file) is the lstat after it; a dangling link fails the mkdir below. Below a
+      // directory made here nothing is there yet: no check (a race is the mkdir's exception below).
+      if (!created && Files.exists(at)) {
         if (!Files.isDirectory(at, LinkOption.NOFOLLOW_LINKS)) {
           throw new IOException(at + " is in the way of the device metadata (a file or a link, not a directory)");
         }
@@ -549,6 +551,7 @@ public final class DeviceMetadataFiles implements ClaimMetadata {
       }
       try {
         Files.createDirectory(at, DIRECTORY_MODE);
+        created = true;
       } catch (java.nio.file.FileAlreadyExistsException e) {
         if (!Files.isDirectory(at, LinkOption.NOFOLLOW_LINKS)) {
           throw new IOException(at + " is in the way of the device metadata (a file or a link, not a directory)", e);
