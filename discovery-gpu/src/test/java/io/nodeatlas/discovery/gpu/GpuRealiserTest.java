@@ -402,12 +402,17 @@ class GpuRealiserTest {
     return Long.parseLong(Files.readString(pipe.resolve("nvidia-cuda-mps-control.pid")).strip());
   }
 
-  /** The live stand-in daemons serving {@code pipe} ({@code fake-nvidia-cuda-mps-control --daemon <pipe>}). */
+  /**
+   * The live stand-in daemons serving {@code pipe} ({@code fake-nvidia-cuda-mps-control --daemon <pipe>}):
+   * not the daemon's own fork for its {@code sleep}, which carries the same arguments until it execs.
+   */
   static List<Long> daemons(Path pipe) {
-    return ProcessHandle.allProcesses().filter(ProcessHandle::isAlive)
+    List<Long> serving = ProcessHandle.allProcesses().filter(ProcessHandle::isAlive)
         .filter(h -> h.info().arguments().map(a -> List.of(a).contains("--daemon") && List.of(a).contains(pipe.toString()))
             .orElse(false))
         .map(ProcessHandle::pid).toList();
+    return serving.stream().filter(pid -> ProcessHandle.of(pid).flatMap(ProcessHandle::parent)
+        .map(parent -> !serving.contains(parent.pid())).orElse(true)).toList();
   }
 
   /** A realiser whose tools come from a driver root mounted at {@code driver} (the DaemonSet's /driver-root). */
