@@ -55,8 +55,22 @@ spins_nothing() {
   [[ -z "$spun" ]] || fail "a repeated discover $* spun classes at run time:
 $(head -20 <<<"$spun")"
 }
+# The launcher names the discover jar's list of discovery sources, which the build copies out beside it
+# (cli/pom.xml), so a discover finds its sources without opening the jar (InstalledSources): with the
+# AOT cache that run opens neither jar at all (its classes come from the cache).
+services="$(pwd)/cli/target/nodeatlas-discover.services"
+[[ -s "$services" ]] || fail "the build left no $services"
+grep -qxF -- "-Dnodeatlas.discovery.services=$services" <<<"$command_line" || fail "discover does not name $services"
 if grep -q -- '^-XX:AOTCache=' <<<"$command_line"; then
   spins_nothing --sources cpu-numa --host-root "$root"
+  if command -v strace >/dev/null; then
+    strace -f -qq -e trace=open,openat -o "$work/opens.log" ./nodeatlas discover --sources cpu-numa --host-root "$root" \
+      >"$work/traced.json" || fail "discover under strace failed"
+    cmp -s "$work/first.json" "$work/traced.json" || fail "discover under strace printed other output"
+    grep -q 'nodeatlas-discover\.services' "$work/opens.log" || fail "discover did not read $services"
+    opened="$(grep -E 'nodeatlas(-discover)?\.jar' "$work/opens.log" || true)"
+    [[ -z "$opened" ]] || fail "a discover with the AOT cache opened a jar: $(head -3 <<<"$opened")"
+  fi
   rm -f cli/target/nodeatlas-*.aot
   ./nodeatlas discover --host-root .ci/e2e/fixtures/hostroot >/dev/null || fail "discover of the fixture host failed"
   spins_nothing --host-root .ci/e2e/fixtures/hostroot
