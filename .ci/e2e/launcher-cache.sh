@@ -115,6 +115,21 @@ for arg in --version -V --help -h --version --help; do
   other="$(grep -E 'source: .*(nodeatlas\.jar|nodeatlas-discover\.jar)' "$work/top.log" || true)"
   [[ -z "$other" ]] || fail "'$arg' loaded classes from a big jar: $(head -5 <<<"$other")"
 done
+# `--version` with more arguments is picocli's to judge with its whole command tree: the launcher prints,
+# on both streams and with its exit status, what nodeatlas.jar prints (it once ran such a line from the
+# discover jar, which lacks the agent's classes: NoClassDefFoundError).
+for line in "--version foo" "-V -V" "--version --help" "-V discover"; do
+  read -r -a args <<<"$line"
+  set +e
+  "$java_bin" --enable-native-access=ALL-UNNAMED -jar cli/target/nodeatlas.jar "${args[@]}" >"$work/whole.out" 2>"$work/whole.err"
+  whole=$?
+  ./nodeatlas "${args[@]}" >"$work/launched.out" 2>"$work/launched.err"
+  launched=$?
+  set -e
+  [[ $whole == "$launched" ]] || fail "'$line' exits $launched from the launcher, $whole from nodeatlas.jar: $(head -3 "$work/launched.err")"
+  cmp -s "$work/whole.out" "$work/launched.out" || fail "'$line': the launcher prints other output: $(diff "$work/whole.out" "$work/launched.out" | head -5)"
+  cmp -s "$work/whole.err" "$work/launched.err" || fail "'$line': the launcher prints other messages: $(diff "$work/whole.err" "$work/launched.err" | head -5)"
+done
 for what in version help; do
   compgen -G "cli/target/nodeatlas-*-$what.[aj][os][ta]" >/dev/null || fail "--$what recorded no start-up cache: $(ls cli/target)"
   NODEATLAS_PRINT_COMMAND=1 ./nodeatlas "--$what" | grep -E -- "^-XX:(AOTCache|SharedArchiveFile)=.*-$what\.(aot|jsa)$" >/dev/null ||
