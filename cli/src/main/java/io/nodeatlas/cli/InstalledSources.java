@@ -6,8 +6,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Modifier;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,13 +68,8 @@ final class InstalledSources {
     if (bytes.length > MAX_BYTES) {
       throw fail(file + ": the provider list is over " + MAX_BYTES + " bytes");
     }
-    String text;
-    try {
-      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(java.nio.ByteBuffer.wrap(bytes)).toString();
-    } catch (CharacterCodingException e) {
-      throw fail(file + ": the provider list is not UTF-8");
-    }
+    // Bytes that are not UTF-8 become U+FFFD, which no class name holds (ServiceLoader reads so too).
+    String text = new String(bytes, StandardCharsets.UTF_8);
     Set<String> names = new LinkedHashSet<>();
     int lineNumber = 0;
     for (String line : text.split("\n", -1)) {
