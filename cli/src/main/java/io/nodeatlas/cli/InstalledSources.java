@@ -20,8 +20,8 @@ import java.util.Set;
  * configuration file, extracted by the build beside the jar ({@code nodeatlas.discovery.services}),
  * the sources are the providers that file lists, instantiated as {@link java.util.ServiceLoader} does
  * for a class path provider (public class, public no-argument constructor), so the JVM never opens
- * the jar; otherwise ServiceLoader finds them. A speed path: the rows of
- * bench/discover-snapshots.sh fail without it (docs/design/speed-paths.md).
+ * the jar; otherwise ServiceLoader finds them. A speed path for the rows of
+ * bench/discover-snapshots.sh, which fail by more without it (docs/design/speed-paths.md).
  */
 final class InstalledSources {
 
