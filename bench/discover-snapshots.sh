@@ -7,7 +7,9 @@
 # same way) that reads the files this discover opens on that snapshot (recorded with strace), with the
 # type check before each open, and prints them as JSON; nothing else.
 #   bench/discover-snapshots.sh [runs per snapshot, default 9]
-# SNAPSHOTS="256ppc-8n8s4t 128ia64-17n4s2c" picks snapshots by name instead. Needs /usr/bin/time and strace.
+# SNAPSHOTS="256ppc-8n8s4t 128ia64-17n4s2c" picks snapshots by name instead. BASELINE=path/to/nodeatlas
+# (an older checkout's launcher, built) adds its runs, interleaved with the others, for an A/B in one run.
+# Needs /usr/bin/time and strace.
 # The launcher's start-up cache holds what its recording run loaded, so it is recorded afresh for each
 # snapshot by a first discover of it, as a user's first discover of a host records it.
 set -euo pipefail
@@ -53,6 +55,13 @@ for snap in "${snaps[@]}"; do
   cpus=$(find "$root/sys/devices/system/cpu" -maxdepth 1 -name 'cpu[0-9]*' | wc -l)
   rm -f "$bench_root"/cli/target/nodeatlas-*.aot "$bench_root"/cli/target/nodeatlas-*.jsa "$bench_root"/cli/target/nodeatlas-*.none
   "$launcher" discover --sources cpu-numa --host-root "$root" >/dev/null # records the start-up cache
+  if [[ -n "${BASELINE:-}" ]]; then
+    rm -f "${BASELINE%/*}"/cli/target/nodeatlas-*.aot "${BASELINE%/*}"/cli/target/nodeatlas-*.jsa "${BASELINE%/*}"/cli/target/nodeatlas-*.none
+    "$BASELINE" discover --sources cpu-numa --host-root "$root" >"$dir/base.json"
+    "$launcher" discover --sources cpu-numa --host-root "$root" | cmp -s - "$dir/base.json" ||
+      { echo "bench: $BASELINE prints other output on $snap" >&2; exit 1; }
+    : >"$dir/base.t"
+  fi
   na=("$launcher" discover --sources cpu-numa --host-root "$root")
   launcher_command discover --sources cpu-numa --host-root "$root"
   strace -f -qq -o "$dir/na.strace" -e trace=%file,openat,readlink "${cmd[@]}" >/dev/null
@@ -62,6 +71,7 @@ for snap in "${snaps[@]}"; do
   for ((i = 0; i < runs; i++)); do
     wall_cpu "${na[@]}" >>"$dir/na.t"
     wall_cpu "${floor[@]}" >>"$dir/floor.t"
+    [[ -z "${BASELINE:-}" ]] || wall_cpu "$BASELINE" discover --sources cpu-numa --host-root "$root" >>"$dir/base.t"
   done
   na_ms=$(awk '{print $1}' "$dir/na.t" | median | awk '{printf "%.1f", $1 / 1000}')
   na_cpu=$(awk '{print $2}' "$dir/na.t" | median)
@@ -69,9 +79,16 @@ for snap in "${snaps[@]}"; do
   fl_cpu=$(awk '{print $2}' "$dir/floor.t" | median)
   r=$(ratio "$na_ms" "$fl_ms")
   printf '  %-34s %5d %6d | %12s (%6s) | %12s (%6s) | %5sx\n' "$snap" "$cpus" "$paths" "$na_ms" "$na_cpu" "$fl_ms" "$fl_cpu" "$r"
+  if [[ -n "${BASELINE:-}" ]]; then
+    b_ms=$(awk '{print $1}' "$dir/base.t" | median | awk '{printf "%.1f", $1 / 1000}')
+    printf '  %-34s %5s %6s | %12s (%6s) | %22s | %5sx  (baseline %s)\n' "" "" "" "$b_ms" "$(awk '{print $2}' "$dir/base.t" | median)" \
+      "" "$(ratio "$b_ms" "$fl_ms")" "$BASELINE"
+  fi
   row "discover --sources cpu-numa, $snap ($cpus CPUs)" "$na_ms ms ($na_cpu ms CPU)" "ColdRead $fl_ms ms ($fl_cpu ms CPU, $paths paths, cache: $cache)" \
     "${r}x" "<= 1.3x ColdRead" "$(le "$r" 1.3)"
   rm -rf "$dir"
 done
 # Leave no snapshot's start-up cache behind: the next command records its own.
 rm -f "$bench_root"/cli/target/nodeatlas-*.aot "$bench_root"/cli/target/nodeatlas-*.jsa "$bench_root"/cli/target/nodeatlas-*.none
+[[ -z "${BASELINE:-}" ]] ||
+  rm -f "${BASELINE%/*}"/cli/target/nodeatlas-*.aot "${BASELINE%/*}"/cli/target/nodeatlas-*.jsa "${BASELINE%/*}"/cli/target/nodeatlas-*.none

@@ -55,8 +55,22 @@ spins_nothing() {
   [[ -z "$spun" ]] || fail "a repeated discover $* spun classes at run time:
 $(head -20 <<<"$spun")"
 }
+# The launcher names the discover jar's list of discovery sources, which the build copies out beside it
+# (cli/pom.xml), so a discover finds its sources without opening the jar (InstalledSources): with the
+# AOT cache that run opens neither jar at all (its classes come from the cache).
+services="$(pwd)/cli/target/nodeatlas-discover.services"
+[[ -s "$services" ]] || fail "the build left no $services"
+grep -qxF -- "-Dnodeatlas.discovery.services=$services" <<<"$command_line" || fail "discover does not name $services"
 if grep -q -- '^-XX:AOTCache=' <<<"$command_line"; then
   spins_nothing --sources cpu-numa --host-root "$root"
+  if command -v strace >/dev/null; then
+    strace -f -qq -e trace=open,openat -o "$work/opens.log" ./nodeatlas discover --sources cpu-numa --host-root "$root" \
+      >"$work/traced.json" || fail "discover under strace failed"
+    cmp -s "$work/first.json" "$work/traced.json" || fail "discover under strace printed other output"
+    grep -q 'nodeatlas-discover\.services' "$work/opens.log" || fail "discover did not read $services"
+    opened="$(grep -E 'nodeatlas(-discover)?\.jar' "$work/opens.log" || true)"
+    [[ -z "$opened" ]] || fail "a discover with the AOT cache opened a jar: $(head -3 <<<"$opened")"
+  fi
   rm -f cli/target/nodeatlas-*.aot
   ./nodeatlas discover --host-root .ci/e2e/fixtures/hostroot >/dev/null || fail "discover of the fixture host failed"
   spins_nothing --host-root .ci/e2e/fixtures/hostroot
@@ -100,6 +114,21 @@ for arg in --version -V --help -h --version --help; do
     fail "'$arg' loaded Main from neither nodeatlas-top.jar nor its start-up cache: $(grep -m1 'cli\.Main ' "$work/top.log")"
   other="$(grep -E 'source: .*(nodeatlas\.jar|nodeatlas-discover\.jar)' "$work/top.log" || true)"
   [[ -z "$other" ]] || fail "'$arg' loaded classes from a big jar: $(head -5 <<<"$other")"
+done
+# `--version` with more arguments is picocli's to judge with its whole command tree: the launcher prints,
+# on both streams and with its exit status, what nodeatlas.jar prints (it once ran such a line from the
+# discover jar, which lacks the agent's classes: NoClassDefFoundError).
+for line in "--version foo" "-V -V" "--version --help" "-V discover"; do
+  read -r -a args <<<"$line"
+  set +e
+  "$java_bin" --enable-native-access=ALL-UNNAMED -jar cli/target/nodeatlas.jar "${args[@]}" >"$work/whole.out" 2>"$work/whole.err"
+  whole=$?
+  ./nodeatlas "${args[@]}" >"$work/launched.out" 2>"$work/launched.err"
+  launched=$?
+  set -e
+  [[ $whole == "$launched" ]] || fail "'$line' exits $launched from the launcher, $whole from nodeatlas.jar: $(head -3 "$work/launched.err")"
+  cmp -s "$work/whole.out" "$work/launched.out" || fail "'$line': the launcher prints other output: $(diff "$work/whole.out" "$work/launched.out" | head -5)"
+  cmp -s "$work/whole.err" "$work/launched.err" || fail "'$line': the launcher prints other messages: $(diff "$work/whole.err" "$work/launched.err" | head -5)"
 done
 for what in version help; do
   compgen -G "cli/target/nodeatlas-*-$what.[aj][os][ta]" >/dev/null || fail "--$what recorded no start-up cache: $(ls cli/target)"

@@ -89,7 +89,7 @@ public final class Main {
    * verification then loads picocli's (old bytecode, outside the start-up cache) at every start.
    */
   private static io.nodeatlas.discovery.engine.DiscoverySources installedSources() {
-    return io.nodeatlas.discovery.engine.DiscoverySources.load(Main.class.getClassLoader());
+    return InstalledSources.load(Main.class.getClassLoader());
   }
 
   /** The writer picocli gives a command for {@code stream}: the charset its property names, else the default. */

@@ -84,7 +84,7 @@ public final class NodeAtlasCommand implements Runnable {
 
   /** The discovery sources on this command's class path (the fat jar holds every source module). */
   public static DiscoverySources installedSources() {
-    return DiscoverySources.load(NodeAtlasCommand.class.getClassLoader());
+    return InstalledSources.load(NodeAtlasCommand.class.getClassLoader());
   }
 
   private static CommandLine commandLine(Collection<String> names, DiscoverySources sources) {
