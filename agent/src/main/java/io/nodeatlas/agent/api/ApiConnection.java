@@ -242,18 +242,12 @@ public final class ApiConnection {
     HttpURLConnection c = null;
     try {
       c = (HttpURLConnection) URI.create(base + path).toURL().openConnection(Proxy.NO_PROXY);
-      if (c instanceof HttpsURLConnection s) {
-        s.setSSLSocketFactory(socketFactory());
-      }
+      authorize(c, bearer);
       c.setInstanceFollowRedirects(false);
       c.setUseCaches(false);
       c.setConnectTimeout(millis(limits.connect()));
       c.setReadTimeout(millis(timeout));
       c.setRequestMethod(method);
-      c.setRequestProperty("Accept", "application/json");
-      if (bearer != null && !bearer.isEmpty()) {
-        c.setRequestProperty("Authorization", "Bearer " + bearer);
-      }
       if (body != null) {
         c.setRequestProperty("Content-Type", contentType);
         c.setDoOutput(true);
@@ -290,10 +284,9 @@ public final class ApiConnection {
 
   /**
    * The TLS socket factory with the kubeconfig's CA and client certificate, built again when the
-   * certificate was rotated on disk (a new factory, so no kept-alive connection presents the old one);
-   * the claim GET sets it on its own {@code HttpsURLConnection} too.
+   * certificate was rotated on disk (a new factory, so no kept-alive connection presents the old one).
    */
-  public SSLSocketFactory socketFactory() throws ApiException {
+  private SSLSocketFactory socketFactory() throws ApiException {
     long g = -1;
     if (cert != null) {
       cert.refresh();
@@ -315,6 +308,21 @@ public final class ApiConnection {
         }
       }
       return sockets;
+    }
+  }
+
+  /**
+   * Sets what every request to the API server carries on a connection opened to it: the TLS socket
+   * factory ({@link #socketFactory()}), {@code Accept: application/json} and {@code bearer} (none when
+   * null or empty).
+   */
+  public void authorize(HttpURLConnection c, String bearer) throws ApiException {
+    if (c instanceof HttpsURLConnection s) {
+      s.setSSLSocketFactory(socketFactory());
+    }
+    c.setRequestProperty("Accept", "application/json");
+    if (bearer != null && !bearer.isEmpty()) {
+      c.setRequestProperty("Authorization", "Bearer " + bearer);
     }
   }
 

@@ -2,7 +2,6 @@ package io.nodeatlas.agent.claims;
 
 import io.nodeatlas.agent.api.ApiConnection;
 import java.net.URI;
-import javax.net.ssl.HttpsURLConnection;
 
 /**
  * The claim GET with the agent's own {@link ApiConnection}'s TLS material and token, on the calling
@@ -44,14 +43,6 @@ final class ConnectionClaimGet implements ClaimGet {
     } catch (IllegalArgumentException e) {
       return Answer.failed(ClaimGet.describe(e), false);
     }
-    return tries.send(uri, conn -> {
-      if (conn instanceof HttpsURLConnection s) {
-        s.setSSLSocketFactory(api.socketFactory());
-      }
-      conn.setRequestProperty("Accept", "application/json");
-      if (token != null && !token.isEmpty()) {
-        conn.setRequestProperty("Authorization", "Bearer " + token);
-      }
-    }, end, limitNanos, budget);
+    return tries.send(uri, conn -> api.authorize(conn, token), end, limitNanos, budget);
   }
 }
